@@ -1,0 +1,169 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+export interface Child {
+  url: string;
+  process: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+async function waitFor(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited early:\n${output()}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${url}:\n${output()}`);
+}
+
+function spawnNode(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'pipe' });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out = (out + d).slice(-20_000);
+  });
+  child.stderr?.on('data', (d) => {
+    out = (out + d).slice(-20_000);
+  });
+  return { child, output: () => out };
+}
+
+function stopper(child: ChildProcess) {
+  return () =>
+    new Promise<void>((r) => {
+      if (child.exitCode !== null) return r();
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+    });
+}
+
+/** Starts `openvat serve` in its own process on a fresh SQLite database. */
+export async function startService(env: Record<string, string> = {}): Promise<Child & { dataDir: string }> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'openvat-bench-'));
+  const { child, output } = spawnNode(['--import', 'tsx', 'src/cli/index.ts', 'serve'], {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: `sqlite:${join(dataDir, 'openvat.sqlite')}`,
+    LOG_LEVEL: 'warn',
+    OPENVAT_PUBLIC_RATE_LIMIT: '100000000',
+    OPENVAT_RATE_LIMIT_FREE: '100000000',
+    OPENVAT_RATE_LIMIT_STARTER: '100000000',
+    OPENVAT_RATE_LIMIT_PRO: '100000000',
+    OPENVAT_RATE_LIMIT_BUSINESS: '100000000',
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health`, child, output);
+  return { url, process: child, output, stop: stopper(child), dataDir };
+}
+
+/** Starts a bare `node:http` server in its own process that answers every request with the given bytes. */
+export async function startBare(body: string, headers: Record<string, string>): Promise<Child> {
+  const port = await freePort();
+  const script = `
+    const http = require('node:http');
+    const body = Buffer.from(${JSON.stringify(body)});
+    const headers = ${JSON.stringify(headers)};
+    headers['content-length'] = body.length;
+    http.createServer((req, res) => { res.writeHead(200, headers); res.end(body); })
+      .listen(${port}, '127.0.0.1');
+  `;
+  const { child, output } = spawnNode(['-e', script], {});
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health`, child, output);
+  return { url, process: child, output, stop: stopper(child) };
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+export async function load(
+  url: string,
+  options: { connections?: number; duration?: number; headers?: Record<string, string> } = {},
+): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    connections: options.connections ?? 50,
+    duration: options.duration ?? 10,
+    headers: options.headers ?? {},
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    total: result.requests.total,
+  };
+}
+
+/** Warms a server up for a few seconds so the JIT has settled before the measured run. */
+export async function warm(url: string, headers: Record<string, string> = {}): Promise<void> {
+  await autocannon({ url, connections: 10, duration: 3, headers });
+}
+
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** Writes a result file to bench/results/ and returns its path. */
+export function writeResult(name: string, result: unknown): string {
+  const dir = join(ROOT, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, `${JSON.stringify(result, null, 2)}\n`);
+  return path;
+}
+
+/** Replaces the README block between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`. */
+export function updateReadme(name: string, markdown: string): void {
+  const path = join(ROOT, 'README.md');
+  const readme = readFileSync(path, 'utf8');
+  const start = `<!-- bench:${name} -->`;
+  const end = `<!-- /bench:${name} -->`;
+  const i = readme.indexOf(start);
+  const j = readme.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`README.md has no ${start} … ${end} block`);
+  writeFileSync(path, `${readme.slice(0, i + start.length)}\n${markdown.trim()}\n${readme.slice(j)}`);
+}
+
+export function createKey(dataDir: string, plan: string, mode: string): string {
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/index.ts', 'keys', 'create', '--plan', plan, '--mode', mode, '--json'],
+    { cwd: ROOT, env: { ...process.env, DATABASE_URL: `sqlite:${join(dataDir, 'openvat.sqlite')}` } },
+  );
+  return (JSON.parse(out.toString()) as { key: string }).key;
+}

@@ -1,0 +1,97 @@
+import { isUtf8 } from 'node:buffer';
+import type { Socket } from 'node:net';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Container } from './container.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerOpenApi } from './http/openapi.js';
+import { ErrorEnvelope } from './http/schemas.js';
+import { ApiError, errors } from './lib/errors.js';
+import { CountryRate, ratesRoutes } from './modules/rates/routes.js';
+import { systemRoutes } from './modules/system/routes.js';
+
+export interface AppOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Raw answer for errors the HTTP parser catches before Fastify sees a request (oversized headers, bad syntax). */
+function clientErrorResponse(error: { code?: string }, id: string): string {
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    error: {
+      code: 'invalid_request',
+      message: tooLarge ? 'The request line or headers are too large.' : 'The HTTP request is malformed.',
+    },
+    meta: { request_id: id, latency_ms: 0 },
+  });
+  const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nService-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/** Builds the Fastify application from a container. Does not listen. */
+export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config, ids } = container;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    genReqId: () => ids.uuid(),
+    requestIdHeader: false,
+    bodyLimit: config.bodyLimit,
+    routerOptions: { maxParamLength: 256 },
+    return503OnClosing: true,
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
+    },
+    clientErrorHandler(error, socket: Socket) {
+      if (socket.writable) socket.end(clientErrorResponse(error, ids.uuid()));
+      else socket.destroy(error);
+    },
+  });
+
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('service-request-id', request.id);
+  });
+
+  // JSON bodies must be UTF-8; anything else is refused instead of being silently mangled.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const buffer = body as Buffer;
+    const charset = /charset=([^;\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+      done(errors.invalidRequest(`Unsupported charset "${charset}": send JSON as UTF-8.`), undefined);
+      return;
+    }
+    if (!isUtf8(buffer)) {
+      done(errors.invalidRequest('The request body is not valid UTF-8.'), undefined);
+      return;
+    }
+    parseJson(request, buffer.toString('utf8'), (error, value) => {
+      if (error) done(new ApiError(400, 'invalid_request', 'The request body is not valid JSON.'), undefined);
+      else done(null, value);
+    });
+  });
+
+  registerErrorHandling(app);
+  app.addSchema(ErrorEnvelope);
+  app.addSchema(CountryRate);
+  await registerOpenApi(app);
+
+  await app.register(rateLimit, {
+    global: false,
+    ...(container.redis ? { redis: container.redis } : {}),
+    errorResponseBuilder: (_request, context) =>
+      errors.rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
+  });
+
+  await app.register(systemRoutes({ db: container.db }));
+  await app.register(
+    ratesRoutes({ rates: container.rates, rateLimitPerMinute: config.publicRateLimitPerMinute }),
+  );
+
+  return app;
+}

@@ -1,0 +1,123 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { Config } from '../config.js';
+import { createDatabase } from '../db/database.js';
+import { systemClock } from '../lib/clock.js';
+import { createIdGenerator } from '../lib/ids.js';
+import { isMode, isPlan, MODES, type Mode, PLANS, type Plan } from '../modules/keys/plans.js';
+import { createKeysRepository } from '../modules/keys/repository.js';
+import { createKeysService } from '../modules/keys/service.js';
+
+async function withKeys<T>(config: Config, run: (keys: ReturnType<typeof createKeysService>) => Promise<T>) {
+  const db = createDatabase(config.databaseUrl);
+  try {
+    await db.migrate();
+    const keys = createKeysService({
+      db: db.kysely,
+      repository: createKeysRepository(db.kysely),
+      clock: systemClock,
+      ids: createIdGenerator(),
+    });
+    return await run(keys);
+  } finally {
+    await db.close();
+  }
+}
+
+const GERMAN_VAT_RE = /^DE\d{9}$/;
+
+/** `openvat keys create|list|revoke`: the operator's key management, on the same DATABASE_URL as the server. */
+export function createKeysCommands(config: () => Config): Command {
+  const keys = new Command('keys').description('create, list and revoke API keys');
+
+  keys
+    .command('create')
+    .description('create an API key (shown once)')
+    .addOption(new Option('--plan <plan>', 'plan of the key').choices([...PLANS]).makeOptionMandatory())
+    .addOption(
+      new Option('--mode <mode>', 'live registries or test mode').choices([...MODES]).default('test'),
+    )
+    .option(
+      '--default-requester-vat <vat>',
+      'German VAT number used as requester when a call names none',
+      (v) => {
+        const value = v.replace(/\s+/g, '').toUpperCase();
+        if (!GERMAN_VAT_RE.test(value)) throw new InvalidArgumentError('expected DE followed by 9 digits');
+        return value;
+      },
+    )
+    .option('--account <id>', 'add the key to an existing account instead of creating one')
+    .option('--name <name>', 'name of the new account')
+    .option('--json', 'print one JSON object {id, key, plan, mode} on stdout')
+    .action(
+      async (options: {
+        plan: string;
+        mode: string;
+        defaultRequesterVat?: string;
+        account?: string;
+        name?: string;
+        json?: boolean;
+      }) => {
+        if (!isPlan(options.plan) || !isMode(options.mode)) throw new Error('invalid plan or mode');
+        const plan: Plan = options.plan;
+        const mode: Mode = options.mode;
+        const created = await withKeys(config(), (service) =>
+          service.createKey({
+            plan,
+            mode,
+            defaultRequesterVat: options.defaultRequesterVat ?? null,
+            ...(options.account ? { accountId: options.account } : {}),
+            accountName: options.name ?? null,
+          }),
+        );
+        if (options.json) {
+          process.stdout.write(
+            `${JSON.stringify({ id: created.id, key: created.key, plan: created.plan, mode: created.mode, account_id: created.accountId })}\n`,
+          );
+          return;
+        }
+        console.log(
+          `Created ${created.mode} key ${created.id} (plan ${created.plan}, account ${created.accountId}).`,
+        );
+        console.log('The key is shown only now; store it safely:');
+        console.log(`  ${created.key}`);
+      },
+    );
+
+  keys
+    .command('list')
+    .description('list keys (never the keys themselves)')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const list = await withKeys(config(), (service) => service.listKeys());
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(list)}\n`);
+        return;
+      }
+      if (list.length === 0) {
+        console.log('No keys.');
+        return;
+      }
+      for (const k of list) {
+        const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
+        const requester = k.defaultRequesterVat ? ` requester ${k.defaultRequesterVat}` : '';
+        console.log(
+          `${k.id}  ${k.prefix}…  ${k.mode.padEnd(4)}  ${k.plan.padEnd(8)}  ${state}  account ${k.accountId}${requester}`,
+        );
+      }
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key by id')
+    .argument('<id>', 'key id (from keys list)')
+    .action(async (id: string) => {
+      const done = await withKeys(config(), (service) => service.revokeKey(id));
+      if (!done) {
+        console.error(`openvat: no active key with id ${id}`);
+        process.exit(1);
+      }
+      console.log(`Revoked ${id}.`);
+    });
+
+  return keys;
+}

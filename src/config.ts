@@ -1,0 +1,151 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package root (one level above `src/` or `dist/`). */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly redisUrl: string | null;
+  readonly logLevel: string;
+  readonly ratesPath: string;
+  /** Request body limit in bytes. */
+  readonly bodyLimit: number;
+  /** Requests per minute per IP on the public rates endpoints. */
+  readonly publicRateLimitPerMinute: number;
+  /** Requests per minute per key on authenticated endpoints, by plan. */
+  readonly keyRateLimitPerMinute: Readonly<Record<'free' | 'starter' | 'pro' | 'business', number>>;
+  /** Requests per hour per IP for the playground's demo key. */
+  readonly demoRateLimitPerHour: number;
+  readonly registries: {
+    readonly viesUrl: string;
+    readonly viesSoapUrl: string;
+    readonly hmrcUrl: string;
+    readonly hmrcClientId: string | null;
+    readonly hmrcClientSecret: string | null;
+    readonly bfsUrl: string;
+    readonly brregUrl: string;
+    readonly evatrUrl: string;
+    readonly timeoutMs: number;
+  };
+  readonly cache: {
+    readonly validTtlSeconds: number;
+    readonly invalidTtlSeconds: number;
+    readonly degradedWindowSeconds: number;
+  };
+  readonly webhooks: {
+    readonly allowPrivate: boolean;
+    readonly backoffMs: number;
+  };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const value = env[name]?.trim();
+  return value ? value : fallback;
+}
+
+function optional(env: Env, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const value = str(env, name, fallback).replace(/\/+$/, '');
+  try {
+    const parsed = new URL(value);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${value}"`);
+  }
+  return value;
+}
+
+function databaseUrl(env: Env): string {
+  const value = str(env, 'DATABASE_URL', 'sqlite:./data/openvat.sqlite');
+  if (value.startsWith('sqlite:') || value.startsWith('postgres://') || value.startsWith('postgresql://')) {
+    return value;
+  }
+  throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${value}"`);
+}
+
+const DAY = 86_400;
+
+/** Parses the environment once into a frozen, typed configuration. Fails fast with a clear message. */
+export function loadConfig(env: Env = process.env): Config {
+  const config: Config = {
+    host: str(env, 'HOST', '127.0.0.1'),
+    port: int(env, 'PORT', 8080, 0, 65_535),
+    databaseUrl: databaseUrl(env),
+    redisUrl: optional(env, 'REDIS_URL'),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    ratesPath: resolve(str(env, 'OPENVAT_RATES_PATH', resolve(PACKAGE_ROOT, 'data/rates.json'))),
+    bodyLimit: int(env, 'OPENVAT_BODY_LIMIT', 1_048_576, 1_024, 64 * 1_048_576),
+    publicRateLimitPerMinute: int(env, 'OPENVAT_PUBLIC_RATE_LIMIT', 600, 1, 100_000_000),
+    keyRateLimitPerMinute: {
+      free: int(env, 'OPENVAT_RATE_LIMIT_FREE', 60, 1, 100_000_000),
+      starter: int(env, 'OPENVAT_RATE_LIMIT_STARTER', 600, 1, 100_000_000),
+      pro: int(env, 'OPENVAT_RATE_LIMIT_PRO', 3_000, 1, 100_000_000),
+      business: int(env, 'OPENVAT_RATE_LIMIT_BUSINESS', 12_000, 1, 100_000_000),
+    },
+    demoRateLimitPerHour: int(env, 'OPENVAT_DEMO_RATE_LIMIT', 30, 1, 100_000_000),
+    registries: {
+      viesUrl: url(env, 'VIES_URL', 'https://ec.europa.eu/taxation_customs/vies/rest-api'),
+      viesSoapUrl: url(
+        env,
+        'VIES_SOAP_URL',
+        'https://ec.europa.eu/taxation_customs/vies/services/checkVatService',
+      ),
+      hmrcUrl: url(env, 'HMRC_URL', 'https://api.service.hmrc.gov.uk'),
+      hmrcClientId: optional(env, 'HMRC_CLIENT_ID'),
+      hmrcClientSecret: optional(env, 'HMRC_CLIENT_SECRET'),
+      bfsUrl: url(env, 'BFS_URL', 'https://www.uid-wse.admin.ch/V5.0/PublicServices.svc'),
+      brregUrl: url(env, 'BRREG_URL', 'https://data.brreg.no'),
+      evatrUrl: url(env, 'EVATR_URL', 'https://api.evatr.vies.bzst.de/app'),
+      timeoutMs: int(env, 'OPENVAT_REGISTRY_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    cache: {
+      validTtlSeconds: int(env, 'OPENVAT_CACHE_VALID_TTL', 30 * DAY, 0, 3_650 * DAY),
+      invalidTtlSeconds: int(env, 'OPENVAT_CACHE_INVALID_TTL', DAY, 0, 3_650 * DAY),
+      degradedWindowSeconds: int(env, 'OPENVAT_DEGRADED_WINDOW', 7 * DAY, 0, 3_650 * DAY),
+    },
+    webhooks: {
+      allowPrivate: bool(env, 'OPENVAT_WEBHOOKS_ALLOW_PRIVATE', false),
+      backoffMs: int(env, 'OPENVAT_WEBHOOK_BACKOFF_MS', 30_000, 1, 86_400_000),
+    },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

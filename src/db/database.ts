@@ -1,0 +1,96 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: Dialect;
+  /** Human-readable location without credentials, for logs. */
+  readonly describe: string;
+  migrate(): Promise<void>;
+  /** True when the database answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL only: the schema to create tables in (used to isolate test runs). */
+  schema?: string;
+  /** PostgreSQL only: pool size. */
+  poolSize?: number;
+}
+
+/**
+ * Opens the database named by a URL: `sqlite:PATH` (`sqlite::memory:` for an in-memory database)
+ * or `postgres://…`. The same migrations create the same schema on both.
+ */
+export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, options);
+  throw new Error(`Unsupported DATABASE_URL "${url}": use sqlite:PATH or postgres://…`);
+}
+
+function openSqlite(path: string): Db {
+  const memory = path === ':memory:' || path === '';
+  if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const database = new SQLite(memory ? ':memory:' : path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return wrap(kysely, 'sqlite', memory ? 'sqlite (in memory)' : `sqlite:${path}`, undefined);
+}
+
+function openPostgres(url: string, options: DatabaseOptions): Db {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  if (options.schema) {
+    const schema = options.schema;
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name "${schema}"`);
+    pool.on('connect', (client) => {
+      client.query(`SET search_path TO ${schema}`).catch(() => {});
+    });
+  }
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const safe = new URL(url);
+  safe.password = '';
+  return wrap(kysely, 'postgres', `postgres://${safe.host}${safe.pathname}`, options.schema);
+}
+
+function wrap(kysely: Kysely<Database>, dialect: Dialect, describe: string, schema: string | undefined): Db {
+  return {
+    kysely,
+    dialect,
+    describe,
+    async migrate() {
+      if (schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(kysely);
+      const migrator = new Migrator({
+        db: kysely,
+        provider: migrationProvider,
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error) {
+        const failed = results?.find((r) => r.status === 'Error');
+        throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, {
+          cause: error,
+        });
+      }
+    },
+    async ping() {
+      try {
+        await sql`SELECT 1`.execute(kysely);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => kysely.destroy(),
+  };
+}

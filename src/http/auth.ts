@@ -1,0 +1,43 @@
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { errors } from '../lib/errors.js';
+import { type Operation, operationName, planIncludes, plansFor } from '../modules/keys/plans.js';
+import type { ApiKeyPrincipal, KeysService } from '../modules/keys/service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: ApiKeyPrincipal | null;
+  }
+}
+
+const BEARER_RE = /^Bearer ([^\s]+)$/;
+
+/** The authenticated key of a request that went through `requireKey`. */
+export function principalOf(request: FastifyRequest): ApiKeyPrincipal {
+  if (!request.principal) throw new Error('route is missing requireKey()');
+  return request.principal;
+}
+
+/**
+ * Builds the `onRequest` hook that authenticates the bearer key and checks that the key's plan
+ * includes the operation: 401 `unauthorized` for a missing, malformed, unknown or revoked key,
+ * 402 `plan_required` for a plan without the operation.
+ */
+export function createAuth(keys: Pick<KeysService, 'authenticate'>) {
+  return function requireKey(operation: Operation): onRequestAsyncHookHandler {
+    return async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
+      const header = request.headers.authorization;
+      if (!header)
+        throw errors.unauthorized('Missing Authorization header: send "Authorization: Bearer <API key>".');
+      const match = BEARER_RE.exec(header);
+      if (!match?.[1])
+        throw errors.unauthorized('Malformed Authorization header: expected "Bearer <API key>".');
+      const principal = await keys.authenticate(match[1]);
+      if (!principal) throw errors.unauthorized('The API key is not valid or has been revoked.');
+      request.principal = principal;
+      if (!planIncludes(principal.plan, operation))
+        throw errors.planRequired(operationName(operation), plansFor(operation));
+    };
+  };
+}
+
+export type RequireKey = ReturnType<typeof createAuth>;

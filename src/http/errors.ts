@@ -1,0 +1,106 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, type ErrorCode } from '../lib/errors.js';
+import { baseMeta } from './meta.js';
+
+function envelope(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+) {
+  return { error: { code, message, ...(details ? { details } : {}) }, meta: baseMeta(request, reply) };
+}
+
+function describeValidation(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const where = error.validationContext ?? 'request';
+  const path = first.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : '';
+  const params = first.params as Record<string, unknown>;
+  if (first.keyword === 'additionalProperties') {
+    const field = String(params.additionalProperty);
+    return `Unknown field "${path ? `${path}.` : ''}${field}" in the ${where}.`;
+  }
+  if (first.keyword === 'required') {
+    return `Missing required field "${path ? `${path}.` : ''}${String(params.missingProperty)}" in the ${where}.`;
+  }
+  const subject = path ? `Field "${path}" in the ${where}` : `The ${where}`;
+  return `${subject} ${first.message ?? 'is invalid'}.`;
+}
+
+/** Maps every error to the error envelope: a closed code, a clear message, never a stack trace. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      if (error.headers) reply.headers(error.headers);
+      return reply
+        .code(error.statusCode)
+        .send(envelope(request, reply, error.code, error.message, error.details));
+    }
+    if (error.validation) {
+      return reply.code(400).send(envelope(request, reply, 'invalid_request', describeValidation(error)));
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply
+          .code(413)
+          .send(envelope(request, reply, 'payload_too_large', 'The request body is larger than allowed.'));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply
+          .code(400)
+          .send(
+            envelope(
+              request,
+              reply,
+              'invalid_request',
+              'Unsupported Content-Type: send the body as application/json.',
+            ),
+          );
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return reply
+          .code(400)
+          .send(envelope(request, reply, 'invalid_request', 'The JSON request body is empty.'));
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return reply
+          .code(400)
+          .send(envelope(request, reply, 'invalid_request', 'Content-Length does not match the body.'));
+    }
+    const status = error.statusCode ?? 500;
+    if (status === 429) {
+      return reply.code(429).send(envelope(request, reply, 'rate_limited', 'Too many requests.'));
+    }
+    if (status >= 400 && status < 500) {
+      const message =
+        error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+          ? 'The request body is not valid JSON.'
+          : error.message || 'Bad request.';
+      return reply
+        .code(status === 415 ? 400 : status)
+        .send(envelope(request, reply, 'invalid_request', message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply
+      .code(500)
+      .send(
+        envelope(request, reply, 'internal_error', 'Something went wrong on our side; it has been logged.'),
+      );
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply
+      .code(404)
+      .send(
+        envelope(
+          request,
+          reply,
+          'not_found',
+          `No route ${request.method} ${truncate(request.url.split('?')[0] ?? '', 200)}.`,
+        ),
+      );
+  });
+}
+
+function truncate(value: string, max: number): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}

@@ -1,0 +1,14 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** Milliseconds since the request arrived, rounded to 0.01 ms. */
+export function latencyMs(reply: FastifyReply): number {
+  return Math.round(reply.elapsedTime * 100) / 100;
+}
+
+/** The `meta` every response carries. */
+export function baseMeta(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): { request_id: string; latency_ms: number } {
+  return { request_id: request.id, latency_ms: latencyMs(reply) };
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { type Container, createContainer } from './container.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  container: Container;
+  address: string;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  stop(): Promise<void>;
+}
+
+/** Starts the service: migrations, first-run test key, HTTP listener. */
+export async function startServer(
+  config: Config,
+  print: (line: string) => void = console.log,
+): Promise<RunningServer> {
+  const container = await createContainer(config);
+  if ((await container.keys.countKeys()) === 0) {
+    const created = await container.keys.createKey({
+      plan: 'business',
+      mode: 'test',
+      accountName: 'first-run',
+    });
+    print('');
+    print('  First start: created a Business-plan test key. It is shown only this once:');
+    print('');
+    print(`    ${created.key}`);
+    print('');
+    print(
+      `  Try: curl -H "Authorization: Bearer ${created.key}" "http://${config.host}:${config.port}/v1/rates/de"`,
+    );
+    print('  More keys: npx openvat keys create --plan business --mode live');
+    print('');
+  }
+  const app = await buildApp(container);
+  const address = await app.listen({ host: config.host, port: config.port });
+  let stopping: Promise<void> | null = null;
+  return {
+    app,
+    container,
+    address,
+    stop() {
+      stopping ??= (async () => {
+        await app.close();
+        await container.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Runs until SIGTERM/SIGINT, then shuts down gracefully (in-flight requests finish). */
+export async function serve(config: Config): Promise<void> {
+  const server = await startServer(config);
+  const shutdown = (signal: string) => {
+    server.app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      server.app.log.error('shutdown took longer than 15 s; exiting');
+      process.exit(1);
+    }, 15_000);
+    force.unref();
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,55 @@
+export const PLANS = ['free', 'starter', 'pro', 'business'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const MODES = ['live', 'test'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** Operations gated by plan. Rates, health and docs are public and not listed. */
+export type Operation = 'validate' | 'decide' | 'batch' | 'webhooks' | 'confirm' | 'audits';
+
+const INCLUDED: Record<Operation, readonly Plan[]> = {
+  validate: ['free', 'starter', 'pro', 'business'],
+  // Audit look-ups are open to every plan; Free keys always get 404 (their records are not kept).
+  audits: ['free', 'starter', 'pro', 'business'],
+  decide: ['starter', 'pro', 'business'],
+  batch: ['pro', 'business'],
+  webhooks: ['pro', 'business'],
+  confirm: ['business'],
+};
+
+const OPERATION_NAMES: Record<Operation, string> = {
+  validate: 'Validation',
+  audits: 'Audit records',
+  decide: 'Decide',
+  batch: 'Batch validation',
+  webhooks: 'Webhooks',
+  confirm: 'Qualified confirmation',
+};
+
+export function plansFor(operation: Operation): readonly Plan[] {
+  return INCLUDED[operation];
+}
+
+export function planIncludes(plan: Plan, operation: Operation): boolean {
+  return INCLUDED[operation].includes(plan);
+}
+
+export function operationName(operation: Operation): string {
+  return OPERATION_NAMES[operation];
+}
+
+/** Days an audit record is kept, by plan; `null` = not kept (Free). */
+export const AUDIT_RETENTION_DAYS: Record<Plan, number | null> = {
+  free: null,
+  starter: 7,
+  pro: 30,
+  business: 90,
+};
+
+export function isPlan(value: string): value is Plan {
+  return (PLANS as readonly string[]).includes(value);
+}
+
+export function isMode(value: string): value is Mode {
+  return (MODES as readonly string[]).includes(value);
+}

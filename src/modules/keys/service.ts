@@ -1,0 +1,159 @@
+import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import type { IdGenerator } from '../../lib/ids.js';
+import type { Mode, Plan } from './plans.js';
+import type { KeysRepository } from './repository.js';
+
+/** The authenticated caller, as handlers see it. */
+export interface ApiKeyPrincipal {
+  id: string;
+  accountId: string;
+  plan: Plan;
+  mode: Mode;
+  defaultRequesterVat: string | null;
+}
+
+export interface CreatedKey {
+  id: string;
+  accountId: string;
+  key: string;
+  plan: Plan;
+  mode: Mode;
+  defaultRequesterVat: string | null;
+}
+
+export interface KeySummary {
+  id: string;
+  accountId: string;
+  prefix: string;
+  plan: Plan;
+  mode: Mode;
+  defaultRequesterVat: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** `svc_live_` or `svc_test_` followed by 32 base62 characters. */
+const KEY_RE = /^svc_(live|test)_[0-9A-Za-z]{32}$/;
+const SECRET_LENGTH = 32;
+/** How long a successful key look-up is reused; a revocation made elsewhere takes effect within this time. */
+const KEY_CACHE_TTL_MS = 5_000;
+
+export function isWellFormedKey(key: string): boolean {
+  return KEY_RE.test(key);
+}
+
+export function createKeysService(deps: {
+  db: Kysely<Database>;
+  repository: KeysRepository;
+  clock: Clock;
+  ids: IdGenerator;
+}) {
+  const { db, repository, clock, ids } = deps;
+  const cache = new LRUCache<string, ApiKeyPrincipal>({ max: 10_000, ttl: KEY_CACHE_TTL_MS });
+
+  function toSummary(row: Awaited<ReturnType<KeysRepository['list']>>[number]): KeySummary {
+    return {
+      id: row.id,
+      accountId: row.account_id,
+      prefix: row.key_prefix,
+      plan: row.plan as Plan,
+      mode: row.mode as Mode,
+      defaultRequesterVat: row.default_requester_vat,
+      createdAt: row.created_at,
+      revokedAt: row.revoked_at,
+    };
+  }
+
+  return {
+    /**
+     * Creates a key (and a new account unless `accountId` names an existing one). The full key is
+     * returned here only; the database keeps its SHA-256.
+     */
+    async createKey(input: {
+      plan: Plan;
+      mode: Mode;
+      defaultRequesterVat?: string | null;
+      accountId?: string;
+      accountName?: string | null;
+    }): Promise<CreatedKey> {
+      const now = clock.now().toISOString();
+      const key = `svc_${input.mode}_${randomBase62(SECRET_LENGTH)}`;
+      const id = ids.uuid();
+      const accountId = input.accountId ?? ids.uuid();
+      await db.transaction().execute(async (trx) => {
+        if (input.accountId) {
+          if (!(await repository.accountExists(input.accountId, trx))) {
+            throw new Error(`Account ${input.accountId} does not exist`);
+          }
+        } else {
+          await repository.insertAccount(
+            { id: accountId, name: input.accountName ?? null, created_at: now },
+            trx,
+          );
+        }
+        await repository.insertKey(
+          {
+            id,
+            account_id: accountId,
+            key_hash: sha256Hex(key),
+            key_prefix: key.slice(0, 13),
+            plan: input.plan,
+            mode: input.mode,
+            default_requester_vat: input.defaultRequesterVat ?? null,
+            created_at: now,
+            revoked_at: null,
+          },
+          trx,
+        );
+      });
+      return {
+        id,
+        accountId,
+        key,
+        plan: input.plan,
+        mode: input.mode,
+        defaultRequesterVat: input.defaultRequesterVat ?? null,
+      };
+    },
+
+    /** Resolves a presented key to its principal; `null` for malformed, unknown or revoked keys. */
+    async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
+      if (!isWellFormedKey(presented)) return null;
+      const hash = sha256Hex(presented);
+      const cached = cache.get(hash);
+      if (cached) return cached;
+      const row = await repository.findByHash(hash);
+      if (!row || row.revoked_at !== null || !safeEqual(row.key_hash, hash)) return null;
+      const principal: ApiKeyPrincipal = {
+        id: row.id,
+        accountId: row.account_id,
+        plan: row.plan as Plan,
+        mode: row.mode as Mode,
+        defaultRequesterVat: row.default_requester_vat,
+      };
+      cache.set(hash, principal);
+      return principal;
+    },
+
+    async listKeys(): Promise<KeySummary[]> {
+      return (await repository.list()).map(toSummary);
+    },
+
+    async countKeys(): Promise<number> {
+      return repository.countKeys();
+    },
+
+    /** Revokes a key; `false` when no active key has that id. */
+    async revokeKey(id: string): Promise<boolean> {
+      const done = await repository.revoke(id, clock.now().toISOString());
+      if (done) cache.clear();
+      return done;
+    },
+  };
+}
+
+export type KeysService = ReturnType<typeof createKeysService>;

@@ -1,0 +1,312 @@
+import { readFileSync } from 'node:fs';
+
+/** A public source consulted for a country row. */
+export interface RateSource {
+  title: string;
+  url: string;
+  /** Date `YYYY-MM-DD` the source was last checked. */
+  checked: string;
+}
+
+/** Rates in force over a closed (or, for the last one, open) range of days. Percentages: 19 means 19%. */
+export interface RatePeriod {
+  /** First day in force, `YYYY-MM-DD`. */
+  from: string;
+  /** Last day in force, `YYYY-MM-DD`; null for the period still in force. */
+  to: string | null;
+  standard_rate: number;
+  /** Strictly ascending; excludes 0 and the super-reduced rate. */
+  reduced_rates: number[];
+  super_reduced_rate: number | null;
+  parking_rate: number | null;
+}
+
+export interface RegistrationThreshold {
+  /** Turnover above which a seller based in the country must register; null when VAT is due from the first sale. */
+  domestic: number | null;
+  /** EU-wide OSS B2C distance-selling threshold (always in EUR); null outside the EU VAT area. */
+  distance_selling: number | null;
+  /** ISO 4217 currency of `domestic`. */
+  currency: string;
+}
+
+export interface CountryRates {
+  /** ISO 3166-1 alpha-2, lowercase (`xi` for Northern Ireland, `gr` for Greece). */
+  country_code: string;
+  country_name: string;
+  country_name_local: string;
+  /** ISO 4217 currency used for invoicing. */
+  currency: string;
+  is_eu_member: boolean;
+  vat_name: string;
+  vat_abbr: string;
+  vat_number_format: string;
+  /** Anchored regex for the normalised number (prefix + national part, no spaces). */
+  vat_number_regex: string;
+  registration_threshold: RegistrationThreshold | null;
+  /** Date `YYYY-MM-DD` the row was last verified. */
+  updated_at: string;
+  sources: RateSource[];
+  notes?: string;
+  /** Rate history, oldest first, contiguous; the last period has `to: null`. */
+  periods: RatePeriod[];
+}
+
+export interface RatesDataset {
+  /** Date `YYYY-MM-DD` of the dataset. */
+  data_version: string;
+  countries: CountryRates[];
+}
+
+type Json = Record<string, unknown>;
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function isDate(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = DATE_RE.exec(value);
+  if (!m) return false;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
+function nextDay(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+}
+
+function fail(path: string, message: string): never {
+  throw new Error(`rates dataset: ${path}: ${message}`);
+}
+
+function asObject(value: unknown, path: string): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, 'must be an object');
+  return value as Json;
+}
+
+function checkKeys(
+  obj: Json,
+  path: string,
+  required: readonly string[],
+  optional: readonly string[] = [],
+): void {
+  for (const key of required) {
+    if (!Object.hasOwn(obj, key)) fail(path, `missing field "${key}"`);
+  }
+  for (const key of Object.keys(obj)) {
+    if (!required.includes(key) && !optional.includes(key)) fail(path, `unknown field "${key}"`);
+  }
+}
+
+function str(obj: Json, key: string, path: string): string {
+  const v = obj[key];
+  if (typeof v !== 'string' || v.trim() === '') fail(`${path}.${key}`, 'must be a non-empty string');
+  return v;
+}
+
+function date(obj: Json, key: string, path: string): string {
+  const v = obj[key];
+  if (!isDate(v)) fail(`${path}.${key}`, 'must be a valid date YYYY-MM-DD');
+  return v;
+}
+
+function currencyCode(obj: Json, key: string, path: string): string {
+  const v = str(obj, key, path);
+  if (!/^[A-Z]{3}$/.test(v)) fail(`${path}.${key}`, 'must be an ISO 4217 code (3 uppercase letters)');
+  return v;
+}
+
+function rate(value: unknown, path: string, allowNull: boolean): number | null {
+  if (value === null && allowNull) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    fail(path, allowNull ? 'must be a number or null' : 'must be a number');
+  }
+  if (value <= 0 || value > 100) fail(path, 'must be a percentage above 0 and at most 100');
+  return value;
+}
+
+function amount(value: unknown, path: string): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    fail(path, 'must be a non-negative number or null');
+  }
+  return value;
+}
+
+function parseSource(value: unknown, path: string): RateSource {
+  const obj = asObject(value, path);
+  checkKeys(obj, path, ['title', 'url', 'checked']);
+  const url = str(obj, 'url', path);
+  if (!/^https?:\/\/\S+$/.test(url)) fail(`${path}.url`, 'must be an http(s) URL');
+  return { title: str(obj, 'title', path), url, checked: date(obj, 'checked', path) };
+}
+
+function parseThreshold(value: unknown, path: string): RegistrationThreshold | null {
+  if (value === null) return null;
+  const obj = asObject(value, path);
+  checkKeys(obj, path, ['domestic', 'distance_selling', 'currency']);
+  return {
+    domestic: amount(obj.domestic, `${path}.domestic`),
+    distance_selling: amount(obj.distance_selling, `${path}.distance_selling`),
+    currency: currencyCode(obj, 'currency', path),
+  };
+}
+
+function parsePeriod(value: unknown, path: string): RatePeriod {
+  const obj = asObject(value, path);
+  checkKeys(obj, path, [
+    'from',
+    'to',
+    'standard_rate',
+    'reduced_rates',
+    'super_reduced_rate',
+    'parking_rate',
+  ]);
+  const from = date(obj, 'from', path);
+  let to: string | null = null;
+  if (obj.to !== null) {
+    to = date(obj, 'to', path);
+    if (to < from) fail(`${path}.to`, `ends (${to}) before it starts (${from})`);
+  }
+  const reducedRaw = obj.reduced_rates;
+  if (!Array.isArray(reducedRaw)) fail(`${path}.reduced_rates`, 'must be an array');
+  const reduced = reducedRaw.map((r, i) => rate(r, `${path}.reduced_rates[${i}]`, false) as number);
+  for (let i = 1; i < reduced.length; i++) {
+    if ((reduced[i] as number) <= (reduced[i - 1] as number)) {
+      fail(`${path}.reduced_rates`, 'must be strictly ascending');
+    }
+  }
+  return {
+    from,
+    to,
+    standard_rate: rate(obj.standard_rate, `${path}.standard_rate`, false) as number,
+    reduced_rates: reduced,
+    super_reduced_rate: rate(obj.super_reduced_rate, `${path}.super_reduced_rate`, true),
+    parking_rate: rate(obj.parking_rate, `${path}.parking_rate`, true),
+  };
+}
+
+function parsePeriods(value: unknown, path: string): RatePeriod[] {
+  if (!Array.isArray(value) || value.length === 0) fail(path, 'must be a non-empty array');
+  const periods = value.map((p, i) => parsePeriod(p, `${path}[${i}]`));
+  for (let i = 0; i < periods.length; i++) {
+    const cur = periods[i] as RatePeriod;
+    const isLast = i === periods.length - 1;
+    if (isLast && cur.to !== null) fail(`${path}[${i}].to`, 'the last period must be open (to: null)');
+    if (!isLast && cur.to === null) fail(`${path}[${i}].to`, 'only the last period may be open (to: null)');
+    if (i === 0) continue;
+    const prev = periods[i - 1] as RatePeriod;
+    const prevTo = prev.to as string;
+    if (cur.from <= prev.from) {
+      fail(`${path}[${i}].from`, `periods are not sorted: ${cur.from} is not after ${prev.from}`);
+    }
+    if (cur.from <= prevTo) {
+      fail(`${path}[${i}].from`, `overlaps the previous period, which ends ${prevTo}`);
+    }
+    if (cur.from !== nextDay(prevTo)) {
+      fail(`${path}[${i}].from`, `leaves a gap after the previous period, which ends ${prevTo}`);
+    }
+  }
+  return periods;
+}
+
+const COUNTRY_FIELDS = [
+  'country_code',
+  'country_name',
+  'country_name_local',
+  'currency',
+  'is_eu_member',
+  'vat_name',
+  'vat_abbr',
+  'vat_number_format',
+  'vat_number_regex',
+  'registration_threshold',
+  'updated_at',
+  'sources',
+  'periods',
+] as const;
+
+function parseCountry(value: unknown, index: number): CountryRates {
+  let path = `countries[${index}]`;
+  const obj = asObject(value, path);
+  const code = obj.country_code;
+  if (typeof code === 'string') path = `${path} (${code})`;
+  checkKeys(obj, path, COUNTRY_FIELDS, ['notes']);
+  const countryCode = str(obj, 'country_code', path);
+  if (!/^[a-z]{2}$/.test(countryCode)) fail(`${path}.country_code`, 'must be two lowercase letters');
+  if (typeof obj.is_eu_member !== 'boolean') fail(`${path}.is_eu_member`, 'must be a boolean');
+
+  const regex = str(obj, 'vat_number_regex', path);
+  if (!regex.startsWith('^') || !regex.endsWith('$'))
+    fail(`${path}.vat_number_regex`, 'must be anchored with ^ and $');
+  try {
+    new RegExp(regex);
+  } catch (err) {
+    fail(`${path}.vat_number_regex`, `does not compile: ${(err as Error).message}`);
+  }
+
+  const sourcesRaw = obj.sources;
+  if (!Array.isArray(sourcesRaw) || sourcesRaw.length === 0)
+    fail(`${path}.sources`, 'must be a non-empty array');
+  const sources = sourcesRaw.map((s, i) => parseSource(s, `${path}.sources[${i}]`));
+
+  const row: CountryRates = {
+    country_code: countryCode,
+    country_name: str(obj, 'country_name', path),
+    country_name_local: str(obj, 'country_name_local', path),
+    currency: currencyCode(obj, 'currency', path),
+    is_eu_member: obj.is_eu_member,
+    vat_name: str(obj, 'vat_name', path),
+    vat_abbr: str(obj, 'vat_abbr', path),
+    vat_number_format: str(obj, 'vat_number_format', path),
+    vat_number_regex: regex,
+    registration_threshold: parseThreshold(obj.registration_threshold, `${path}.registration_threshold`),
+    updated_at: date(obj, 'updated_at', path),
+    sources,
+    periods: parsePeriods(obj.periods, `${path}.periods`),
+  };
+  if (Object.hasOwn(obj, 'notes')) row.notes = str(obj, 'notes', path);
+  return row;
+}
+
+/** Validates an already-decoded JSON value strictly and returns a typed copy; throws an Error naming the bad field. */
+export function parseRatesDataset(json: unknown): RatesDataset {
+  const root = asObject(json, '(root)');
+  checkKeys(root, '(root)', ['data_version', 'countries']);
+  const dataVersion = date(root, 'data_version', '(root)');
+  if (!Array.isArray(root.countries) || root.countries.length === 0) {
+    fail('countries', 'must be a non-empty array');
+  }
+  const countries = root.countries.map((c, i) => parseCountry(c, i));
+  const seen = new Set<string>();
+  countries.forEach((c, i) => {
+    if (seen.has(c.country_code))
+      fail(`countries[${i}].country_code`, `duplicate country code "${c.country_code}"`);
+    seen.add(c.country_code);
+  });
+  return { data_version: dataVersion, countries };
+}
+
+/** Reads, decodes and validates the dataset file at `path`. */
+export function loadRatesDataset(path: string): RatesDataset {
+  const text = readFileSync(path, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`rates dataset: ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseRatesDataset(json);
+}
+
+/** The period in force on `date` (`YYYY-MM-DD`), or null before the first period. */
+export function ratesOn(country: CountryRates, date: string): RatePeriod | null {
+  if (!isDate(date)) throw new Error(`ratesOn: "${date}" is not a valid date YYYY-MM-DD`);
+  for (const period of country.periods) {
+    if (date >= period.from && (period.to === null || date <= period.to)) return period;
+  }
+  return null;
+}

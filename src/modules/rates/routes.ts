@@ -1,0 +1,142 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { latencyMs } from '../../http/meta.js';
+import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { ApiError, errors } from '../../lib/errors.js';
+import type { RatesAnswer, RatesService } from './service.js';
+
+export const CountryRate = Type.Object(
+  {
+    country_code: Type.String({ description: 'ISO 3166-1 alpha-2, lower case (`xi` for Northern Ireland).' }),
+    country_name: Type.String(),
+    country_name_local: Type.String({ description: 'Name in the official local language.' }),
+    currency: Type.String({ description: 'ISO 4217 code used for invoicing.' }),
+    is_eu_member: Type.Boolean({ description: 'True for the 27 member states and XI.' }),
+    supports_live_validation: Type.Boolean(),
+    standard_rate: Type.Number({ description: 'Percentage: 19 means 19%.' }),
+    reduced_rates: Type.Array(Type.Number(), { description: 'Ascending; empty if none.' }),
+    super_reduced_rate: Nullable(Type.Number()),
+    parking_rate: Nullable(Type.Number()),
+    vat_name: Type.String(),
+    vat_abbr: Type.String(),
+    vat_number_format: Type.String(),
+    vat_number_regex: Type.String(),
+    registration_threshold: Nullable(
+      Type.Object({
+        domestic: Nullable(Type.Number()),
+        distance_selling: Nullable(Type.Number()),
+        currency: Type.String(),
+      }),
+    ),
+    updated_at: Type.String({ format: 'date' }),
+  },
+  { $id: 'CountryRate', title: 'CountryRate' },
+);
+
+const RatesMeta = {
+  data_version: Type.String({ format: 'date', description: 'Version (date) of the rates dataset.' }),
+  cached: Type.Boolean({ description: 'Always true: rates are loaded in-process.' }),
+};
+
+const DateQuery = Type.Object(
+  {
+    date: Type.Optional(
+      Type.String({ description: 'Answer with the rates in force on this day (YYYY-MM-DD); default today.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function checkDate(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const m = DATE_RE.exec(value);
+  const date = m ? new Date(`${value}T00:00:00Z`) : null;
+  if (!m || !date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+    throw errors.invalidRequest('date must be a calendar date in the form YYYY-MM-DD.');
+  }
+  return value;
+}
+
+export function ratesRoutes(deps: { rates: RatesService; rateLimitPerMinute: number }) {
+  const { rates, rateLimitPerMinute } = deps;
+  const rateLimit = { max: rateLimitPerMinute, timeWindow: '1 minute' };
+  const metaTail = `,"data_version":"${rates.dataVersion}","cached":true,"latency_ms":`;
+
+  function send(request: FastifyRequest, reply: FastifyReply, answer: RatesAnswer) {
+    reply.header('etag', answer.etag).header('cache-control', 'public, max-age=3600');
+    const inm = request.headers['if-none-match'];
+    if (inm && (inm === answer.etag || inm === '*' || inm.split(/\s*,\s*/).includes(answer.etag))) {
+      return reply.code(304).send();
+    }
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(`{"data":${answer.json},"meta":{"request_id":"${request.id}"${metaTail}${latencyMs(reply)}}}`);
+  }
+
+  return async function register(app: FastifyInstance) {
+    app.get(
+      '/v1/rates',
+      {
+        config: { rateLimit },
+        schema: {
+          tags: ['Rates'],
+          summary: 'VAT rates of every country',
+          description:
+            'Public: no key needed. Rates in force today, or on `date`. Conditional requests with `If-None-Match` get 304.',
+          querystring: DateQuery,
+          response: {
+            200: Envelope(Type.Array(Type.Ref('CountryRate')), RatesMeta),
+            304: Type.Null({ description: 'Not modified.' }),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { date } = request.query as { date?: string };
+        return send(request, reply, rates.list(checkDate(date)));
+      },
+    );
+
+    app.get(
+      '/v1/rates/:country',
+      {
+        config: { rateLimit },
+        schema: {
+          tags: ['Rates'],
+          summary: 'VAT rates of one country',
+          description:
+            'Public: no key needed. `country` is an ISO 3166-1 alpha-2 code, case-insensitive (`XI` for Northern Ireland). With `date`, the rates in force that day.',
+          params: Type.Object({ country: Type.String({ description: 'Two letters, e.g. `de` or `DE`.' }) }),
+          querystring: DateQuery,
+          response: {
+            200: Envelope(Type.Ref('CountryRate'), RatesMeta),
+            304: Type.Null({ description: 'Not modified.' }),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { country } = request.params as { country: string };
+        const { date } = request.query as { date?: string };
+        if (!/^[A-Za-z]{2}$/.test(country)) {
+          throw errors.invalidRequest('country must be a two-letter ISO 3166-1 alpha-2 code, e.g. "de".');
+        }
+        const day = checkDate(date);
+        const found = rates.country(country, day);
+        if (found.kind === 'unknown_country') {
+          throw errors.notFound(`No VAT rates for country "${country.toLowerCase()}".`);
+        }
+        if (found.kind === 'no_rates_on_date') {
+          throw new ApiError(
+            404,
+            'not_found',
+            `No rates recorded for "${country.toLowerCase()}" on ${day}; the history starts on ${found.firstDate}.`,
+          );
+        }
+        return send(request, reply, found.answer);
+      },
+    );
+  };
+}

@@ -1,0 +1,165 @@
+import type { Clock } from '../../lib/clock.js';
+import { isoDate } from '../../lib/clock.js';
+import { type CountryRates, type RatePeriod, type RatesDataset, ratesOn } from './dataset.js';
+
+/** Countries whose VAT numbers `/v1/validate` can check against a live registry. */
+const LIVE_VALIDATION = new Set([
+  'at',
+  'be',
+  'bg',
+  'cy',
+  'cz',
+  'de',
+  'dk',
+  'ee',
+  'gr',
+  'es',
+  'fi',
+  'fr',
+  'hr',
+  'hu',
+  'ie',
+  'it',
+  'lt',
+  'lu',
+  'lv',
+  'mt',
+  'nl',
+  'pl',
+  'pt',
+  'ro',
+  'se',
+  'si',
+  'sk',
+  'xi',
+  'gb',
+  'ch',
+  'no',
+]);
+
+/** The public country rate object (spec §2.8), built field by field so nothing internal leaks. */
+export interface CountryRateObject {
+  country_code: string;
+  country_name: string;
+  country_name_local: string;
+  currency: string;
+  is_eu_member: boolean;
+  supports_live_validation: boolean;
+  standard_rate: number;
+  reduced_rates: number[];
+  super_reduced_rate: number | null;
+  parking_rate: number | null;
+  vat_name: string;
+  vat_abbr: string;
+  vat_number_format: string;
+  vat_number_regex: string;
+  registration_threshold: {
+    domestic: number | null;
+    distance_selling: number | null;
+    currency: string;
+  } | null;
+  updated_at: string;
+}
+
+/** A rates answer, pre-serialised: the bytes of `data` and the entity tag that identifies them. */
+export interface RatesAnswer {
+  json: string;
+  etag: string;
+}
+
+export type RatesLookup =
+  | { kind: 'found'; answer: RatesAnswer }
+  | { kind: 'unknown_country' }
+  | { kind: 'no_rates_on_date'; firstDate: string };
+
+function toObject(country: CountryRates, period: RatePeriod): CountryRateObject {
+  const t = country.registration_threshold;
+  return {
+    country_code: country.country_code,
+    country_name: country.country_name,
+    country_name_local: country.country_name_local,
+    currency: country.currency,
+    is_eu_member: country.is_eu_member,
+    supports_live_validation: LIVE_VALIDATION.has(country.country_code),
+    standard_rate: period.standard_rate,
+    reduced_rates: [...period.reduced_rates],
+    super_reduced_rate: period.super_reduced_rate,
+    parking_rate: period.parking_rate,
+    vat_name: country.vat_name,
+    vat_abbr: country.vat_abbr,
+    vat_number_format: country.vat_number_format,
+    vat_number_regex: country.vat_number_regex,
+    registration_threshold: t
+      ? { domestic: t.domestic, distance_selling: t.distance_selling, currency: t.currency }
+      : null,
+    updated_at: country.updated_at,
+  };
+}
+
+/**
+ * Rates reference data, loaded in-process. Answers are serialised once per (country, period) and
+ * reused, so a rates request costs a map look-up.
+ */
+export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }) {
+  const { dataset, clock } = deps;
+  const byCode = new Map(dataset.countries.map((c) => [c.country_code, c]));
+  const sorted = [...dataset.countries].sort((a, b) => a.country_code.localeCompare(b.country_code));
+  const answers = new Map<string, RatesAnswer>();
+
+  function countryAnswer(country: CountryRates, period: RatePeriod): RatesAnswer {
+    const key = `${country.country_code}|${period.from}`;
+    let answer = answers.get(key);
+    if (!answer) {
+      answer = {
+        json: JSON.stringify(toObject(country, period)),
+        etag: `W/"${dataset.data_version}-${country.country_code}-${period.from}"`,
+      };
+      answers.set(key, answer);
+    }
+    return answer;
+  }
+
+  return {
+    dataVersion: dataset.data_version,
+
+    /** Rates of one country in force on `date` (default: today). `code` is matched case-insensitively. */
+    country(code: string, date?: string): RatesLookup {
+      const country = byCode.get(code.toLowerCase());
+      if (!country) return { kind: 'unknown_country' };
+      const period = ratesOn(country, date ?? isoDate(clock.now()));
+      if (!period) return { kind: 'no_rates_on_date', firstDate: country.periods[0]?.from ?? '' };
+      return { kind: 'found', answer: countryAnswer(country, period) };
+    },
+
+    /** Every country's rates in force on `date` (default: today); countries without rates that day are left out. */
+    list(date?: string): RatesAnswer {
+      const day = date ?? isoDate(clock.now());
+      const key = `*|${day}`;
+      let answer = answers.get(key);
+      if (!answer) {
+        const parts: string[] = [];
+        const froms: string[] = [];
+        for (const country of sorted) {
+          const period = ratesOn(country, day);
+          if (!period) continue;
+          parts.push(countryAnswer(country, period).json);
+          froms.push(period.from);
+        }
+        const latest = froms.sort().at(-1) ?? 'none';
+        answer = { json: `[${parts.join(',')}]`, etag: `W/"${dataset.data_version}-all-${latest}"` };
+        if (answers.size < 10_000) answers.set(key, answer);
+      }
+      return answer;
+    },
+
+    /** The structured rate object of a country on a date, for other modules (validate, decide). */
+    rateObject(code: string, date: string): CountryRateObject | null {
+      const country = byCode.get(code.toLowerCase());
+      if (!country) return null;
+      const period = ratesOn(country, date);
+      return period ? toObject(country, period) : null;
+    },
+  };
+}
+
+export type RatesService = ReturnType<typeof createRatesService>;

@@ -1,0 +1,44 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/database.js';
+import { baseMeta } from '../../http/meta.js';
+
+export function systemRoutes(deps: { db: Pick<Db, 'ping'> }) {
+  return async function register(app: FastifyInstance) {
+    app.get(
+      '/health',
+      {
+        schema: {
+          tags: ['System'],
+          summary: 'Liveness: the process is up',
+          response: { 200: Type.Object({ ok: Type.Literal(true) }) },
+        },
+      },
+      async () => ({ ok: true as const }),
+    );
+
+    app.get(
+      '/ready',
+      {
+        schema: {
+          tags: ['System'],
+          summary: 'Readiness: the database answers',
+          response: {
+            200: Type.Object({ ok: Type.Literal(true), database: Type.Literal('ok') }),
+            503: Type.Object({
+              ok: Type.Literal(false),
+              database: Type.Literal('unavailable'),
+              meta: Type.Object({ request_id: Type.String(), latency_ms: Type.Number() }),
+            }),
+          },
+        },
+      },
+      async (request, reply) => {
+        if (await deps.db.ping()) return { ok: true as const, database: 'ok' as const };
+        return reply
+          .code(503)
+          .send({ ok: false as const, database: 'unavailable' as const, meta: baseMeta(request, reply) });
+      },
+    );
+  };
+}

@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Type } from '@sinclair/typebox';
+import { buildTestApp, isUuidV7, type TestApp, type TestKey } from '../helpers/app.js';
+
+/**
+ * The error envelope and the request pipeline, exercised through a JSON route added to the real app
+ * and through the real authenticated machinery.
+ */
+describe('envelope and error handling', () => {
+  let t: TestApp;
+  let business: TestKey;
+  let free: TestKey;
+  let writes = 0;
+
+  before(async () => {
+    t = await buildTestApp({ OPENVAT_BODY_LIMIT: '2048' });
+    const Body = Type.Object(
+      { name: Type.String({ maxLength: 50 }), count: Type.Optional(Type.Integer({ minimum: 0 })) },
+      { additionalProperties: false },
+    );
+    t.app.post('/__echo', { schema: { body: Body } }, async (request) => {
+      writes += 1;
+      return { data: request.body, meta: { request_id: request.id, latency_ms: 0 } };
+    });
+    t.app.get('/__private', { onRequest: t.container.requireKey('confirm') }, async () => ({ ok: true }));
+    t.app.get('/__boom', async () => {
+      throw new Error('secret internal detail');
+    });
+    await t.app.ready();
+    business = await t.key('business');
+    free = await t.key('free');
+  });
+  after(() => t.close());
+
+  function assertErrorEnvelope(
+    res: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+    status: number,
+    code: string,
+  ) {
+    assert.equal(res.statusCode, status);
+    const body = res.json() as { error: { code: string; message: string }; meta: { request_id: string } };
+    assert.equal(body.error.code, code);
+    assert.equal(typeof body.error.message, 'string');
+    assert.ok(body.error.message.length > 5);
+    assert.ok(isUuidV7(body.meta.request_id));
+    assert.equal(res.headers['service-request-id'], body.meta.request_id);
+    assert.equal(typeof (body.meta as { latency_ms?: unknown }).latency_ms, 'number');
+    return body;
+  }
+
+  it('unknown route → 404 envelope', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/v1/nothing-here' });
+    assertErrorEnvelope(res, 404, 'not_found');
+  });
+
+  it('a very long path → 404 envelope with a truncated path in the message', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/${'a'.repeat(20_000)}` });
+    const body = assertErrorEnvelope(res, 404, 'not_found');
+    assert.ok(body.error.message.length < 300);
+  });
+
+  it('malformed JSON → 400 invalid_request', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/__echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": "x",',
+    });
+    const body = assertErrorEnvelope(res, 400, 'invalid_request');
+    assert.match(body.error.message, /not valid JSON/);
+  });
+
+  it('wrong content type → 400 invalid_request', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/__echo',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
+    assertErrorEnvelope(res, 400, 'invalid_request');
+  });
+
+  it('wrong types, missing and unknown fields → 400 naming the field', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ name: 5 }, /name/],
+      [{ name: 'x', count: '3' }, /count/],
+      [{ name: 'x', count: -1 }, /count/],
+      [{}, /Missing required field "name"/],
+      [{ name: 'x', extra: true }, /Unknown field "extra"/],
+      [{ name: 'x'.repeat(51) }, /name/],
+      [[1, 2], /body/],
+      ['just a string', /body/],
+    ];
+    for (const [payload, message] of cases) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/__echo',
+        payload: JSON.stringify(payload),
+        headers: { 'content-type': 'application/json' },
+      });
+      const body = assertErrorEnvelope(res, 400, 'invalid_request');
+      assert.match(body.error.message, message, JSON.stringify(payload));
+    }
+  });
+
+  it('empty JSON body → 400', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/__echo',
+      headers: { 'content-type': 'application/json' },
+    });
+    assertErrorEnvelope(res, 400, 'invalid_request');
+  });
+
+  it('non-UTF-8 bytes → 400 invalid_request', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/__echo',
+      headers: { 'content-type': 'application/json' },
+      payload: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]),
+    });
+    const body = assertErrorEnvelope(res, 400, 'invalid_request');
+    assert.match(body.error.message, /UTF-8/);
+  });
+
+  it('a charset other than UTF-8 → 400', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/__echo',
+      headers: { 'content-type': 'application/json; charset=latin1' },
+      payload: '{"name":"x"}',
+    });
+    assertErrorEnvelope(res, 400, 'invalid_request');
+  });
+
+  it('oversize body → 413 payload_too_large', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/__echo',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x'.repeat(5_000) }),
+    });
+    assertErrorEnvelope(res, 413, 'payload_too_large');
+  });
+
+  it('bad input changes nothing: the handler never ran', () => {
+    assert.equal(writes, 0);
+  });
+
+  it('a valid body passes', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/__echo', payload: { name: 'ok', count: 2 } });
+    assert.equal(res.statusCode, 200);
+    assert.equal(writes, 1);
+  });
+
+  it('an unexpected error → 500 internal_error without internals', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/__boom' });
+    const body = assertErrorEnvelope(res, 500, 'internal_error');
+    assert.ok(!res.body.includes('secret internal detail'));
+    assert.ok(!res.body.includes('at '), 'no stack trace');
+    assert.ok(body);
+  });
+
+  describe('authentication and plans', () => {
+    it('missing Authorization → 401', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/__private' });
+      assertErrorEnvelope(res, 401, 'unauthorized');
+    });
+
+    it('malformed, unknown and injection-laden keys → 401', async () => {
+      for (const authorization of [
+        'Basic abc',
+        'Bearer',
+        'Bearer ',
+        `Bearer ${business.key} extra`,
+        `Bearer svc_live_${'A'.repeat(32)}`,
+        "Bearer svc_live_' OR 1=1 --",
+        `bearer ${business.key}`,
+        `Bearer ${'x'.repeat(10_000)}`,
+      ]) {
+        const res = await t.app.inject({ method: 'GET', url: '/__private', headers: { authorization } });
+        assertErrorEnvelope(res, 401, 'unauthorized');
+      }
+    });
+
+    it('a plan without the operation → 402 plan_required', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/__private', headers: free.headers });
+      const body = assertErrorEnvelope(res, 402, 'plan_required');
+      assert.match(body.error.message, /business/);
+    });
+
+    it('the right plan passes', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/__private', headers: business.headers });
+      assert.equal(res.statusCode, 200);
+    });
+
+    it('a revoked key → 401', async () => {
+      const revoked = await t.key('business');
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/__private', headers: revoked.headers })).statusCode,
+        200,
+      );
+      await t.container.keys.revokeKey(revoked.id);
+      const res = await t.app.inject({ method: 'GET', url: '/__private', headers: revoked.headers });
+      assertErrorEnvelope(res, 401, 'unauthorized');
+    });
+  });
+});

@@ -1,0 +1,479 @@
+import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { CountryRates, RatesDataset } from '../../src/modules/rates/dataset.js';
+import { loadRatesDataset, parseRatesDataset, ratesOn } from '../../src/modules/rates/dataset.js';
+
+const DATA_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data', 'rates.json');
+const dataset: RatesDataset = loadRatesDataset(DATA_PATH);
+
+function country(code: string): CountryRates {
+  const row = dataset.countries.find((c) => c.country_code === code);
+  assert.ok(row, `country ${code} missing`);
+  return row;
+}
+
+function standardOn(code: string, date: string): number | undefined {
+  return ratesOn(country(code), date)?.standard_rate;
+}
+
+function reducedOn(code: string, date: string): number[] | undefined {
+  return ratesOn(country(code), date)?.reduced_rates;
+}
+
+const EU_27 = [
+  'at',
+  'be',
+  'bg',
+  'hr',
+  'cy',
+  'cz',
+  'dk',
+  'ee',
+  'fi',
+  'fr',
+  'de',
+  'gr',
+  'hu',
+  'ie',
+  'it',
+  'lv',
+  'lt',
+  'lu',
+  'mt',
+  'nl',
+  'pl',
+  'pt',
+  'ro',
+  'sk',
+  'si',
+  'es',
+  'se',
+];
+
+describe('data/rates.json', () => {
+  it('loads and validates', () => {
+    assert.match(dataset.data_version, /^\d{4}-\d{2}-\d{2}$/);
+    assert.ok(dataset.countries.length >= 32);
+  });
+
+  it('contains the 27 EU member states, xi, gb, ch, li and no', () => {
+    for (const code of [...EU_27, 'xi', 'gb', 'ch', 'li', 'no']) country(code);
+    for (const code of [...EU_27, 'xi']) assert.equal(country(code).is_eu_member, true, code);
+    for (const code of ['gb', 'ch', 'li', 'no']) assert.equal(country(code).is_eu_member, false, code);
+  });
+
+  it('gives every row at least two sources and an updated_at date', () => {
+    for (const c of dataset.countries) {
+      assert.ok(c.sources.length >= 2, `${c.country_code} has ${c.sources.length} source(s)`);
+      assert.match(c.updated_at, /^\d{4}-\d{2}-\d{2}$/, c.country_code);
+    }
+  });
+
+  it('has history back to 2020-01-01 for the EU states, gb, ch and no', () => {
+    for (const code of [...EU_27, 'xi', 'gb', 'ch', 'no']) {
+      const first = country(code).periods[0];
+      assert.ok(first && first.from <= '2020-01-01', code);
+    }
+  });
+
+  it('uses EUR distance selling for EU members only', () => {
+    for (const c of dataset.countries) {
+      const t = c.registration_threshold;
+      if (!t) continue;
+      assert.equal(t.distance_selling, c.is_eu_member ? 10000 : null, c.country_code);
+    }
+  });
+
+  it('has the expected current thresholds', () => {
+    assert.deepEqual(country('de').registration_threshold, {
+      domestic: 25000,
+      distance_selling: 10000,
+      currency: 'EUR',
+    });
+    assert.equal(country('at').registration_threshold?.domestic, 55000);
+    assert.equal(country('be').registration_threshold?.domestic, 25000);
+    assert.deepEqual(country('gb').registration_threshold, {
+      domestic: 90000,
+      distance_selling: null,
+      currency: 'GBP',
+    });
+    assert.deepEqual(country('xi').registration_threshold, {
+      domestic: 90000,
+      distance_selling: 10000,
+      currency: 'GBP',
+    });
+    assert.deepEqual(country('no').registration_threshold, {
+      domestic: 50000,
+      distance_selling: null,
+      currency: 'NOK',
+    });
+    assert.deepEqual(country('ch').registration_threshold, {
+      domestic: 100000,
+      distance_selling: null,
+      currency: 'CHF',
+    });
+    assert.equal(country('es').registration_threshold?.domestic, null);
+    assert.equal(country('bg').currency, 'EUR');
+  });
+
+  describe('current figures and change dates', () => {
+    it('de 19/[7], with the 2020 COVID cut', () => {
+      assert.equal(standardOn('de', '2026-11-22'), 19);
+      assert.deepEqual(reducedOn('de', '2026-11-22'), [7]);
+      assert.equal(standardOn('de', '2020-06-30'), 19);
+      assert.equal(standardOn('de', '2020-07-01'), 16);
+      assert.deepEqual(reducedOn('de', '2020-12-31'), [5]);
+      assert.equal(standardOn('de', '2021-01-01'), 19);
+    });
+
+    it('fi 24 -> 25.5 on 2024-09-01 and 14 -> 13.5 on 2026-01-01', () => {
+      assert.equal(standardOn('fi', '2024-08-31'), 24);
+      assert.equal(standardOn('fi', '2024-09-01'), 25.5);
+      assert.deepEqual(reducedOn('fi', '2025-12-31'), [10, 14]);
+      assert.deepEqual(reducedOn('fi', '2026-01-01'), [10, 13.5]);
+    });
+
+    it('sk 20 -> 23 on 2025-01-01 with 5 and 19', () => {
+      assert.equal(standardOn('sk', '2024-12-31'), 20);
+      assert.equal(standardOn('sk', '2025-01-01'), 23);
+      assert.deepEqual(reducedOn('sk', '2026-11-22'), [5, 19]);
+    });
+
+    it('ee 22 -> 24 on 2025-07-01, accommodation 13 from 2025-01-01', () => {
+      assert.equal(standardOn('ee', '2023-12-31'), 20);
+      assert.equal(standardOn('ee', '2024-01-01'), 22);
+      assert.equal(standardOn('ee', '2025-06-30'), 22);
+      assert.equal(standardOn('ee', '2025-07-01'), 24);
+      assert.deepEqual(reducedOn('ee', '2024-12-31'), [5, 9]);
+      assert.deepEqual(reducedOn('ee', '2025-01-01'), [9, 13]);
+    });
+
+    it('ro 19 -> 21 on 2025-08-01 with 5/9 merged into 11', () => {
+      assert.equal(standardOn('ro', '2025-07-31'), 19);
+      assert.deepEqual(reducedOn('ro', '2025-07-31'), [5, 9]);
+      assert.equal(standardOn('ro', '2025-08-01'), 21);
+      assert.deepEqual(reducedOn('ro', '2025-08-01'), [11]);
+    });
+
+    it('cz reduced rates merged into 12 on 2024-01-01', () => {
+      assert.deepEqual(reducedOn('cz', '2023-12-31'), [10, 15]);
+      assert.deepEqual(reducedOn('cz', '2024-01-01'), [12]);
+      assert.equal(standardOn('cz', '2026-11-22'), 21);
+    });
+
+    it('ch 7.7 -> 8.1 on 2024-01-01 with 2.6 and 3.8', () => {
+      assert.equal(standardOn('ch', '2023-12-31'), 7.7);
+      assert.equal(standardOn('ch', '2024-01-01'), 8.1);
+      assert.deepEqual(reducedOn('ch', '2026-11-22'), [2.6, 3.8]);
+      assert.equal(standardOn('li', '2026-11-22'), 8.1);
+    });
+
+    it('lt 9% replaced by 12% on 2026-01-01', () => {
+      assert.deepEqual(reducedOn('lt', '2025-12-31'), [5, 9]);
+      assert.deepEqual(reducedOn('lt', '2026-01-01'), [5, 12]);
+    });
+
+    it('ie 21% from 2020-09-01 to 2021-02-28, 4.8 super-reduced, 13.5 parking', () => {
+      assert.equal(standardOn('ie', '2020-08-31'), 23);
+      assert.equal(standardOn('ie', '2020-09-01'), 21);
+      assert.equal(standardOn('ie', '2021-02-28'), 21);
+      assert.equal(standardOn('ie', '2021-03-01'), 23);
+      const now = ratesOn(country('ie'), '2026-11-22');
+      assert.equal(now?.super_reduced_rate, 4.8);
+      assert.equal(now?.parking_rate, 13.5);
+    });
+
+    it('lu 16% during 2023 only', () => {
+      assert.equal(standardOn('lu', '2022-12-31'), 17);
+      assert.equal(standardOn('lu', '2023-01-01'), 16);
+      assert.equal(standardOn('lu', '2023-12-31'), 16);
+      assert.equal(standardOn('lu', '2024-01-01'), 17);
+      assert.equal(ratesOn(country('lu'), '2026-11-22')?.parking_rate, 14);
+    });
+
+    it('es temporary 5% food rate ended with 2024', () => {
+      assert.deepEqual(reducedOn('es', '2024-09-30'), [5, 10]);
+      assert.deepEqual(reducedOn('es', '2025-01-01'), [10]);
+      assert.equal(ratesOn(country('es'), '2026-11-22')?.super_reduced_rate, 4);
+    });
+
+    it('at 4.9% staple-food rate from 2026-07-01', () => {
+      assert.equal(ratesOn(country('at'), '2026-06-30')?.super_reduced_rate, null);
+      assert.equal(ratesOn(country('at'), '2026-07-01')?.super_reduced_rate, 4.9);
+      assert.equal(ratesOn(country('at'), '2026-11-22')?.parking_rate, 13);
+    });
+
+    it('other headline rates', () => {
+      const expected: Record<string, number> = {
+        hu: 27,
+        fr: 20,
+        it: 22,
+        es: 21,
+        nl: 21,
+        be: 21,
+        pl: 23,
+        pt: 23,
+        se: 25,
+        dk: 25,
+        gr: 24,
+        hr: 25,
+        cy: 19,
+        mt: 18,
+        si: 22,
+        lv: 21,
+        bg: 20,
+        gb: 20,
+        xi: 20,
+        no: 25,
+        at: 20,
+      };
+      for (const [code, std] of Object.entries(expected))
+        assert.equal(standardOn(code, '2026-11-22'), std, code);
+      assert.equal(ratesOn(country('fr'), '2026-11-22')?.super_reduced_rate, 2.1);
+    });
+
+    it('gb 12.5% hospitality rate in 2021-10-01..2022-03-31', () => {
+      assert.deepEqual(reducedOn('gb', '2021-09-30'), [5]);
+      assert.deepEqual(reducedOn('gb', '2021-10-01'), [5, 12.5]);
+      assert.deepEqual(reducedOn('gb', '2022-04-01'), [5]);
+    });
+
+    it('returns null before the first period', () => {
+      assert.equal(ratesOn(country('de'), '2019-12-31'), null);
+    });
+
+    it('rejects a malformed date', () => {
+      assert.throws(() => ratesOn(country('de'), '2025-02-30'), /not a valid date/);
+    });
+  });
+
+  describe('vat_number_regex', () => {
+    const examples: Record<string, { valid: string[]; invalid: string }> = {
+      at: { valid: ['ATU12345678', 'ATU99999999'], invalid: 'AT12345678' },
+      be: { valid: ['BE0123456789', 'BE1234567890'], invalid: 'BE2234567890' },
+      bg: { valid: ['BG123456789', 'BG1234567890'], invalid: 'BG12345678' },
+      hr: { valid: ['HR12345678901', 'HR00000000001'], invalid: 'HR1234567890' },
+      cy: { valid: ['CY12345678X', 'CY10259033P'], invalid: 'CY123456789' },
+      cz: { valid: ['CZ12345678', 'CZ123456789', 'CZ1234567890'], invalid: 'CZ1234567' },
+      dk: { valid: ['DK12345678', 'DK88146328'], invalid: 'DK1234567' },
+      ee: { valid: ['EE100931558', 'EE123456789'], invalid: 'EE12345678' },
+      fi: { valid: ['FI12345678', 'FI20774740'], invalid: 'FI1234567' },
+      fr: { valid: ['FR40303265045', 'FRK7399859412', 'FRAB123456789'], invalid: 'FRIO123456789' },
+      de: { valid: ['DE123456789', 'DE136695976'], invalid: 'DE12345678' },
+      gr: { valid: ['EL123456789', 'EL094259216'], invalid: 'GR123456789' },
+      hu: { valid: ['HU12345678', 'HU21376414'], invalid: 'HU123456789' },
+      ie: { valid: ['IE6433435F', 'IE1234567WA', 'IE8Z49289F', 'IE7+12345A'], invalid: 'IE123456' },
+      it: { valid: ['IT12345678901', 'IT00743110157'], invalid: 'IT1234567890' },
+      lv: { valid: ['LV12345678901', 'LV40003521600'], invalid: 'LV1234567890' },
+      lt: { valid: ['LT123456789', 'LT123456789012'], invalid: 'LT1234567890' },
+      lu: { valid: ['LU12345678', 'LU15027442'], invalid: 'LU1234567' },
+      mt: { valid: ['MT12345678', 'MT11679112'], invalid: 'MT123456789' },
+      nl: { valid: ['NL123456789B01', 'NL004495445B01', 'NL002455799B11'], invalid: 'NL123456789' },
+      pl: { valid: ['PL1234567890', 'PL5260250995'], invalid: 'PL123456789' },
+      pt: { valid: ['PT123456789', 'PT501964843'], invalid: 'PT12345678' },
+      ro: { valid: ['RO18547290', 'RO12', 'RO1234567890'], invalid: 'RO0123456' },
+      sk: { valid: ['SK1234567890', 'SK2022749619'], invalid: 'SK123456789' },
+      si: { valid: ['SI12345678', 'SI50223054'], invalid: 'SI1234567' },
+      es: { valid: ['ESA12345674', 'ESX1234567L', 'ES12345678Z', 'ESB1234567C'], invalid: 'ES123456789' },
+      se: { valid: ['SE123456789001', 'SE556188840401'], invalid: 'SE123456789012' },
+      xi: { valid: ['XI123456789', 'XI123456789012', 'XIGD123', 'XIHA567'], invalid: 'XIGD567' },
+      gb: { valid: ['GB123456789', 'GB123456789012', 'GBGD001', 'GBHA599'], invalid: 'GBHA123' },
+      ch: {
+        valid: ['CHE123456789', 'CHE123456789MWST', 'CHE123456789TVA', 'CHE123456789IVA'],
+        invalid: 'CH123456789',
+      },
+      li: { valid: ['LI12345', 'LI54321'], invalid: 'LI123456' },
+      no: { valid: ['NO123456789', 'NO123456789MVA'], invalid: 'NO12345678' },
+      is: { valid: ['IS12345', 'IS123456'], invalid: 'IS1234' },
+      rs: { valid: ['RS123456789', 'RS100001234'], invalid: 'RS12345678' },
+      tr: { valid: ['TR1234567890', 'TR0123456789'], invalid: 'TR123456789' },
+    };
+
+    it('has examples for every country in the dataset', () => {
+      for (const c of dataset.countries)
+        assert.ok(examples[c.country_code], `no examples for ${c.country_code}`);
+    });
+
+    for (const [code, { valid, invalid }] of Object.entries(examples)) {
+      it(`${code} accepts valid numbers and rejects a wrong one`, () => {
+        const row = dataset.countries.find((c) => c.country_code === code);
+        if (!row) return;
+        const re = new RegExp(row.vat_number_regex);
+        for (const v of valid) assert.ok(re.test(v), `${code} should accept ${v}`);
+        assert.ok(!re.test(invalid), `${code} should reject ${invalid}`);
+      });
+    }
+  });
+});
+
+function minimal(): Record<string, unknown> {
+  return {
+    data_version: '2026-11-22',
+    countries: [
+      {
+        country_code: 'de',
+        country_name: 'Germany',
+        country_name_local: 'Deutschland',
+        currency: 'EUR',
+        is_eu_member: true,
+        vat_name: 'Umsatzsteuer',
+        vat_abbr: 'USt',
+        vat_number_format: 'DE + 9 digits',
+        vat_number_regex: '^DE[0-9]{9}$',
+        registration_threshold: { domestic: 25000, distance_selling: 10000, currency: 'EUR' },
+        updated_at: '2026-11-22',
+        sources: [{ title: 'Source', url: 'https://example.org/a', checked: '2026-11-22' }],
+        periods: [
+          {
+            from: '2020-01-01',
+            to: '2020-06-30',
+            standard_rate: 19,
+            reduced_rates: [7],
+            super_reduced_rate: null,
+            parking_rate: null,
+          },
+          {
+            from: '2020-07-01',
+            to: '2020-12-31',
+            standard_rate: 16,
+            reduced_rates: [5],
+            super_reduced_rate: null,
+            parking_rate: null,
+          },
+          {
+            from: '2021-01-01',
+            to: null,
+            standard_rate: 19,
+            reduced_rates: [7],
+            super_reduced_rate: null,
+            parking_rate: null,
+          },
+        ],
+      },
+    ],
+  };
+}
+
+type Mutable = Record<string, unknown> & { periods: Record<string, unknown>[] };
+
+function firstCountry(doc: Record<string, unknown>): Mutable {
+  return (doc.countries as Mutable[])[0] as Mutable;
+}
+
+function period(doc: Record<string, unknown>, i: number): Record<string, unknown> {
+  return firstCountry(doc).periods[i] as Record<string, unknown>;
+}
+
+describe('parseRatesDataset', () => {
+  it('accepts a well-formed minimal dataset', () => {
+    const parsed = parseRatesDataset(minimal());
+    assert.equal(parsed.countries[0]?.periods.length, 3);
+  });
+
+  it('rejects a gap between periods', () => {
+    const doc = minimal();
+    period(doc, 1).from = '2020-07-02';
+    assert.throws(() => parseRatesDataset(doc), /countries\[0\] \(de\)\.periods\[1\]\.from: leaves a gap/);
+  });
+
+  it('rejects overlapping periods', () => {
+    const doc = minimal();
+    period(doc, 1).from = '2020-06-15';
+    assert.throws(() => parseRatesDataset(doc), /periods\[1\]\.from: overlaps/);
+  });
+
+  it('rejects unsorted periods', () => {
+    const doc = minimal();
+    const ps = firstCountry(doc).periods;
+    firstCountry(doc).periods = [ps[1], ps[0], ps[2]] as Record<string, unknown>[];
+    assert.throws(() => parseRatesDataset(doc), /periods\[1\]\.from: periods are not sorted/);
+  });
+
+  it('rejects a closed last period', () => {
+    const doc = minimal();
+    period(doc, 2).to = '2030-12-31';
+    assert.throws(() => parseRatesDataset(doc), /periods\[2\]\.to: the last period must be open/);
+  });
+
+  it('rejects an open period that is not the last', () => {
+    const doc = minimal();
+    period(doc, 1).to = null;
+    assert.throws(() => parseRatesDataset(doc), /periods\[1\]\.to: only the last period may be open/);
+  });
+
+  it('rejects a missing field', () => {
+    const doc = minimal();
+    delete firstCountry(doc).vat_abbr;
+    assert.throws(() => parseRatesDataset(doc), /countries\[0\] \(de\): missing field "vat_abbr"/);
+  });
+
+  it('rejects an unknown field', () => {
+    const doc = minimal();
+    period(doc, 0).increased_rate = 25;
+    assert.throws(() => parseRatesDataset(doc), /periods\[0\]: unknown field "increased_rate"/);
+  });
+
+  it('rejects an unknown top-level field', () => {
+    const doc = minimal();
+    doc.extra = true;
+    assert.throws(() => parseRatesDataset(doc), /\(root\): unknown field "extra"/);
+  });
+
+  it('rejects a regex that does not compile', () => {
+    const doc = minimal();
+    firstCountry(doc).vat_number_regex = '^DE[0-9{9}$';
+    assert.throws(() => parseRatesDataset(doc), /vat_number_regex: does not compile/);
+  });
+
+  it('rejects an unanchored regex', () => {
+    const doc = minimal();
+    firstCountry(doc).vat_number_regex = 'DE[0-9]{9}';
+    assert.throws(() => parseRatesDataset(doc), /vat_number_regex: must be anchored/);
+  });
+
+  it('rejects rates outside 0..100', () => {
+    const doc = minimal();
+    period(doc, 0).standard_rate = 119;
+    assert.throws(() => parseRatesDataset(doc), /periods\[0\]\.standard_rate: must be a percentage/);
+    const doc2 = minimal();
+    period(doc2, 0).reduced_rates = [0, 7];
+    assert.throws(() => parseRatesDataset(doc2), /reduced_rates\[0\]: must be a percentage/);
+  });
+
+  it('rejects reduced rates out of order', () => {
+    const doc = minimal();
+    period(doc, 0).reduced_rates = [7, 5];
+    assert.throws(() => parseRatesDataset(doc), /reduced_rates: must be strictly ascending/);
+  });
+
+  it('rejects an uppercase country code', () => {
+    const doc = minimal();
+    firstCountry(doc).country_code = 'DE';
+    assert.throws(() => parseRatesDataset(doc), /country_code: must be two lowercase letters/);
+  });
+
+  it('rejects duplicate country codes', () => {
+    const doc = minimal();
+    const countries = doc.countries as unknown[];
+    countries.push(structuredClone(countries[0]));
+    assert.throws(() => parseRatesDataset(doc), /countries\[1\]\.country_code: duplicate country code "de"/);
+  });
+
+  it('rejects a data_version that is not a date', () => {
+    const doc = minimal();
+    doc.data_version = '2026-13-01';
+    assert.throws(() => parseRatesDataset(doc), /data_version: must be a valid date/);
+  });
+
+  it('rejects a non-object root', () => {
+    assert.throws(() => parseRatesDataset([]), /\(root\): must be an object/);
+  });
+
+  it('rejects a bad threshold currency', () => {
+    const doc = minimal();
+    firstCountry(doc).registration_threshold = { domestic: 1, distance_selling: null, currency: 'eur' };
+    assert.throws(() => parseRatesDataset(doc), /registration_threshold\.currency: must be an ISO 4217 code/);
+  });
+});
