@@ -8,6 +8,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { ApiError, errors } from './lib/errors.js';
 import { CountryRate, ratesRoutes } from './modules/rates/routes.js';
+import { auditsRoutes } from './modules/audits/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 
 export interface AppOptions {

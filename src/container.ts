@@ -4,6 +4,11 @@ import { createDatabase, type Db } from './db/database.js';
 import { createAuth, type RequireKey } from './http/auth.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createIdGenerator, type IdGenerator } from './lib/ids.js';
+import { createResponder, type Responder } from './http/respond.js';
+import { createAuditsRepository } from './modules/audits/repository.js';
+import { type AuditsService, createAuditsService } from './modules/audits/service.js';
+import { createEventsRepository } from './modules/events/repository.js';
+import { createEventsService, type EventsService } from './modules/events/service.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService, type KeysService } from './modules/keys/service.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
@@ -27,6 +32,10 @@ export interface Container {
   readonly keys: KeysService;
   readonly rates: RatesService;
   readonly requireKey: RequireKey;
+  readonly audits: AuditsService;
+  readonly events: EventsService;
+  /** Finishes audited calls: one transaction for the call's writes, its audit record and its event. */
+  readonly respond: Responder;
   /** Releases every resource (database, Redis). */
   close(): Promise<void>;
 }
@@ -50,6 +59,10 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
   });
 
+  const audits = createAuditsService({ repository: createAuditsRepository(db.kysely), clock });
+  const events = createEventsService({ repository: createEventsRepository(db.kysely), clock, ids });
+  const respond = createResponder({ db, audits, events });
+
   return {
     config,
     db,
@@ -59,6 +72,9 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     keys,
     rates,
     requireKey: createAuth(keys),
+    audits,
+    events,
+    respond,
     async close() {
       if (redis) redis.disconnect();
       await db.close();

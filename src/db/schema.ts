@@ -25,9 +25,36 @@ export interface ApiKeysTable {
   revoked_at: string | null;
 }
 
+export interface AuditsTable {
+  request_id: string;
+  key_id: string;
+  endpoint: string;
+  /** The response body exactly as sent. */
+  response: string;
+  request_body: string | null;
+  created_at: string;
+  expires_at: string;
+  latency_ms: number | null;
+  status_code: number | null;
+  valid: number | null;
+}
+
+/** Domain events (`validation.completed`, `batch.completed`), written with the call's other writes. */
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  type: string;
+  /** The exact response envelope the API returned, as JSON text. */
+  payload: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  audits: AuditsTable;
+  events: EventsTable;
 }
 
 export type { Generated };

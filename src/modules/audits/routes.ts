@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf, type RequireKey } from '../../http/auth.js';
+import { latencyMs } from '../../http/meta.js';
+import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
+import { errors } from '../../lib/errors.js';
+import type { AuditsService } from './service.js';
+
+const AuditRecord = Type.Object({
+  request_id: Type.String({ description: 'The `meta.request_id` of the original response.' }),
+  endpoint: Type.Union([
+    Type.Literal('validate'),
+    Type.Literal('decide'),
+    Type.Literal('validate_batch'),
+    Type.Literal('confirm'),
+  ]),
+  response: Type.Object(
+    {},
+    { additionalProperties: true, description: 'The original response envelope, byte for byte.' },
+  ),
+  created_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({ format: 'date-time' }),
+  request_body: Type.Optional(
+    Nullable(Type.Unknown({ description: 'The original inputs (query or JSON body).' })),
+  ),
+  latency_ms: Nullable(Type.Integer()),
+  status_code: Nullable(Type.Integer()),
+  valid: Nullable(Type.Boolean()),
+});
+
+export function auditsRoutes(deps: { audits: AuditsService; requireKey: RequireKey }) {
+  const { audits, requireKey } = deps;
+  return async function register(app: FastifyInstance) {
+    app.get(
+      '/v1/audits/:request_id',
+      {
+        onRequest: requireKey('audits'),
+        schema: {
+          tags: ['Audit records'],
+          summary: 'Retrieve a past response',
+          description:
+            'Returns the stored record of a previous validate, decide, batch or confirm call made with this key. Kept 7 days (Starter), 30 (Pro) or 90 (Business); Free keys, other keys, unknown and expired ids all get the same 404.',
+          security: [{ apiKey: [] }],
+          params: Type.Object({ request_id: Type.String({ maxLength: 64 }) }),
+          response: {
+            200: Type.Object({ data: AuditRecord, meta: Type.Object(MetaBase) }),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const { request_id } = request.params as { request_id: string };
+        const record = await audits.find(principal, request_id);
+        if (!record) throw errors.notFound('No audit record with this request_id for this key.');
+        // The stored response is spliced in as stored, so it is byte-for-byte what the client got.
+        const body =
+          `{"data":{"request_id":${JSON.stringify(record.requestId)},"endpoint":${JSON.stringify(record.endpoint)},` +
+          `"response":${record.responseJson},"created_at":"${record.createdAt}","expires_at":"${record.expiresAt}",` +
+          `"request_body":${record.requestBodyJson ?? 'null'},"latency_ms":${record.latencyMs ?? 'null'},` +
+          `"status_code":${record.statusCode ?? 'null'},"valid":${record.valid ?? 'null'}},` +
+          `"meta":{"request_id":"${request.id}","latency_ms":${latencyMs(reply)}}}`;
+        return reply.type('application/json; charset=utf-8').send(body);
+      },
+    );
+  };
+}

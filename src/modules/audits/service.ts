@@ -1,0 +1,98 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { AUDIT_RETENTION_DAYS } from '../keys/plans.js';
+import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { AuditsRepository } from './repository.js';
+
+export type AuditEndpoint = 'validate' | 'decide' | 'validate_batch' | 'confirm';
+
+export interface AuditInput {
+  requestId: string;
+  endpoint: AuditEndpoint;
+  /** The response body exactly as sent to the client. */
+  responseJson: string;
+  requestBody: unknown;
+  latencyMs: number | null;
+  statusCode: number;
+  valid: boolean | null;
+}
+
+export interface StoredAudit {
+  requestId: string;
+  endpoint: string;
+  responseJson: string;
+  requestBodyJson: string | null;
+  createdAt: string;
+  expiresAt: string;
+  latencyMs: number | null;
+  statusCode: number | null;
+  valid: boolean | null;
+}
+
+const DAY_MS = 86_400_000;
+
+export function createAuditsService(deps: { repository: AuditsRepository; clock: Clock }) {
+  const { repository, clock } = deps;
+  return {
+    /**
+     * Stores the audit record of a successful call, in the caller's transaction. Free-plan keys have no
+     * retention, so nothing is stored for them.
+     */
+    async record(principal: ApiKeyPrincipal, input: AuditInput, trx: Kysely<Database>): Promise<void> {
+      const days = AUDIT_RETENTION_DAYS[principal.plan];
+      if (days === null) return;
+      const created = clock.now();
+      await repository.insert(
+        {
+          request_id: input.requestId,
+          key_id: principal.id,
+          endpoint: input.endpoint,
+          response: input.responseJson,
+          request_body: input.requestBody === undefined ? null : JSON.stringify(input.requestBody),
+          created_at: created.toISOString(),
+          expires_at: new Date(created.getTime() + days * DAY_MS).toISOString(),
+          latency_ms: input.latencyMs === null ? null : Math.round(input.latencyMs),
+          status_code: input.statusCode,
+          valid: input.valid === null ? null : input.valid ? 1 : 0,
+        },
+        trx,
+      );
+    },
+
+    /** The record, when it exists, belongs to this key, has not expired and the plan keeps records. */
+    async find(principal: ApiKeyPrincipal, requestId: string): Promise<StoredAudit | null> {
+      if (AUDIT_RETENTION_DAYS[principal.plan] === null) return null;
+      const row = await repository.find(requestId);
+      if (!row || row.key_id !== principal.id) return null;
+      if (row.expires_at <= clock.now().toISOString()) return null;
+      return {
+        requestId: row.request_id,
+        endpoint: row.endpoint,
+        responseJson: row.response,
+        requestBodyJson: row.request_body,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        latencyMs: row.latency_ms,
+        statusCode: row.status_code,
+        valid: row.valid === null ? null : row.valid === 1,
+      };
+    },
+
+    /**
+     * Deletes expired records in batches of `batchSize`, yielding to the event loop between batches so
+     * requests are never blocked for long. Confirmations live in their own table and are never touched.
+     */
+    async purgeExpired(batchSize = 500): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const deleted = await repository.deleteExpired(clock.now().toISOString(), batchSize);
+        total += deleted;
+        if (deleted < batchSize) return total;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+  };
+}
+
+export type AuditsService = ReturnType<typeof createAuditsService>;

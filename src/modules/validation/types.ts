@@ -1,0 +1,72 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { ApiKeyPrincipal } from '../keys/service.js';
+
+export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg' | 'test';
+export type SourceStatus = 'live' | 'cached' | 'degraded';
+
+/** `data` of a validate response (DESIGN §2). */
+export interface ValidationData {
+  valid: boolean;
+  /** Normalised, with prefix: `DE136695976`, `EL094259216`, `CHE116281710`. */
+  vat_number: string;
+  country: {
+    /** ISO 3166-1 alpha-2 upper case (`GR` for an `EL` number, `XI` for Northern Ireland). */
+    code: string;
+    name: string;
+    /** The country's rates summary in force today. */
+    vat: {
+      standard_rate: number;
+      reduced_rates: number[];
+      super_reduced_rate: number | null;
+      parking_rate: number | null;
+      currency: string;
+    } | null;
+  };
+  company: { name: string | null; address: string | null } | null;
+  /** The registry's consultation number when a requester was given, else null. */
+  verify_id: string | null;
+  verified_at: string;
+}
+
+/** `meta` of a validate response besides `request_id` and `latency_ms`. */
+export interface ValidationMeta {
+  cached: boolean;
+  source: ValidationSource;
+  source_status: SourceStatus;
+  cached_at?: string;
+  stale_seconds?: number;
+}
+
+export type ValidationOutcome =
+  | {
+      kind: 'ok';
+      data: ValidationData;
+      meta: ValidationMeta;
+      /** Rows to write with the response (cache, …), in the caller's transaction. */
+      writes?: (trx: Kysely<Database>) => Promise<void>;
+    }
+  /** Not a possible VAT number: 400 `invalid_format` with `details.reason`. */
+  | { kind: 'invalid_format'; reason: 'country' | 'characters' | 'length' | 'checksum'; message: string }
+  /** A country this service cannot validate: 400 `country_unsupported`. */
+  | { kind: 'country_unsupported'; country: string; message: string }
+  /** The registry could not answer and no stored answer may be served: 503 `registry_unavailable`. */
+  | { kind: 'unavailable'; source: ValidationSource; message: string; retryAfterSeconds: number }
+  /** The caller's own limit was hit (test-mode magic number for it): 429 `rate_limited`. */
+  | { kind: 'rate_limited'; message: string; retryAfterSeconds: number };
+
+export interface ValidationRequest {
+  vatNumber: string;
+  requesterVatNumber?: string | null;
+  /** `false` forces a live call (`cache=false`). */
+  useCache?: boolean;
+}
+
+/** The one path every validation takes (single, batch items, decide's buyer and seller numbers). */
+export interface ValidationPort {
+  validate(
+    request: ValidationRequest,
+    principal: ApiKeyPrincipal,
+    signal?: AbortSignal,
+  ): Promise<ValidationOutcome>;
+}
