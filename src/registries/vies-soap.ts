@@ -1,0 +1,207 @@
+/**
+ * VIES SOAP client (`checkVatService`): `checkVat`, or `checkVatApprox` when a requester is given
+ * (the only SOAP operation that returns a `requestIdentifier`). Faults arrive with HTTP 200 or 500
+ * and carry the VIES code in `faultstring`; the body is parsed whatever the status.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import {
+  cleanText,
+  excerpt,
+  type FetchFn,
+  httpRequest,
+  isRecord,
+  looksLikeHtml,
+  transportFailure,
+  unavailable,
+} from './http.js';
+import type { RegistryClient, RegistryLookup, RegistryResult, RegistryUnavailable } from './port.js';
+import {
+  findViesCode,
+  sameNumber,
+  VIES_COUNTRIES,
+  viesCountry,
+  viesError,
+  viesNational,
+} from './vies-common.js';
+
+export interface ViesSoapClientOptions {
+  /** The service endpoint, e.g. `https://ec.europa.eu/taxation_customs/vies/services/checkVatService`. */
+  url: string;
+  timeoutMs: number;
+  fetch?: FetchFn;
+  now?: () => Date;
+}
+
+const TYPES_NS = 'urn:ec.europa.eu:taxud:vies:services:checkVat:types';
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+});
+
+export type SoapParse =
+  | { kind: 'body'; body: Record<string, unknown> }
+  | { kind: 'fault'; faultcode: string; faultstring: string; detail: unknown }
+  | { kind: 'not_soap'; message: string };
+
+/** Parses a SOAP 1.1 envelope (any prefixes); never throws. */
+export function parseSoapEnvelope(text: string): SoapParse {
+  if (text.trim() === '') return { kind: 'not_soap', message: 'empty body' };
+  if (XMLValidator.validate(text) !== true) {
+    return { kind: 'not_soap', message: `not well-formed XML: ${excerpt(text)}` };
+  }
+  let parsed: unknown;
+  try {
+    parsed = parser.parse(text);
+  } catch {
+    return { kind: 'not_soap', message: `unreadable XML: ${excerpt(text)}` };
+  }
+  const envelope = isRecord(parsed) ? parsed.Envelope : undefined;
+  const body = isRecord(envelope) ? envelope.Body : undefined;
+  if (!isRecord(body)) return { kind: 'not_soap', message: `not a SOAP envelope: ${excerpt(text)}` };
+  const fault = body.Fault;
+  if (fault !== undefined) {
+    const record = isRecord(fault) ? fault : {};
+    return {
+      kind: 'fault',
+      faultcode: xmlText(record.faultcode) ?? '',
+      faultstring: xmlText(record.faultstring) ?? '',
+      detail: record.detail,
+    };
+  }
+  return { kind: 'body', body };
+}
+
+/** Text content of a parsed element: `null` for missing, nil or structured elements. */
+export function xmlText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (isRecord(value)) {
+    if (value['@_nil'] === 'true' || value['@_nil'] === '1') return null;
+    const text = value['#text'];
+    if (typeof text === 'string') return text;
+    if (Object.keys(value).every((key) => key.startsWith('@_'))) return '';
+  }
+  return null;
+}
+
+export function escapeXml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/**
+ * SOAP `xsd:date` with offset (`2022-08-15+02:00`) → the check time: `now` when now falls on that
+ * day (the service only gives the day), else the start of that day.
+ */
+export function parseSoapDate(value: string | null, now: Date): Date {
+  if (!value) return now;
+  const match = /^(\d{4}-\d{2}-\d{2})(Z|[+-]\d{2}:\d{2})?$/.exec(value.trim());
+  if (!match) {
+    const time = Date.parse(value);
+    return Number.isNaN(time) ? now : new Date(time);
+  }
+  const start = Date.parse(`${match[1]}T00:00:00${match[2] ?? 'Z'}`);
+  if (Number.isNaN(start)) return now;
+  const nowMs = now.getTime();
+  return nowMs >= start && nowMs < start + 86_400_000 ? now : new Date(start);
+}
+
+function buildEnvelope(operation: string, fields: [string, string][]): string {
+  const inner = fields.map(([name, value]) => `<urn:${name}>${escapeXml(value)}</urn:${name}>`).join('');
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>' +
+    `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:urn="${TYPES_NS}">` +
+    `<soapenv:Header/><soapenv:Body><urn:${operation}>${inner}</urn:${operation}></soapenv:Body></soapenv:Envelope>`
+  );
+}
+
+/** Maps a SOAP fault from VIES. */
+export function viesSoapFault(faultcode: string, faultstring: string): RegistryUnavailable {
+  const code = findViesCode(faultstring);
+  if (code) return viesError(code);
+  if (/client/i.test(faultcode)) {
+    return unavailable('vies', 'rejected', `VIES SOAP rejected the request: ${excerpt(faultstring, 160)}`, {
+      upstreamCode: faultstring.trim() || faultcode,
+    });
+  }
+  return unavailable('vies', 'down', `VIES SOAP fault: ${excerpt(faultstring || faultcode, 160)}`, {
+    upstreamCode: faultstring.trim() || faultcode,
+  });
+}
+
+export function createViesSoapClient(options: ViesSoapClientOptions): RegistryClient {
+  const fetchFn = options.fetch ?? fetch;
+  const now = options.now ?? (() => new Date());
+
+  async function lookup(request: RegistryLookup): Promise<RegistryResult> {
+    const country = viesCountry(request.vat.country);
+    const national = viesNational(request.vat);
+    const approx = request.requester !== undefined;
+    const fields: [string, string][] = [
+      ['countryCode', country],
+      ['vatNumber', national],
+    ];
+    if (request.requester) {
+      fields.push(['requesterCountryCode', viesCountry(request.requester.country)]);
+      fields.push(['requesterVatNumber', viesNational(request.requester)]);
+    }
+    const operation = approx ? 'checkVatApprox' : 'checkVat';
+    const outcome = await httpRequest(fetchFn, {
+      url: options.url,
+      method: 'POST',
+      headers: { 'content-type': 'text/xml;charset=UTF-8', accept: 'text/xml', soapaction: '' },
+      body: buildEnvelope(operation, fields),
+      timeoutMs: options.timeoutMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    if (!outcome.ok) return transportFailure('vies', 'VIES SOAP', outcome);
+    const parsed = parseSoapEnvelope(outcome.body);
+    if (parsed.kind === 'fault') return viesSoapFault(parsed.faultcode, parsed.faultstring);
+    if (parsed.kind === 'not_soap') {
+      const what = looksLikeHtml(outcome.body) ? 'an HTML page' : parsed.message;
+      if (outcome.status >= 500) {
+        return unavailable('vies', 'down', `VIES SOAP answered HTTP ${outcome.status} with ${what}`);
+      }
+      return unavailable('vies', 'bad_response', `VIES SOAP answered HTTP ${outcome.status} with ${what}`);
+    }
+    const answer = parsed.body[`${operation}Response`];
+    if (!isRecord(answer)) {
+      return unavailable('vies', 'bad_response', `VIES SOAP answer has no ${operation}Response element`);
+    }
+    const valid = xmlText(answer.valid);
+    if (valid !== 'true' && valid !== 'false') {
+      return unavailable('vies', 'bad_response', 'VIES SOAP answer has no valid flag');
+    }
+    const answeredCountry = xmlText(answer.countryCode);
+    if (
+      (answeredCountry !== null && answeredCountry.toUpperCase() !== country) ||
+      (xmlText(answer.vatNumber) !== null && !sameNumber(xmlText(answer.vatNumber), country, national))
+    ) {
+      return unavailable(
+        'vies',
+        'bad_response',
+        `VIES SOAP answered for ${answeredCountry ?? '?'}${xmlText(answer.vatNumber) ?? '?'} instead of ${country}${national}`,
+      );
+    }
+    const received = now();
+    return {
+      kind: 'answer',
+      source: 'vies',
+      valid: valid === 'true',
+      name: cleanText(xmlText(approx ? answer.traderName : answer.name)),
+      address: cleanText(xmlText(approx ? answer.traderAddress : answer.address)),
+      consultationNumber: approx ? cleanText(xmlText(answer.requestIdentifier)) : null,
+      checkedAt: parseSoapDate(xmlText(answer.requestDate), received),
+    };
+  }
+
+  return { source: 'vies', countries: VIES_COUNTRIES, lookup };
+}

@@ -1,0 +1,474 @@
+/**
+ * VIES simulator: REST (`POST /rest-api/check-vat-number`, `POST /rest-api/check-vat-test-service`,
+ * `GET /rest-api/check-status`, the web UI's `GET /rest-api/ms/{cc}/vat/{n}`) and SOAP
+ * (`POST /services/checkVatService`, `POST /services/checkVatTestService`), with the real
+ * services' field names, error envelopes and quirks:
+ *
+ * - errors are `{actionSucceed:false, errorWrappers:[{error}]}` (pretty-printed like the real
+ *   server) with HTTP 400 (INVALID_INPUT, INVALID_REQUESTER_INFO) or 500 (the rest), or the
+ *   `errorStatus` control's status (e.g. 200); SOAP faults are `env:Server` with the bare code in
+ *   `faultstring`, HTTP 500 unless `errorStatus` says otherwise;
+ * - name/address `---` for unregistered numbers and for DE and ES (member states that do not
+ *   disclose); `requestIdentifier` only when a requester is given, `""` otherwise;
+ * - the test-service numbers work for every country on every endpoint: 100 valid, 200 invalid,
+ *   201 INVALID_INPUT, 202 INVALID_REQUESTER_INFO, 300 SERVICE_UNAVAILABLE, 301 MS_UNAVAILABLE,
+ *   302 TIMEOUT, 400 VAT_BLOCKED, 401 IP_BLOCKED, 500 GLOBAL_MAX_CONCURRENT_REQ,
+ *   501 GLOBAL_MAX_CONCURRENT_REQ_TIME, 600 MS_MAX_CONCURRENT_REQ, 601 MS_MAX_CONCURRENT_REQ_TIME;
+ *   on the test-service endpoints any other number answers SERVICE_UNAVAILABLE;
+ * - SOAP: a non-empty SOAPAction is refused ("does not match an operation"), a body that is not
+ *   XML answers "Error reading XMLStreamReader.", a non-XML content type answers the WebLogic
+ *   HTML "Error 500--Internal Server Error" page.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import {
+  type Controls,
+  createControls,
+  hangForever,
+  SERVICE_UNAVAILABLE_HTML,
+  send,
+  sendJson,
+  simulatedCompany,
+} from './controls.js';
+import type { SimulatorModule } from './types.js';
+
+export const SIM_VIES_COUNTRIES = [
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'EL',
+  'ES',
+  'FI',
+  'FR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+  'XI',
+] as const;
+const COUNTRY_SET = new Set<string>(SIM_VIES_COUNTRIES);
+
+/** Member states that answer `---` for name and address even for registered numbers. */
+export const NON_DISCLOSING_COUNTRIES: readonly string[] = ['DE', 'ES'];
+
+/** The VIES test-service numbers (national part), valid for any country. */
+export const VIES_TEST_NUMBERS: Readonly<Record<string, 'valid' | 'invalid' | string>> = {
+  '100': 'valid',
+  '200': 'invalid',
+  '201': 'INVALID_INPUT',
+  '202': 'INVALID_REQUESTER_INFO',
+  '300': 'SERVICE_UNAVAILABLE',
+  '301': 'MS_UNAVAILABLE',
+  '302': 'TIMEOUT',
+  '400': 'VAT_BLOCKED',
+  '401': 'IP_BLOCKED',
+  '500': 'GLOBAL_MAX_CONCURRENT_REQ',
+  '501': 'GLOBAL_MAX_CONCURRENT_REQ_TIME',
+  '600': 'MS_MAX_CONCURRENT_REQ',
+  '601': 'MS_MAX_CONCURRENT_REQ_TIME',
+};
+
+const CLIENT_ERRORS = new Set(['INVALID_INPUT', 'INVALID_REQUESTER_INFO']);
+const VAT_PATTERN = /^[0-9A-Za-z+*.]{2,12}$/;
+
+export interface ViesSimulatorOptions {
+  seed?: number;
+  latencyMs?: number;
+  now?: () => Date;
+}
+
+export interface ViesSimulator extends SimulatorModule {
+  control(command: Record<string, unknown>): Record<string, unknown>;
+  stats(): Record<string, unknown>;
+  readonly controls: Controls;
+}
+
+interface CheckInput {
+  countryCode: string;
+  vatNumber: string;
+  requesterCountryCode?: string;
+  requesterNumber?: string;
+}
+
+type CheckOutcome =
+  | { kind: 'hang' }
+  | { kind: 'service_down' }
+  | { kind: 'error'; code: string }
+  | {
+      kind: 'answer';
+      countryCode: string;
+      vatNumber: string;
+      valid: boolean;
+      name: string;
+      address: string;
+      requestIdentifier: string;
+      requestDate: Date;
+    };
+
+/** What the simulator answers for a number, ignoring controls (for tests and documentation). */
+export function expectedViesAnswer(
+  country: string,
+  national: string,
+): { valid: boolean; name: string; address: string } | { error: string } {
+  const magic = VIES_TEST_NUMBERS[national];
+  if (magic && magic !== 'valid' && magic !== 'invalid') return { error: magic };
+  const company = simulatedCompany(country, national);
+  const valid = magic ? magic === 'valid' : company.registered;
+  if (!valid || NON_DISCLOSING_COUNTRIES.includes(country)) return { valid, name: '---', address: '---' };
+  return { valid, name: company.name, address: `${company.street}\n${company.postcode} ${company.town}` };
+}
+
+const soapParser = new XMLParser({
+  ignoreAttributes: true,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  trimValues: true,
+});
+
+const brusselsDate = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'Europe/Brussels',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  timeZoneName: 'longOffset',
+});
+
+/** SOAP `xsd:date` with the Brussels offset, e.g. `2022-08-15+02:00`. */
+export function soapDate(date: Date): string {
+  const parts = Object.fromEntries(brusselsDate.formatToParts(date).map((p) => [p.type, p.value]));
+  const offset = (parts.timeZoneName ?? 'GMT').replace('GMT', '') || '+00:00';
+  return `${parts.year}-${parts.month}-${parts.day}${offset}`;
+}
+
+function escapeXml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The real server's pretty-printed `CommonResponse`. */
+export function viesErrorEnvelope(code: string, message?: string): string {
+  const inner = message
+    ? `    "error" : ${JSON.stringify(code)},\n    "message" : ${JSON.stringify(message)}\n`
+    : `    "error" : ${JSON.stringify(code)}\n`;
+  return `{\n  "actionSucceed" : false,\n  "errorWrappers" : [ {\n${inner}  } ]\n}`;
+}
+
+export function soapFault(faultcode: string, faultstring: string): string {
+  return (
+    '<env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/"><env:Header/><env:Body>' +
+    `<env:Fault><faultcode>${faultcode}</faultcode><faultstring>${escapeXml(faultstring)}</faultstring></env:Fault>` +
+    '</env:Body></env:Envelope>'
+  );
+}
+
+const WEBLOGIC_500 =
+  '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.0 Draft//EN">\n<HTML>\n<HEAD>\n<TITLE>Error 500--Internal Server Error</TITLE>\n' +
+  '</HEAD>\n<BODY bgcolor="white">\n<FONT FACE=Helvetica><BR CLEAR=all>\n<TABLE border=0 cellspacing=5><TR><TD><BR CLEAR=all>\n' +
+  '<FONT FACE="Helvetica" COLOR="black" SIZE="3"><H2>Error 500--Internal Server Error</H2>\n</FONT></TD></TR>\n</TABLE>\n' +
+  '</FONT>\n</BODY>\n</HTML>\n';
+
+export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSimulator {
+  const now = options.now ?? (() => new Date());
+  const controls = createControls({
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
+  });
+  let consultations = 0;
+
+  function nextRequestIdentifier(): string {
+    consultations++;
+    return `WAPIAAAA${consultations.toString(36).toUpperCase().padStart(8, '0')}`;
+  }
+
+  async function check(input: CheckInput, testService: boolean): Promise<CheckOutcome> {
+    const country = input.countryCode.trim().toUpperCase();
+    const national = input.vatNumber.trim();
+    const key = COUNTRY_SET.has(country) ? country : 'INVALID';
+    const admission = controls.admit(key);
+    if (admission.kind === 'hang') return { kind: 'hang' };
+    if (admission.kind === 'service_down') {
+      controls.recordError(key, 'HTTP_503');
+      return { kind: 'service_down' };
+    }
+    const refuse = (code: string): CheckOutcome => {
+      controls.recordError(key, code);
+      return { kind: 'error', code };
+    };
+    if (admission.kind === 'country_limit') return refuse('MS_MAX_CONCURRENT_REQ');
+    if (admission.kind === 'global_limit') return refuse('GLOBAL_MAX_CONCURRENT_REQ');
+    if (admission.kind === 'rate_limit') return refuse('MS_MAX_CONCURRENT_REQ_TIME');
+    try {
+      await controls.delay(key);
+      if (!COUNTRY_SET.has(country) || !VAT_PATTERN.test(national)) return refuse('INVALID_INPUT');
+      if (controls.isDown(country)) return refuse('MS_UNAVAILABLE');
+      const injected = controls.injectedError(country);
+      if (injected) return refuse(injected);
+      const magic = VIES_TEST_NUMBERS[national];
+      if (magic && magic !== 'valid' && magic !== 'invalid') return refuse(magic);
+      if (testService && !magic) return refuse('SERVICE_UNAVAILABLE');
+      let requestIdentifier = '';
+      if (input.requesterCountryCode || input.requesterNumber) {
+        const rc = (input.requesterCountryCode ?? '').trim().toUpperCase();
+        const rn = (input.requesterNumber ?? '').trim();
+        const requesterOk =
+          COUNTRY_SET.has(rc) &&
+          VAT_PATTERN.test(rn) &&
+          (VIES_TEST_NUMBERS[rn] === 'valid' ||
+            (!VIES_TEST_NUMBERS[rn] && simulatedCompany(rc, rn).registered));
+        if (!requesterOk) return refuse('INVALID_REQUESTER_INFO');
+        requestIdentifier = nextRequestIdentifier();
+      }
+      const expected = expectedViesAnswer(country, national);
+      if ('error' in expected) return refuse(expected.error);
+      return {
+        kind: 'answer',
+        countryCode: country,
+        vatNumber: national,
+        valid: expected.valid,
+        name: expected.name,
+        address: expected.address,
+        requestIdentifier,
+        requestDate: now(),
+      };
+    } finally {
+      admission.release();
+    }
+  }
+
+  function errorStatus(code: string): number {
+    return controls.settings.errorStatus ?? (CLIENT_ERRORS.has(code) ? 400 : 500);
+  }
+
+  async function restCheck(res: ServerResponse, body: Buffer, testService: boolean) {
+    let input: Record<string, unknown> = {};
+    try {
+      const parsed = JSON.parse(body.toString('utf8')) as unknown;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+        input = parsed as Record<string, unknown>;
+      }
+    } catch {
+      send(res, 400, 'application/json', viesErrorEnvelope('INVALID_INPUT'));
+      return;
+    }
+    const str = (value: unknown) => (typeof value === 'string' ? value : '');
+    const outcome = await check(
+      {
+        countryCode: str(input.countryCode),
+        vatNumber: str(input.vatNumber),
+        requesterCountryCode: str(input.requesterMemberStateCode),
+        requesterNumber: str(input.requesterNumber),
+      },
+      testService,
+    );
+    if (outcome.kind === 'hang') return;
+    if (outcome.kind === 'service_down') return send(res, 503, 'text/html', SERVICE_UNAVAILABLE_HTML);
+    if (outcome.kind === 'error') {
+      return send(res, errorStatus(outcome.code), 'application/json', viesErrorEnvelope(outcome.code));
+    }
+    sendJson(res, 200, {
+      countryCode: outcome.countryCode,
+      vatNumber: outcome.vatNumber,
+      requestDate: outcome.requestDate.toISOString(),
+      valid: outcome.valid,
+      requestIdentifier: outcome.requestIdentifier,
+      name: outcome.name,
+      address: outcome.address,
+      traderName: '',
+      traderStreet: '',
+      traderPostalCode: '',
+      traderCity: '',
+      traderCompanyType: '',
+      traderNameMatch: 'NOT_PROCESSED',
+      traderStreetMatch: 'NOT_PROCESSED',
+      traderPostalCodeMatch: 'NOT_PROCESSED',
+      traderCityMatch: 'NOT_PROCESSED',
+      traderCompanyTypeMatch: 'NOT_PROCESSED',
+    });
+  }
+
+  async function webUiCheck(res: ServerResponse, country: string, national: string, query: URLSearchParams) {
+    const outcome = await check(
+      {
+        countryCode: country,
+        vatNumber: national,
+        requesterCountryCode: query.get('requesterMemberStateCode') ?? '',
+        requesterNumber: query.get('requesterNumber') ?? '',
+      },
+      false,
+    );
+    if (outcome.kind === 'hang') return;
+    if (outcome.kind === 'service_down') return send(res, 503, 'text/html', SERVICE_UNAVAILABLE_HTML);
+    const answered = outcome.kind === 'answer';
+    const approximate = {
+      name: '---',
+      street: '---',
+      postalCode: '---',
+      city: '---',
+      companyType: '---',
+      matchName: 3,
+      matchStreet: 3,
+      matchPostalCode: 3,
+      matchCity: 3,
+      matchCompanyType: 3,
+    };
+    sendJson(res, 200, {
+      isValid: answered ? outcome.valid : false,
+      requestDate: (answered ? outcome.requestDate : now()).toISOString(),
+      userError: answered ? (outcome.valid ? 'VALID' : 'INVALID') : outcome.code,
+      name: answered ? outcome.name : '---',
+      address: answered ? outcome.address : '---',
+      requestIdentifier: answered ? outcome.requestIdentifier : '',
+      originalVatNumber: national,
+      vatNumber: national,
+      viesApproximate: approximate,
+    });
+  }
+
+  function checkStatus(res: ServerResponse) {
+    if (controls.settings.serviceDown) return send(res, 503, 'text/html', SERVICE_UNAVAILABLE_HTML);
+    sendJson(res, 200, {
+      vow: { available: true },
+      countries: SIM_VIES_COUNTRIES.map((countryCode) => ({
+        countryCode,
+        availability: controls.isDown(countryCode) ? 'Unavailable' : 'Available',
+      })),
+    });
+  }
+
+  async function soapCheck(req: IncomingMessage, res: ServerResponse, body: Buffer, testService: boolean) {
+    const faultStatus = () => controls.settings.errorStatus ?? 500;
+    const contentType = String(req.headers['content-type'] ?? '');
+    if (!/text\/xml/i.test(contentType)) return send(res, 500, 'text/html', WEBLOGIC_500);
+    const action = String(req.headers.soapaction ?? '').trim();
+    if (action !== '' && action !== '""') {
+      return send(
+        res,
+        500,
+        'text/xml;charset=UTF-8',
+        soapFault(
+          'env:Client',
+          `The given SOAPAction ${action.replace(/"/g, '')} does not match an operation.`,
+        ),
+      );
+    }
+    const text = body.toString('utf8');
+    if (text.trim() === '' || XMLValidator.validate(text) !== true) {
+      return send(
+        res,
+        500,
+        'text/xml;charset=UTF-8',
+        soapFault('env:Client', 'Error reading XMLStreamReader.'),
+      );
+    }
+    const parsed = soapParser.parse(text) as Record<string, unknown>;
+    const envelope = parsed.Envelope as Record<string, unknown> | undefined;
+    const soapBody = (envelope?.Body ?? {}) as Record<string, unknown>;
+    const approx = soapBody.checkVatApprox !== undefined;
+    const request = (approx ? soapBody.checkVatApprox : soapBody.checkVat) as
+      | Record<string, unknown>
+      | undefined;
+    if (request === undefined || request === null || typeof request !== 'object') {
+      const operation = Object.keys(soapBody)[0] ?? 'none';
+      return send(
+        res,
+        500,
+        'text/xml;charset=UTF-8',
+        soapFault(
+          'env:Client',
+          `Cannot find dispatch method for {urn:ec.europa.eu:taxud:vies:services:checkVat:types}${operation}`,
+        ),
+      );
+    }
+    const field = (name: string) => (typeof request[name] === 'string' ? (request[name] as string) : '');
+    const outcome = await check(
+      {
+        countryCode: field('countryCode'),
+        vatNumber: field('vatNumber'),
+        requesterCountryCode: approx ? field('requesterCountryCode') : '',
+        requesterNumber: approx ? field('requesterVatNumber') : '',
+      },
+      testService,
+    );
+    if (outcome.kind === 'hang') return;
+    if (outcome.kind === 'service_down') return send(res, 503, 'text/html', SERVICE_UNAVAILABLE_HTML);
+    if (outcome.kind === 'error') {
+      return send(res, faultStatus(), 'text/xml;charset=UTF-8', soapFault('env:Server', outcome.code));
+    }
+    const el = (name: string, value: string) => `<ns2:${name}>${escapeXml(value)}</ns2:${name}>`;
+    const common =
+      el('countryCode', outcome.countryCode) +
+      el('vatNumber', outcome.vatNumber) +
+      el('requestDate', soapDate(outcome.requestDate)) +
+      el('valid', String(outcome.valid));
+    const inner = approx
+      ? common +
+        el('traderName', outcome.name) +
+        el('traderCompanyType', '---') +
+        el('traderAddress', outcome.address) +
+        el('requestIdentifier', outcome.requestIdentifier)
+      : common + el('name', outcome.name) + el('address', outcome.address);
+    const operation = approx ? 'checkVatApproxResponse' : 'checkVatResponse';
+    send(
+      res,
+      200,
+      'text/xml;charset=UTF-8',
+      '<env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/"><env:Header/><env:Body>' +
+        `<ns2:${operation} xmlns:ns2="urn:ec.europa.eu:taxud:vies:services:checkVat:types">${inner}</ns2:${operation}>` +
+        '</env:Body></env:Envelope>',
+    );
+  }
+
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    body: Buffer,
+  ): Promise<void> {
+    const url = new URL(path, 'http://sim');
+    const route = url.pathname.replace(/\/+$/, '');
+    const method = req.method ?? 'GET';
+    if (method === 'POST' && route === '/rest-api/check-vat-number') return restCheck(res, body, false);
+    if (method === 'POST' && route === '/rest-api/check-vat-test-service') return restCheck(res, body, true);
+    if (method === 'GET' && route === '/rest-api/check-status') return checkStatus(res);
+    const ms = /^\/rest-api\/ms\/([^/]+)\/vat\/([^/]+)$/.exec(route);
+    if (method === 'GET' && ms) {
+      return webUiCheck(
+        res,
+        decodeURIComponent(ms[1] ?? ''),
+        decodeURIComponent(ms[2] ?? ''),
+        url.searchParams,
+      );
+    }
+    if (method === 'POST' && route === '/services/checkVatService') return soapCheck(req, res, body, false);
+    if (method === 'POST' && route === '/services/checkVatTestService')
+      return soapCheck(req, res, body, true);
+    if (controls.settings.hang === true) return hangForever(req, res);
+    sendJson(res, 404, { error: 'Not Found', path: route });
+  }
+
+  return {
+    prefix: '/vies',
+    handle,
+    control(command) {
+      if (command.reset === true || command.resetStats === true) consultations = 0;
+      return { ...controls.apply(command) };
+    },
+    stats: () => ({ ...controls.stats(), consultations }),
+    controls,
+  };
+}
