@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { ParsedVatNumber } from '../vat-numbers/index.js';
+import type { SourceStatus, ValidationSource } from './types.js';
+
+/**
+ * Where validation answers come from: the live registries (behind cache and resilience) or the
+ * test-mode table. Both give the same values, so the service shapes responses the same way.
+ */
+export interface AnswerQuery {
+  vat: ParsedVatNumber;
+  requester: ParsedVatNumber | null;
+  /** `false` forces a live call. */
+  useCache: boolean;
+  signal?: AbortSignal;
+}
+
+export type AnswerOutcome =
+  | {
+      kind: 'answer';
+      source: ValidationSource;
+      sourceStatus: SourceStatus;
+      valid: boolean;
+      name: string | null;
+      address: string | null;
+      consultationNumber: string | null;
+      /** When the registry gave this answer. */
+      checkedAt: Date;
+      /** True when the answer was stored earlier (cached or degraded). */
+      fromStore: boolean;
+      /** Rows to write with the response (e.g. the fresh answer into the cache). */
+      writes?: (trx: Kysely<Database>) => Promise<void>;
+    }
+  | { kind: 'unavailable'; source: ValidationSource; message: string; retryAfterSeconds: number }
+  | { kind: 'rate_limited'; message: string; retryAfterSeconds: number };
+
+export interface AnswerSource {
+  answer(query: AnswerQuery): Promise<AnswerOutcome>;
+}

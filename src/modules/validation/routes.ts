@@ -1,0 +1,109 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf, type RequireKey } from '../../http/auth.js';
+import type { Responder } from '../../http/respond.js';
+import { Envelope, errorResponses } from '../../http/schemas.js';
+import { ApiError } from '../../lib/errors.js';
+import { ValidationMetaFields } from './schemas.js';
+import { testModeTable } from './test-mode.js';
+import type { ValidationOutcome, ValidationPort } from './types.js';
+
+const Query = Type.Object(
+  {
+    vat_number: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description:
+        'The VAT number with its country prefix, written any common way (`de 136.695.976`, `CHE-116.281.710 MWST`).',
+    }),
+    requester_vat_number: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          'Your own VAT number: the registry then returns a consultation number (`verify_id`). Always a live call.',
+      }),
+    ),
+    cache: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+        description: '`false` forces a live registry call.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Maps a validation outcome that is not a success to its API error. */
+export function outcomeError(outcome: Exclude<ValidationOutcome, { kind: 'ok' }>): ApiError {
+  switch (outcome.kind) {
+    case 'invalid_format':
+      return new ApiError(400, 'invalid_format', outcome.message, { reason: outcome.reason });
+    case 'country_unsupported':
+      return new ApiError(400, 'country_unsupported', outcome.message, { country: outcome.country });
+    case 'unavailable':
+      return new ApiError(
+        503,
+        'registry_unavailable',
+        outcome.message,
+        { source: outcome.source, retry_after_seconds: outcome.retryAfterSeconds },
+        { 'retry-after': String(outcome.retryAfterSeconds) },
+      );
+    case 'rate_limited':
+      return new ApiError(
+        429,
+        'rate_limited',
+        outcome.message,
+        { retry_after_seconds: outcome.retryAfterSeconds },
+        { 'retry-after': String(outcome.retryAfterSeconds) },
+      );
+  }
+}
+
+export function validationRoutes(deps: {
+  validation: ValidationPort;
+  requireKey: RequireKey;
+  respond: Responder;
+}) {
+  const { validation, requireKey, respond } = deps;
+  return async function register(app: FastifyInstance) {
+    app.get(
+      '/v1/validate',
+      {
+        onRequest: requireKey('validate'),
+        schema: {
+          tags: ['Validation'],
+          summary: 'Validate one VAT number',
+          description: `Checks the format and check digit locally (a malformed number is answered \`400 invalid_format\` at once, with \`error.details.reason\` = \`length\`, \`characters\`, \`checksum\` or \`country\`), then asks the registry (VIES, HMRC, the Swiss UID register or Brønnøysund) through a cache. An outage or throttling is never reported as \`valid: false\`: a stored answer is served with \`source_status: "degraded"\`, or the answer is \`503 registry_unavailable\` with \`Retry-After\`.\n\nTest keys (\`svc_test_…\`) never call a registry:\n\n${testModeTable()}`,
+          security: [{ apiKey: [] }],
+          querystring: Query,
+          response: { 200: Envelope(Type.Ref('ValidationData'), ValidationMetaFields), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const query = request.query as { vat_number: string; requester_vat_number?: string; cache?: string };
+        const outcome = await validation.validate(
+          {
+            vatNumber: query.vat_number,
+            requesterVatNumber: query.requester_vat_number ?? null,
+            useCache: query.cache !== 'false',
+          },
+          principal,
+        );
+        if (outcome.kind !== 'ok') throw outcomeError(outcome);
+        return respond({
+          request,
+          reply,
+          principal,
+          endpoint: 'validate',
+          data: outcome.data,
+          meta: { ...outcome.meta },
+          requestBody: query,
+          valid: outcome.data.valid,
+          event: 'validation.completed',
+          ...(outcome.writes ? { writes: outcome.writes } : {}),
+        });
+      },
+    );
+  };
+}

@@ -1,0 +1,107 @@
+import type { Clock } from '../../lib/clock.js';
+import { isoDate } from '../../lib/clock.js';
+import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { RatesService } from '../rates/service.js';
+import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
+import type { AnswerSource } from './answers.js';
+import type { ValidationData, ValidationOutcome, ValidationPort, ValidationRequest } from './types.js';
+
+type ParseOutcome =
+  | { ok: true; vat: ParsedVatNumber }
+  | Extract<ValidationOutcome, { kind: 'invalid_format' | 'country_unsupported' }>;
+
+function parse(input: string, field: string): ParseOutcome {
+  const parsed = parseVatNumber(input);
+  if (parsed.ok) return { ok: true, vat: parsed };
+  if (parsed.reason === 'unsupported_country') {
+    return { kind: 'country_unsupported', country: parsed.country, message: prefixed(field, parsed.message) };
+  }
+  return { kind: 'invalid_format', reason: parsed.reason, message: prefixed(field, parsed.message) };
+}
+
+function prefixed(field: string, message: string): string {
+  return field === 'vat_number' ? message : `${field}: ${message}`;
+}
+
+/**
+ * The one validation path: parse and check locally (no registry call for a malformed number), then
+ * ask the answer source of the key's mode (live registries or the test-mode table), then shape the
+ * response data.
+ */
+export function createValidationService(deps: {
+  rates: Pick<RatesService, 'rateObject'>;
+  clock: Clock;
+  /** Answer sources by key mode: live keys ask the registries, test keys the magic-number table. */
+  sources: { live: AnswerSource; test: AnswerSource };
+}): ValidationPort & { parse: typeof parse } {
+  const { rates, clock, sources } = deps;
+
+  function countryOf(vat: ParsedVatNumber): ValidationData['country'] {
+    const rate = rates.rateObject(vat.isoCountry.toLowerCase(), isoDate(clock.now()));
+    return {
+      code: vat.isoCountry,
+      name: rate?.country_name ?? vat.isoCountry,
+      vat: rate
+        ? {
+            standard_rate: rate.standard_rate,
+            reduced_rates: rate.reduced_rates,
+            super_reduced_rate: rate.super_reduced_rate,
+            parking_rate: rate.parking_rate,
+            currency: rate.currency,
+          }
+        : null,
+    };
+  }
+
+  return {
+    parse,
+    async validate(request: ValidationRequest, principal: ApiKeyPrincipal, signal?: AbortSignal) {
+      const target = parse(request.vatNumber, 'vat_number');
+      if (!('ok' in target)) return target;
+      let requester: ParsedVatNumber | null = null;
+      if (request.requesterVatNumber) {
+        const parsed = parse(request.requesterVatNumber, 'requester_vat_number');
+        if (!('ok' in parsed)) return parsed;
+        requester = parsed.vat;
+      }
+      const source = principal.mode === 'test' ? sources.test : sources.live;
+      const outcome = await source.answer({
+        vat: target.vat,
+        requester,
+        useCache: request.useCache !== false,
+        ...(signal ? { signal } : {}),
+      });
+      if (outcome.kind !== 'answer') return outcome;
+      const now = clock.now();
+      const data: ValidationData = {
+        valid: outcome.valid,
+        vat_number: target.vat.normalised,
+        country: countryOf(target.vat),
+        company:
+          outcome.valid && (outcome.name !== null || outcome.address !== null)
+            ? { name: outcome.name, address: outcome.address }
+            : null,
+        verify_id: outcome.consultationNumber,
+        verified_at: outcome.checkedAt.toISOString(),
+      };
+      return {
+        kind: 'ok',
+        data,
+        meta: {
+          cached: outcome.fromStore,
+          source: outcome.source,
+          source_status: outcome.sourceStatus,
+          ...(outcome.fromStore
+            ? {
+                cached_at: outcome.checkedAt.toISOString(),
+                stale_seconds: Math.max(0, Math.floor((now.getTime() - outcome.checkedAt.getTime()) / 1000)),
+              }
+            : {}),
+        },
+        ...(outcome.writes ? { writes: outcome.writes } : {}),
+      };
+    },
+  };
+}
+
+export type ValidationService = ReturnType<typeof createValidationService>;

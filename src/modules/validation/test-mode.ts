@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../lib/clock.js';
+import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
+
+const DAY_S = 86_400;
+
+export type TestBehaviour =
+  | 'valid_with_company'
+  | 'valid_without_company'
+  | 'invalid'
+  | 'registry_down'
+  | 'registry_down_stale'
+  | 'registry_throttled'
+  | 'cached'
+  | 'rate_limited';
+
+/**
+ * The test-mode magic numbers. Each is a well-formed German number (valid check digit), so it passes
+ * the format checks exactly as a real number would. Any other well-formed number of a supported
+ * country is valid with deterministic placeholder company data; a `requester_vat_number` adds a
+ * deterministic consultation number.
+ */
+export const TEST_MAGIC_NUMBERS: ReadonlyArray<{ vat: string; behaviour: TestBehaviour; answer: string }> = [
+  { vat: 'DE100000008', behaviour: 'valid_with_company', answer: '200, valid, company name and address' },
+  {
+    vat: 'DE200000005',
+    behaviour: 'valid_without_company',
+    answer: '200, valid, `company: null` (registry sent `---`)',
+  },
+  { vat: 'DE300000002', behaviour: 'invalid', answer: '200, `valid: false`' },
+  {
+    vat: 'DE400000000',
+    behaviour: 'registry_down',
+    answer: '503 `registry_unavailable` with `Retry-After` (registry down, nothing stored)',
+  },
+  {
+    vat: 'DE500000007',
+    behaviour: 'registry_down_stale',
+    answer:
+      '200, valid, `source_status: "degraded"`, `cached_at` 31 days ago (registry down, stale answer served)',
+  },
+  {
+    vat: 'DE600000004',
+    behaviour: 'registry_throttled',
+    answer: '503 `registry_unavailable` with `Retry-After` (registry throttling: `MS_MAX_CONCURRENT_REQ`)',
+  },
+  {
+    vat: 'DE700000001',
+    behaviour: 'cached',
+    answer: '200, valid, `cached: true`, `source_status: "cached"` (1 hour old)',
+  },
+  { vat: 'DE800000009', behaviour: 'rate_limited', answer: '429 `rate_limited` with `Retry-After`' },
+];
+
+const BY_NUMBER = new Map(TEST_MAGIC_NUMBERS.map((m) => [m.vat, m.behaviour]));
+
+/** Markdown table of the magic numbers, for the README and the OpenAPI description. */
+export function testModeTable(): string {
+  const rows = TEST_MAGIC_NUMBERS.map((m) => `| \`${m.vat}\` | ${m.answer} |`);
+  return [
+    '| VAT number | Answer with a `svc_test_` key |',
+    '|---|---|',
+    ...rows,
+    '| any other well-formed number | 200, valid, placeholder company `Test Company <number>` |',
+    '| any number with `requester_vat_number` | adds `verify_id` `TEST…` (a consultation number) |',
+  ].join('\n');
+}
+
+function consultationNumber(vat: string, requester: string): string {
+  return `TEST${createHash('sha256').update(`${requester}:${vat}`).digest('hex').slice(0, 12).toUpperCase()}`;
+}
+
+/** Test mode: answers from the magic-number table; never touches the network or the database. */
+export function createTestModeAnswers(deps: { clock: Clock }): AnswerSource {
+  return {
+    async answer(query: AnswerQuery): Promise<AnswerOutcome> {
+      const now = deps.clock.now();
+      const number = query.vat.normalised;
+      const behaviour = BY_NUMBER.get(number) ?? 'valid_with_company';
+      const verify = query.requester ? consultationNumber(number, query.requester.normalised) : null;
+      const placeholder = {
+        name: number === 'DE100000008' ? 'Testfirma Muster GmbH' : `Test Company ${number}`,
+        address:
+          number === 'DE100000008' ? 'Teststraße 1\n10115 Berlin' : `1 Test Street\n${query.vat.isoCountry}`,
+      };
+      const live = {
+        kind: 'answer' as const,
+        source: 'test' as const,
+        sourceStatus: 'live' as const,
+        valid: true,
+        ...placeholder,
+        consultationNumber: verify,
+        checkedAt: now,
+        fromStore: false,
+      };
+      switch (behaviour) {
+        case 'valid_with_company':
+          return live;
+        case 'valid_without_company':
+          return { ...live, name: null, address: null };
+        case 'invalid':
+          return { ...live, valid: false, name: null, address: null };
+        case 'registry_down':
+          return {
+            kind: 'unavailable',
+            source: 'test',
+            message:
+              'The DE registry is unavailable (MS_UNAVAILABLE) and no earlier answer is stored; retry later.',
+            retryAfterSeconds: 60,
+          };
+        case 'registry_throttled':
+          return {
+            kind: 'unavailable',
+            source: 'test',
+            message:
+              'The DE registry is throttling requests (MS_MAX_CONCURRENT_REQ) and no earlier answer is stored.',
+            retryAfterSeconds: 5,
+          };
+        case 'registry_down_stale':
+          // Degraded answers never carry a consultation number: only a live call yields one.
+          return {
+            ...live,
+            sourceStatus: 'degraded',
+            consultationNumber: null,
+            checkedAt: new Date(now.getTime() - 31 * DAY_S * 1000),
+            fromStore: true,
+          };
+        case 'cached':
+          return query.useCache && !query.requester
+            ? {
+                ...live,
+                sourceStatus: 'cached',
+                checkedAt: new Date(now.getTime() - 3_600_000),
+                fromStore: true,
+              }
+            : live;
+        case 'rate_limited':
+          return {
+            kind: 'rate_limited',
+            message: 'Test mode: this number always answers as rate limited.',
+            retryAfterSeconds: 30,
+          };
+      }
+    },
+  };
+}

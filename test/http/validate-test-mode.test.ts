@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createManualClock } from '../../src/lib/clock.js';
+import { TEST_MAGIC_NUMBERS } from '../../src/modules/validation/test-mode.js';
+import { buildTestApp, isUuidV7, type TestApp, type TestKey } from '../helpers/app.js';
+
+const DATA_FIELDS = ['company', 'country', 'valid', 'vat_number', 'verified_at', 'verify_id'];
+
+describe('GET /v1/validate with a test key', () => {
+  let t: TestApp;
+  let key: TestKey;
+  let free: TestKey;
+  const clock = createManualClock('2026-11-22T12:00:00.000Z');
+  let networkCalls = 0;
+
+  before(async () => {
+    // Live registries that count calls: test mode must never reach them.
+    const counting = {
+      source: 'vies' as const,
+      countries: [],
+      lookup: async () => {
+        networkCalls += 1;
+        throw new Error('test mode must not call a registry');
+      },
+    };
+    t = await buildTestApp(
+      {},
+      {
+        clock,
+        registries: {
+          clientForPrefix: () => counting,
+          viesStatus: { checkStatus: async () => null },
+        },
+      },
+    );
+    key = await t.key('business', 'test');
+    free = await t.key('free', 'test');
+  });
+  after(() => t.close());
+
+  const get = (url: string, headers = key.headers) => t.app.inject({ method: 'GET', url, headers });
+
+  it('answers a well-formed number with every field of the response', async () => {
+    const res = await get('/v1/validate?vat_number=DE100000008');
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.deepEqual(Object.keys(body.data).sort(), DATA_FIELDS);
+    assert.equal(body.data.valid, true);
+    assert.equal(body.data.vat_number, 'DE100000008');
+    assert.deepEqual(body.data.company, {
+      name: 'Testfirma Muster GmbH',
+      address: 'Teststraße 1\n10115 Berlin',
+    });
+    assert.equal(body.data.country.code, 'DE');
+    assert.equal(body.data.country.name, 'Germany');
+    assert.equal(body.data.country.vat.standard_rate, 19);
+    assert.deepEqual(body.data.country.vat.reduced_rates, [7]);
+    assert.equal(body.data.country.vat.currency, 'EUR');
+    assert.equal(body.data.verify_id, null);
+    assert.equal(body.data.verified_at, '2026-11-22T12:00:00.000Z');
+    assert.ok(isUuidV7(body.meta.request_id));
+    assert.equal(typeof body.meta.latency_ms, 'number');
+    assert.equal(body.meta.cached, false);
+    assert.equal(body.meta.source, 'test');
+    assert.equal(body.meta.source_status, 'live');
+    assert.equal(res.headers['service-request-id'], body.meta.request_id);
+  });
+
+  it('normalises the ways people write numbers', async () => {
+    for (const [input, normalised, code] of [
+      ['de 100.000.008', 'DE100000008', 'DE'],
+      ['(DE)-100000008', 'DE100000008', 'DE'],
+      ['GR 094259216', 'EL094259216', 'GR'],
+      ['CHE-116.281.710 MWST', 'CHE116281710', 'CH'],
+      ['NO 923 609 016 MVA', 'NO923609016', 'NO'],
+    ] as const) {
+      const res = await get(`/v1/validate?vat_number=${encodeURIComponent(input)}`);
+      assert.equal(res.statusCode, 200, `${input}: ${res.body}`);
+      assert.equal(res.json().data.vat_number, normalised);
+      assert.equal(res.json().data.country.code, code);
+    }
+  });
+
+  it('answers each magic number as documented', async () => {
+    const byVat = Object.fromEntries(TEST_MAGIC_NUMBERS.map((m) => [m.behaviour, m.vat]));
+    const noCompany = (await get(`/v1/validate?vat_number=${byVat.valid_without_company}`)).json();
+    assert.equal(noCompany.data.valid, true);
+    assert.equal(noCompany.data.company, null);
+
+    const invalid = (await get(`/v1/validate?vat_number=${byVat.invalid}`)).json();
+    assert.equal(invalid.data.valid, false);
+    assert.equal(invalid.data.company, null);
+
+    const down = await get(`/v1/validate?vat_number=${byVat.registry_down}`);
+    assert.equal(down.statusCode, 503);
+    assert.equal(down.json().error.code, 'registry_unavailable');
+    assert.ok(Number(down.headers['retry-after']) > 0);
+
+    const throttled = await get(`/v1/validate?vat_number=${byVat.registry_throttled}`);
+    assert.equal(throttled.statusCode, 503);
+    assert.match(throttled.json().error.message, /MS_MAX_CONCURRENT_REQ/);
+    assert.ok(Number(throttled.headers['retry-after']) > 0);
+
+    const stale = (await get(`/v1/validate?vat_number=${byVat.registry_down_stale}`)).json();
+    assert.equal(stale.data.valid, true);
+    assert.equal(stale.meta.source_status, 'degraded');
+    assert.equal(stale.meta.cached, true);
+    assert.equal(stale.meta.cached_at, '2026-10-22T12:00:00.000Z');
+    assert.equal(stale.meta.stale_seconds, 31 * 86_400);
+
+    const cached = (await get(`/v1/validate?vat_number=${byVat.cached}`)).json();
+    assert.equal(cached.meta.source_status, 'cached');
+    assert.equal(cached.meta.cached, true);
+    assert.equal(cached.meta.stale_seconds, 3600);
+    const forced = (await get(`/v1/validate?vat_number=${byVat.cached}&cache=false`)).json();
+    assert.equal(forced.meta.source_status, 'live');
+
+    const limited = await get(`/v1/validate?vat_number=${byVat.rate_limited}`);
+    assert.equal(limited.statusCode, 429);
+    assert.equal(limited.json().error.code, 'rate_limited');
+    assert.ok(Number(limited.headers['retry-after']) > 0);
+  });
+
+  it('gives a deterministic consultation number when a requester is given', async () => {
+    const a = (await get('/v1/validate?vat_number=FR40303265045&requester_vat_number=DE136695976')).json();
+    const b = (await get('/v1/validate?vat_number=FR40303265045&requester_vat_number=DE136695976')).json();
+    assert.match(a.data.verify_id, /^TEST[0-9A-F]{12}$/);
+    assert.equal(a.data.verify_id, b.data.verify_id);
+    const other = (
+      await get('/v1/validate?vat_number=FR40303265045&requester_vat_number=ATU13585627')
+    ).json();
+    assert.notEqual(other.data.verify_id, a.data.verify_id);
+  });
+
+  it('any other well-formed number is valid with placeholder company data', async () => {
+    const body = (await get('/v1/validate?vat_number=IE6388047V')).json();
+    assert.equal(body.data.valid, true);
+    assert.equal(body.data.company.name, 'Test Company IE6388047V');
+  });
+
+  it('400 invalid_format with the reason, before anything else', async () => {
+    const cases: Array<[string, string]> = [
+      ['DE136695977', 'checksum'],
+      ['DE12345678', 'length'],
+      ['DE12345678X', 'characters'],
+      ['123456789', 'country'],
+      ['', 'country'],
+    ];
+    for (const [input, reason] of cases) {
+      const res = await get(`/v1/validate?vat_number=${encodeURIComponent(input)}`);
+      if (input === '') {
+        assert.equal(res.statusCode, 400);
+        continue;
+      }
+      assert.equal(res.statusCode, 400, input);
+      const body = res.json();
+      assert.equal(body.error.code, 'invalid_format', input);
+      assert.equal(body.error.details.reason, reason, input);
+    }
+    const badRequester = await get('/v1/validate?vat_number=DE100000008&requester_vat_number=DE136695977');
+    assert.equal(badRequester.statusCode, 400);
+    assert.match(badRequester.json().error.message, /requester_vat_number/);
+  });
+
+  it('400 country_unsupported for a country without a registry', async () => {
+    const res = await get('/v1/validate?vat_number=US123456789');
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().error.code, 'country_unsupported');
+  });
+
+  it('400 for unknown, missing, oversized and injection-laden parameters', async () => {
+    for (const url of [
+      '/v1/validate',
+      '/v1/validate?vat_number=DE100000008&foo=bar',
+      '/v1/validate?vat_number=DE100000008&cache=maybe',
+      `/v1/validate?vat_number=${'1'.repeat(300)}`,
+      "/v1/validate?vat_number=DE100000008'%3B%20DROP%20TABLE%20api_keys%3B--",
+      '/v1/validate?vat_number=%3Cscript%3Ealert(1)%3C%2Fscript%3E',
+      '/v1/validate?vat_number=%FF%FE',
+    ]) {
+      const res = await get(url);
+      assert.equal(res.statusCode, 400, url);
+      assert.ok(
+        ['invalid_request', 'invalid_format', 'country_unsupported'].includes(res.json().error.code),
+        url,
+      );
+    }
+    // Nothing was stored by the refused calls and the keys table is intact.
+    assert.ok((await t.container.keys.countKeys()) >= 2);
+  });
+
+  it('401 without a key; a Free key may validate', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/v1/validate?vat_number=DE100000008' });
+    assert.equal(res.statusCode, 401);
+    assert.equal((await get('/v1/validate?vat_number=DE100000008', free.headers)).statusCode, 200);
+  });
+
+  it('never calls a registry and never emits events', async () => {
+    assert.equal(networkCalls, 0);
+    const events = await t.container.db.kysely.selectFrom('events').selectAll().execute();
+    assert.equal(events.length, 0);
+  });
+});
