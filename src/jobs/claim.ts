@@ -1,0 +1,63 @@
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import type { Dialect } from '../db/database.js';
+
+/** Columns every leased queue table has; the rest are the queue's own. */
+export interface LeasedRow {
+  id: string;
+  locked_until: string | null;
+  claimed_by: string | null;
+  [column: string]: unknown;
+}
+
+/** Any database seen as a set of leased queue tables (the claim only touches the columns above). */
+export type QueueDatabase = Record<string, LeasedRow>;
+
+/**
+ * A queue table claimable under a lease: it has a string `id`, `locked_until` (ISO time, null when
+ * free) and `claimed_by` (the worker holding the lease).
+ */
+export interface ClaimSpec {
+  table: string;
+  /** What makes a row due, besides a free or expired lease (e.g. status and next attempt time). */
+  due: (eb: ExpressionBuilder<QueueDatabase, string>) => Expression<SqlBool>;
+  /** Columns the oldest work is taken by. */
+  orderBy: readonly string[];
+  limit: number;
+  /** Now, as an ISO string: leases ending at or before it are expired. */
+  now: string;
+  /** End of the new lease: a row not released by then is claimed again (the worker died). */
+  leaseUntil: string;
+  workerId: string;
+}
+
+/**
+ * Claims up to `limit` due rows in one atomic statement and returns them:
+ * `UPDATE t SET locked_until, claimed_by WHERE id IN (SELECT id … LIMIT n) RETURNING *`.
+ * On PostgreSQL the inner select takes `FOR UPDATE SKIP LOCKED`, so concurrent workers on several
+ * instances take disjoint rows without waiting on each other; on SQLite the single writer makes the
+ * statement atomic. A crashed worker's rows become claimable again once their lease expires, so
+ * every row is processed at least once.
+ */
+export async function claimLeased<Row, DB>(
+  database: Kysely<DB>,
+  dialect: Dialect,
+  spec: ClaimSpec,
+): Promise<Row[]> {
+  const db = database as unknown as Kysely<QueueDatabase>;
+  if (spec.limit <= 0) return [];
+  let due = db
+    .selectFrom(spec.table)
+    .select('id')
+    .where(spec.due)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', spec.now)]));
+  for (const column of spec.orderBy) due = due.orderBy(column);
+  due = due.limit(spec.limit);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const rows = await db
+    .updateTable(spec.table)
+    .set({ locked_until: spec.leaseUntil, claimed_by: spec.workerId })
+    .where('id', 'in', due)
+    .returningAll()
+    .execute();
+  return rows as Row[];
+}

@@ -1,0 +1,268 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf, type RequireKey } from '../../http/auth.js';
+import { baseMeta } from '../../http/meta.js';
+import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { ApiError, errors } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
+import { MAX_ENDPOINTS_PER_KEY, type WebhooksService } from './service.js';
+import { MAX_URL_LENGTH } from './url-guard.js';
+
+const Id = Type.String({ format: 'uuid', description: 'Webhook endpoint id (UUID v7).' });
+const Timestamp = Type.String({ format: 'date-time' });
+
+const CreatedEndpoint = Type.Object({
+  id: Id,
+  url: Type.String(),
+  secret: Type.String({
+    description:
+      'Signing secret (`whsec_` + base64). Returned here only: store it to verify `Service-Signature`.',
+  }),
+  created_at: Timestamp,
+});
+
+const WebhookEndpoint = Type.Object({
+  id: Id,
+  url: Type.String(),
+  created_at: Timestamp,
+  disabled: Type.Boolean({ description: 'A disabled endpoint receives nothing but still uses a slot.' }),
+  failing: Type.Boolean({ description: 'True when the most recently finished delivery failed.' }),
+  last_delivery: Nullable(
+    Type.Object({
+      status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
+      at: Timestamp,
+      http_status: Nullable(Type.Integer()),
+    }),
+  ),
+});
+
+const Attempt = Type.Object({
+  id: Type.String({ description: 'The `Service-Delivery-Id` header of this attempt (UUID v7).' }),
+  attempt: Type.Integer({ description: 'Attempt number, from 1.' }),
+  status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
+  http_status: Nullable(Type.Integer({ description: "The receiver's HTTP status; null when none came." })),
+  latency_ms: Type.Integer(),
+  error: Nullable(Type.String()),
+  at: Timestamp,
+});
+
+const Delivery = Type.Object({
+  id: Type.String({ description: 'Delivery id (one event to one endpoint), used to replay it.' }),
+  event: Type.String({ description: '`validation.completed` or `batch.completed`.' }),
+  event_id: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  created_at: Timestamp,
+  next_attempt_at: Nullable(Timestamp),
+  finished_at: Nullable(Timestamp),
+  last_error: Nullable(Type.String()),
+  attempts: Type.Array(Attempt),
+});
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+const security = [{ apiKey: [] }];
+const tags = ['Webhooks'];
+
+export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: RequireKey }) {
+  const { webhooks, requireKey } = deps;
+  const auth = requireKey('webhooks');
+  const notFound = () => errors.notFound('No webhook endpoint with this id for this key.');
+
+  return async function register(app: FastifyInstance) {
+    app.post(
+      '/v1/webhooks',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Register a webhook endpoint',
+          description: `Registers an HTTPS URL to receive \`validation.completed\` and \`batch.completed\` events of this key. At most ${MAX_ENDPOINTS_PER_KEY} endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no \`{data, meta}\` wrapper and is the only time the secret is shown.`,
+          security,
+          body: Type.Object(
+            {
+              url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'An https:// URL.' }),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 201: CreatedEndpoint, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { url } = request.body as { url: string };
+        const result = await webhooks.register(principalOf(request), url);
+        if (!result.ok) {
+          if (result.kind === 'limit_reached') {
+            throw new ApiError(
+              400,
+              'webhook_limit_reached',
+              `This key already has the maximum of ${MAX_ENDPOINTS_PER_KEY} webhook endpoints per key. List them with GET /v1/webhooks, delete one with DELETE /v1/webhooks/{id}, then register again.`,
+              { max_endpoints: MAX_ENDPOINTS_PER_KEY },
+            );
+          }
+          throw errors.invalidRequest(`Invalid webhook url: ${result.reason}`);
+        }
+        return reply.code(201).send(result.endpoint);
+      },
+    );
+
+    app.get(
+      '/v1/webhooks',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'List webhook endpoints',
+          description: "This key's endpoints, oldest first, with their state and last delivery attempt.",
+          security,
+          response: { 200: Envelope(Type.Array(WebhookEndpoint)), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const data = await webhooks.list(principalOf(request));
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
+    app.patch(
+      '/v1/webhooks/:id',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Disable or enable a webhook endpoint',
+          description:
+            'A disabled endpoint receives no events (queued ones are dropped) and still counts toward the limit.',
+          security,
+          params: IdParams,
+          body: Type.Object({ disabled: Type.Boolean() }, { additionalProperties: false }),
+          response: { 200: Envelope(WebhookEndpoint), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const { disabled } = request.body as { disabled: boolean };
+        if (!isUuid(id)) throw notFound();
+        const data = await webhooks.setDisabled(principalOf(request), id, disabled);
+        if (!data) throw notFound();
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
+    app.delete(
+      '/v1/webhooks/:id',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Delete a webhook endpoint',
+          description: 'Deletes the endpoint with its queued deliveries and attempt log, freeing its slot.',
+          security,
+          params: IdParams,
+          response: { 204: Type.Null({ description: 'Deleted.' }), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        if (!isUuid(id) || !(await webhooks.remove(principalOf(request), id))) throw notFound();
+        return reply.code(204).send();
+      },
+    );
+
+    app.post(
+      '/v1/webhooks/:id/test',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Send a test event',
+          description:
+            "Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or null when it did not answer.",
+          security,
+          params: IdParams,
+          response: {
+            200: Type.Object({
+              delivered: Type.Boolean({ description: 'True when the receiver answered 2xx within 10 s.' }),
+              status: Nullable(Type.Integer()),
+              latency_ms: Type.Number(),
+            }),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        if (!isUuid(id)) throw notFound();
+        const result = await webhooks.sendTest(principalOf(request), id, request.id);
+        if (!result) throw notFound();
+        return reply.send(result);
+      },
+    );
+
+    app.get(
+      '/v1/webhooks/:id/deliveries',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'List deliveries and their attempts',
+          description:
+            'The most recent deliveries to this endpoint, newest first, each with its attempts (delivery id, number, status, HTTP status, latency, error) and the time of the next attempt.',
+          security,
+          params: IdParams,
+          querystring: Type.Object(
+            {
+              limit: Type.Optional(
+                Type.String({ pattern: '^[0-9]{1,3}$', description: '1–100, default 50.' }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: Envelope(Type.Array(Delivery)), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const { limit: rawLimit } = request.query as { limit?: string };
+        const limit = rawLimit === undefined ? 50 : Number(rawLimit);
+        if (limit < 1 || limit > 100) throw errors.invalidRequest('limit must be between 1 and 100.');
+        if (!isUuid(id)) throw notFound();
+        const data = await webhooks.deliveries(principalOf(request), id, limit);
+        if (!data) throw notFound();
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
+    app.post(
+      '/v1/webhooks/:id/deliveries/:delivery_id/replay',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Replay a delivery',
+          description:
+            'Puts a failed (or delivered) delivery back in the queue with a fresh budget of 4 attempts. Each new attempt has a new `Service-Delivery-Id`.',
+          security,
+          params: Type.Object({
+            id: Type.String({ maxLength: 64 }),
+            delivery_id: Type.String({ maxLength: 64 }),
+          }),
+          response: { 202: Envelope(Delivery), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { id, delivery_id } = request.params as { id: string; delivery_id: string };
+        if (!isUuid(id) || !isUuid(delivery_id)) throw errors.notFound('No such delivery for this key.');
+        const result = await webhooks.replay(principalOf(request), id, delivery_id);
+        if (!result.ok) {
+          if (result.kind === 'already_pending') {
+            throw errors.invalidRequest(
+              'This delivery is still queued; only finished deliveries can be replayed.',
+            );
+          }
+          throw errors.notFound('No such delivery for this key.');
+        }
+        return reply.code(202).send({ data: result.delivery, meta: baseMeta(request, reply) });
+      },
+    );
+  };
+}
