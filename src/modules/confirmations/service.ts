@@ -1,0 +1,494 @@
+import type { Kysely } from 'kysely';
+import type { ConfirmationsTable, Database } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { sha256Hex } from '../../lib/crypto.js';
+import type { ErrorCode } from '../../lib/errors.js';
+import type { IdGenerator } from '../../lib/ids.js';
+import type { EvatrAnswer, EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
+import type { Mode } from '../keys/plans.js';
+import type { ApiKeyPrincipal } from '../keys/service.js';
+import { isValidGermanVatDigits } from '../vat-numbers/index.js';
+import { compactInput } from '../vat-numbers/normalise.js';
+import type { BurstLimiter } from './burst.js';
+import { type ChainReport, createChainVerifier, hashRecord } from './chain.js';
+import type { ConfirmationsRepository, IdempotencyRow } from './repository.js';
+
+/** The body of `POST /v1/confirm` (spec §2.3), as validated by the route schema. */
+export interface ConfirmBody {
+  vat_number: string;
+  company: { name: string; street?: string; postcode?: string; town?: string };
+  requester_vat_number?: string;
+}
+
+/** `data` of a confirmation response (spec §2.4). */
+export interface ConfirmationData {
+  valid: boolean;
+  qualified: boolean;
+  vat_number: string;
+  requester_vat_number: string;
+  matches: EvatrMatches;
+  company: { name: string | null; street: string | null; postcode: string | null; town: string | null };
+  valid_from: string | null;
+  valid_to: string | null;
+  confirmation_id: string;
+  confirmed_at: string;
+}
+
+/** `meta` of a confirmation response besides `request_id` and `latency_ms`. */
+export interface ConfirmationMeta {
+  source: 'taxauth';
+  source_status: 'live';
+  taxauth_status_code: string;
+  taxauth_id: string | null;
+}
+
+export type ConfirmOutcome =
+  /** The authority answered: respond 200 and store the confirmation with `writes`. */
+  | {
+      kind: 'confirmed';
+      data: ConfirmationData;
+      meta: ConfirmationMeta;
+      /** Appends the confirmation to the evidence chain and completes the idempotency key. */
+      writes: (trx: Kysely<Database>, responseBody: string) => Promise<void>;
+      /** Frees the idempotency key when the response could not be stored. */
+      abandon: () => Promise<void>;
+    }
+  /** The same idempotency key and body were answered before: send the stored bytes again. */
+  | { kind: 'replay'; statusCode: number; body: string }
+  /** The request is refused; nothing was stored. */
+  | {
+      kind: 'rejected';
+      status: 400 | 409 | 422 | 429 | 502 | 503;
+      code: ErrorCode;
+      message: string;
+      details?: Record<string, unknown>;
+      retryAfterSeconds?: number;
+    };
+
+type Rejected = Extract<ConfirmOutcome, { kind: 'rejected' }>;
+
+/** A stored confirmation with its evidence, as `GET /v1/confirmations/{id}` returns it. */
+export type StoredConfirmation = ConfirmationsTable;
+
+const DAY_MS = 86_400_000;
+/** How long an idempotency key is honoured (spec §8). */
+export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
+/** Confirmations are evidence for 10 years (spec §8). */
+export const RETENTION_YEARS = 10;
+/** `Retry-After` when the authority's session limit (`evatr-0008`) was reached. */
+export const SESSION_LIMIT_RETRY_AFTER_SECONDS = 60;
+/** `Retry-After` when the authority is unavailable; it asks callers not to repeat a request at once. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 300;
+/** The authority's documented test requester; its check digit is wrong on purpose. */
+export const OFFICIAL_TEST_REQUESTER = 'DE123456789';
+
+/** `evatr-0000` → `taxauth-0000`. */
+export function toTaxauthCode(status: string): string {
+  return `taxauth-${status.replace(/^evatr-/i, '')}`;
+}
+
+/** JSON with object keys sorted at every level: equal documents give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function addYears(at: Date, years: number): Date {
+  const out = new Date(at.getTime());
+  out.setUTCFullYear(out.getUTCFullYear() + years);
+  return out;
+}
+
+function rejected(
+  status: Rejected['status'],
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+  retryAfterSeconds?: number,
+): Rejected {
+  return {
+    kind: 'rejected',
+    status,
+    code,
+    message,
+    ...(details ? { details } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+  };
+}
+
+/** The target number without separators, upper case, `GR` read as `EL`. */
+export function normaliseTarget(input: string): string | null {
+  const compact = compactInput(input);
+  if (compact === null) return null;
+  return compact.startsWith('GR') ? `EL${compact.slice(2)}` : compact;
+}
+
+/** The requester checked before any call: `DE` + 9 digits with a valid MOD 11,10 check digit. */
+export function checkRequester(input: string): { ok: true; vat: string } | Rejected {
+  const vat = compactInput(input) ?? input;
+  if (vat === OFFICIAL_TEST_REQUESTER) return { ok: true, vat };
+  const fail = (reason: 'country' | 'characters' | 'length' | 'checksum', message: string) =>
+    rejected(400, 'invalid_format', message, { reason, field: 'requester_vat_number' });
+  if (!vat.startsWith('DE')) {
+    return fail('country', 'The requester VAT number must be a German VAT number (DE followed by 9 digits).');
+  }
+  const national = vat.slice(2);
+  if (!/^\d*$/.test(national)) {
+    return fail('characters', 'The requester VAT number must be DE followed by 9 digits.');
+  }
+  if (national.length !== 9) {
+    return fail(
+      'length',
+      `The requester VAT number must be DE followed by 9 digits; got ${national.length}.`,
+    );
+  }
+  if (!isValidGermanVatDigits(national)) {
+    return fail(
+      'checksum',
+      `The requester VAT number ${vat} fails the German check-digit test (ISO 7064 MOD 11,10).`,
+    );
+  }
+  return { ok: true, vat };
+}
+
+/**
+ * Walks the whole evidence chain in `seq` order, page by page, and reports OK or the first broken
+ * link (edited row, deleted row, broken link, or a head that does not name the last row).
+ */
+export async function verifyEvidenceChain(
+  repository: Pick<ConfirmationsRepository, 'page' | 'head'>,
+  pageSize = 500,
+): Promise<ChainReport> {
+  const verifier = createChainVerifier();
+  let after = 0;
+  for (;;) {
+    const rows = await repository.page(after, pageSize);
+    for (const row of rows) {
+      if (!verifier.add(row)) return verifier.finish(await repository.head());
+    }
+    if (rows.length < pageSize) break;
+    after = Number(rows[rows.length - 1]?.seq ?? after);
+  }
+  return verifier.finish(await repository.head());
+}
+
+export function createConfirmationsService(deps: {
+  repository: ConfirmationsRepository;
+  clock: Clock;
+  ids: IdGenerator;
+  /** The eVatR port per key mode: the real client for live keys, the magic-number table for test keys. */
+  upstream: Readonly<Record<Mode, EvatrClient>>;
+  limiter: BurstLimiter;
+  /** An in-flight idempotency key older than this is considered abandoned (crashed) and taken over. */
+  inFlightTimeoutMs: number;
+}) {
+  const { repository, clock, ids, upstream, limiter, inFlightTimeoutMs } = deps;
+
+  /** What an existing idempotency row means for a request with `fingerprint`, or null to take it over. */
+  function resolveExisting(row: IdempotencyRow, fingerprint: string, now: Date): ConfirmOutcome | null {
+    if (row.expires_at <= now.toISOString()) return null;
+    if (row.fingerprint !== fingerprint) {
+      return rejected(
+        422,
+        'idempotency_conflict',
+        'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+      );
+    }
+    if (row.state === 'completed' && row.response !== null) {
+      return { kind: 'replay', statusCode: row.status_code ?? 200, body: row.response };
+    }
+    if (new Date(row.locked_at).getTime() + inFlightTimeoutMs <= now.getTime()) return null;
+    return rejected(
+      409,
+      'idempotency_conflict',
+      'A request with this Idempotency-Key is still in progress; retry after it has finished.',
+    );
+  }
+
+  function upstreamDetails(answer: EvatrAnswer): Record<string, unknown> {
+    return { taxauth_status_code: toTaxauthCode(answer.status), taxauth_id: answer.id };
+  }
+
+  /** DESIGN's mapping of an upstream result that is not a 200. */
+  function refusal(result: EvatrResult): Rejected | null {
+    if (result.kind === 'failure') {
+      if (result.reason === 'bad_response') {
+        return rejected(
+          503,
+          'registry_unavailable',
+          `The tax authority is unavailable (${result.message}); try again later.`,
+          undefined,
+          UNAVAILABLE_RETRY_AFTER_SECONDS,
+        );
+      }
+      return rejected(
+        502,
+        'upstream_error',
+        result.reason === 'timeout'
+          ? 'The tax authority did not answer in time; nothing was confirmed. Try again later.'
+          : 'The tax authority could not be reached; nothing was confirmed. Try again later.',
+        { reason: result.reason },
+      );
+    }
+    const code = toTaxauthCode(result.status);
+    switch (result.category) {
+      case 'qualified':
+      case 'valid_not_qualified':
+      case 'invalid':
+        return null;
+      case 'caller_error':
+        return rejected(
+          400,
+          'invalid_request',
+          `The tax authority rejected the request (${code}): ${result.description}`,
+          upstreamDetails(result),
+        );
+      case 'requester_refused':
+        return rejected(
+          422,
+          'requester_not_authorised',
+          `The tax authority does not accept the requester VAT number (${code}): ${result.description}`,
+          upstreamDetails(result),
+        );
+      case 'session_limit':
+        return rejected(
+          429,
+          'rate_limited',
+          `The tax authority's limit of qualified confirmations was reached (${code}); retry after ${SESSION_LIMIT_RETRY_AFTER_SECONDS} seconds.`,
+          { ...upstreamDetails(result), retry_after_seconds: SESSION_LIMIT_RETRY_AFTER_SECONDS },
+          SESSION_LIMIT_RETRY_AFTER_SECONDS,
+        );
+      case 'unavailable':
+        return rejected(
+          503,
+          'registry_unavailable',
+          `The tax authority is unavailable (${code}): ${result.description}`,
+          { ...upstreamDetails(result), retry_after_seconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
+          UNAVAILABLE_RETRY_AFTER_SECONDS,
+        );
+    }
+  }
+
+  return {
+    /**
+     * One qualified confirmation: checks the inputs, honours the idempotency key and the burst limit,
+     * asks the authority once (no retry) and maps its answer. A 200 comes back as `confirmed` with the
+     * writes that store it; every refusal is a value.
+     */
+    async confirm(input: {
+      principal: ApiKeyPrincipal;
+      body: ConfirmBody;
+      requestId: string;
+      idempotencyKey?: string | undefined;
+    }): Promise<ConfirmOutcome> {
+      const { principal, body, requestId, idempotencyKey } = input;
+
+      const target = normaliseTarget(body.vat_number);
+      if (target === null || !/^[A-Z]{2}./.test(target)) {
+        return rejected(
+          400,
+          'invalid_format',
+          'vat_number must start with a two-letter country prefix, e.g. ATU12345678.',
+          { reason: target === null ? 'length' : 'country', field: 'vat_number' },
+        );
+      }
+      if (target.startsWith('DE')) {
+        return rejected(
+          400,
+          'invalid_request',
+          'The German tax authority cannot confirm German (DE) VAT numbers for a German requester; confirm foreign EU VAT numbers only, and use GET /v1/validate for DE numbers.',
+          { field: 'vat_number' },
+        );
+      }
+      const requesterInput = body.requester_vat_number ?? principal.defaultRequesterVat;
+      if (!requesterInput) {
+        return rejected(
+          400,
+          'invalid_request',
+          'A German requester VAT number is required: send requester_vat_number, or set a default on the key with "openvat keys create --default-requester-vat DE…".',
+          { field: 'requester_vat_number' },
+        );
+      }
+      const requester = checkRequester(requesterInput);
+      if (!('ok' in requester)) return requester;
+
+      const fingerprint = sha256Hex(canonicalJson({ mode: principal.mode, body }));
+      let now = clock.now();
+      let previous: IdempotencyRow | undefined;
+      if (idempotencyKey !== undefined) {
+        previous = await repository.findIdempotency(principal.accountId, idempotencyKey);
+        if (previous) {
+          const resolved = resolveExisting(previous, fingerprint, now);
+          if (resolved) return resolved;
+        }
+      }
+
+      const burst = limiter.take(principal.id);
+      if (!burst.allowed) {
+        return rejected(
+          429,
+          'rate_limited',
+          `Too many confirmations in a short time; retry after ${burst.retryAfterSeconds} seconds.`,
+          { retry_after_seconds: burst.retryAfterSeconds },
+          burst.retryAfterSeconds,
+        );
+      }
+
+      const owner = requestId;
+      if (idempotencyKey !== undefined) {
+        now = clock.now();
+        const row: IdempotencyRow = {
+          account_id: principal.accountId,
+          idempotency_key: idempotencyKey,
+          fingerprint,
+          state: 'in_flight',
+          owner,
+          key_id: principal.id,
+          confirmation_id: null,
+          status_code: null,
+          response: null,
+          created_at: now.toISOString(),
+          locked_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
+        };
+        const claimed = previous
+          ? await repository.takeOverIdempotency(previous.owner, row)
+          : await repository.insertIdempotency(row);
+        if (!claimed) {
+          // Another request got there first: answer as if it had been there all along.
+          const current = await repository.findIdempotency(principal.accountId, idempotencyKey);
+          const resolved = current ? resolveExisting(current, fingerprint, clock.now()) : null;
+          return (
+            resolved ??
+            rejected(
+              409,
+              'idempotency_conflict',
+              'A request with this Idempotency-Key is in progress; retry later.',
+            )
+          );
+        }
+      }
+      const release = async () => {
+        if (idempotencyKey !== undefined) {
+          await repository.releaseIdempotency(principal.accountId, idempotencyKey, owner);
+        }
+      };
+
+      let result: EvatrResult;
+      try {
+        result = await upstream[principal.mode].confirm({
+          requesterVat: requester.vat,
+          vat: target,
+          name: body.company.name,
+          ...(body.company.street !== undefined ? { street: body.company.street } : {}),
+          ...(body.company.postcode !== undefined ? { postcode: body.company.postcode } : {}),
+          ...(body.company.town !== undefined ? { town: body.company.town } : {}),
+        });
+      } catch (error) {
+        await release();
+        throw error;
+      }
+      const refused = refusal(result);
+      if (refused || result.kind !== 'answer') {
+        // Nothing was confirmed, so nothing is kept: a retry with the same key asks again.
+        await release();
+        return refused ?? rejected(503, 'registry_unavailable', 'The tax authority is unavailable.');
+      }
+
+      const answer = result;
+      const confirmationId = ids.uuid();
+      const valid = answer.category !== 'invalid';
+      const qualified = answer.category === 'qualified';
+      const data: ConfirmationData = {
+        valid,
+        qualified,
+        vat_number: target,
+        requester_vat_number: requester.vat,
+        matches: answer.matches,
+        company: answer.company,
+        valid_from: answer.validFrom,
+        valid_to: answer.validTo,
+        confirmation_id: confirmationId,
+        confirmed_at: answer.answeredAt,
+      };
+      const meta: ConfirmationMeta = {
+        source: 'taxauth',
+        source_status: 'live',
+        taxauth_status_code: toTaxauthCode(answer.status),
+        taxauth_id: answer.id,
+      };
+
+      return {
+        kind: 'confirmed',
+        data,
+        meta,
+        abandon: release,
+        async writes(trx, responseBody) {
+          const created = clock.now();
+          const link = await repository.claimNextLink(trx);
+          const record: Omit<ConfirmationsTable, 'hash'> = {
+            id: confirmationId,
+            seq: link.seq,
+            account_id: principal.accountId,
+            key_id: principal.id,
+            request_id: requestId,
+            mode: principal.mode,
+            vat_number: target,
+            requester_vat_number: requester.vat,
+            taxauth_status: answer.status,
+            valid: valid ? 1 : 0,
+            qualified: qualified ? 1 : 0,
+            api_request: JSON.stringify(body),
+            upstream_url: answer.raw.url,
+            upstream_request: answer.raw.requestBody,
+            upstream_response: answer.raw.responseBody,
+            upstream_http_status: answer.raw.httpStatus,
+            upstream_id: answer.id,
+            response: responseBody,
+            created_at: created.toISOString(),
+            retain_until: addYears(created, RETENTION_YEARS).toISOString(),
+            prev_hash: link.prevHash,
+          };
+          const hash = hashRecord(record);
+          await repository.insert({ ...record, hash }, trx);
+          await repository.setHeadHash(link.seq, hash, trx);
+          if (idempotencyKey !== undefined) {
+            const done = await repository.completeIdempotency(
+              principal.accountId,
+              idempotencyKey,
+              owner,
+              { confirmationId, statusCode: 200, response: responseBody },
+              trx,
+            );
+            if (!done) throw new Error('idempotency key was taken over while the confirmation was running');
+          }
+        },
+      };
+    },
+
+    /** A confirmation of the caller's account, or null (unknown id or another account's). */
+    async find(principal: ApiKeyPrincipal, id: string): Promise<StoredConfirmation | null> {
+      const row = await repository.find(id);
+      if (!row || row.account_id !== principal.accountId) return null;
+      return row;
+    },
+
+    /** Walks the whole evidence chain and reports OK or the first broken link. */
+    verifyChain(pageSize = 500): Promise<ChainReport> {
+      return verifyEvidenceChain(repository, pageSize);
+    },
+
+    /** Deletes idempotency keys past their 24 hours; confirmations themselves are never deleted. */
+    async purgeExpiredIdempotencyKeys(limit = 500): Promise<number> {
+      return repository.deleteExpiredIdempotency(clock.now().toISOString(), limit);
+    },
+  };
+}
+
+export type ConfirmationsService = ReturnType<typeof createConfirmationsService>;
