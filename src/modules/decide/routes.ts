@@ -1,0 +1,197 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf, type RequireKey } from '../../http/auth.js';
+import type { Responder } from '../../http/respond.js';
+import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { ValidationMetaFields } from '../validation/schemas.js';
+import type { DecideRequest, DecideService } from './service.js';
+
+const SupplyTypeSchema = Type.Union(
+  [Type.Literal('goods'), Type.Literal('services'), Type.Literal('digital_services')],
+  {
+    description:
+      '`digital_services` are telecommunications, broadcasting and electronically supplied services (Art. 58). Default `services`.',
+  },
+);
+
+const Amount = (description: string) => Type.Number({ minimum: 0, maximum: 1e15, description });
+
+export const DecideBody = Type.Object(
+  {
+    seller_vat: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: "The seller's VAT number; the seller must be in an EU member state (XI for goods only).",
+    }),
+    buyer_vat: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          "The buyer's VAT number (a sale to a business). Exactly one of `buyer_vat` and `buyer_country`.",
+      }),
+    ),
+    buyer_country: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]{2}$',
+        description:
+          "The consumer's country (a sale to a consumer): ISO 3166-1 alpha-2, case-insensitive; `GR` and `EL` are both Greece, `XI` is Northern Ireland.",
+      }),
+    ),
+    supply_type: Type.Optional(SupplyTypeSchema),
+    supply_date: Type.Optional(
+      Type.String({
+        pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+        description: 'Day of the supply, `YYYY-MM-DD` (default today): the rates in force that day apply.',
+      }),
+    ),
+    seller_eu_b2c_sales_ytd: Type.Optional(
+      Amount(
+        "The seller's sales to consumers in other member states this calendar year (goods dispatched there and digital services), in euros excluding VAT, this sale included. With `seller_eu_b2c_sales_last_year`, applies the EUR 10,000 threshold of Art. 59c.",
+      ),
+    ),
+    seller_eu_b2c_sales_last_year: Type.Optional(
+      Amount('The same total for the previous calendar year, in euros excluding VAT.'),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const VatCheckSchema = Type.Object({
+  vat_number: Type.String({ description: 'Normalised, with its prefix.' }),
+  valid: Type.Boolean({ description: "The registry's answer." }),
+  country: Type.String({ description: 'ISO 3166-1 alpha-2 (GR for EL numbers, XI for Northern Ireland).' }),
+});
+
+export const DecideData = Type.Object(
+  {
+    charge_vat: Type.Boolean({ description: 'Whether the seller charges VAT on the invoice.' }),
+    rate: Type.Number({
+      description: 'The rate the seller charges, in percent (19 means 19%); 0 when no VAT is charged.',
+    }),
+    standard_rate: Nullable(
+      Type.Number({
+        description:
+          'The standard rate of `country_of_taxation` in force on `supply_date` (for a reverse charge: the rate the buyer accounts for); null when the country is not in the rates data.',
+      }),
+    ),
+    mechanism: Type.Union(
+      [
+        Type.Literal('standard'),
+        Type.Literal('reverse_charge'),
+        Type.Literal('zero_rated'),
+        Type.Literal('out_of_scope'),
+      ],
+      {
+        description:
+          '`standard`: the seller charges VAT; `reverse_charge`: the buyer accounts for it; `zero_rated`: exempt with the right to deduct (intra-Community supply, export); `out_of_scope`: not subject to EU VAT.',
+      },
+    ),
+    country_of_taxation: Type.String({
+      description: 'ISO 3166-1 alpha-2 of the country whose VAT governs the supply (GR, XI).',
+    }),
+    legal_basis: Type.String({ description: 'The articles of Council Directive 2006/112/EC applied.' }),
+    articles: Type.Array(Type.String(), { description: 'The article numbers, e.g. `["44", "196"]`.' }),
+    explanation: Type.String(),
+    invoice_note: Nullable(
+      Type.Object(
+        {
+          text: Type.String({ description: 'The mention in English.' }),
+          translations: Type.Array(
+            Type.Object({
+              language: Type.String({ description: 'ISO 639-1.' }),
+              text: Type.String(),
+            }),
+            { description: "The mention in the official language(s) of the buyer's country." },
+          ),
+        },
+        { description: 'The mention the invoice must carry; null when none is required.' },
+      ),
+    ),
+    disclaimer: Type.String(),
+    customer_type: Type.Union([Type.Literal('business'), Type.Literal('consumer')], {
+      description:
+        '`consumer` for `buyer_country`, and for a buyer VAT number the registry says is not valid.',
+    }),
+    supply_type: SupplyTypeSchema,
+    supply_date: Type.String({ format: 'date' }),
+    oss_threshold: Nullable(
+      Type.Object(
+        {
+          threshold: Type.Number(),
+          currency: Type.Literal('EUR'),
+          sales_ytd: Nullable(Type.Number()),
+          sales_last_year: Nullable(Type.Number()),
+          exceeded: Nullable(
+            Type.Boolean({
+              description: 'Null when the sales were not given: the destination rule then applies.',
+            }),
+          ),
+        },
+        {
+          description:
+            'The EUR 10,000 threshold of Art. 59c, for cross-border B2C distance sales of goods and digital services inside the EU; null otherwise.',
+        },
+      ),
+    ),
+    seller_vat: VatCheckSchema,
+    buyer_vat: Nullable(VatCheckSchema),
+    buyer_country: Type.String({
+      description: 'ISO 3166-1 alpha-2 of the buyer (from the prefix or `buyer_country`).',
+    }),
+    decided_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'DecideData' },
+);
+
+const DecideMeta = {
+  sources: Type.Array(
+    Type.Object({
+      role: Type.Union([Type.Literal('seller'), Type.Literal('buyer')]),
+      vat_number: Type.String(),
+      source: ValidationMetaFields.source,
+      source_status: ValidationMetaFields.source_status,
+      cached: Type.Boolean(),
+      cached_at: ValidationMetaFields.cached_at,
+      stale_seconds: ValidationMetaFields.stale_seconds,
+    }),
+    { description: 'One entry per registry look-up.' },
+  ),
+};
+
+export function decideRoutes(deps: { decide: DecideService; requireKey: RequireKey; respond: Responder }) {
+  const { decide, requireKey, respond } = deps;
+  return async function register(app: FastifyInstance) {
+    app.post(
+      '/v1/decide',
+      {
+        onRequest: requireKey('decide'),
+        schema: {
+          tags: ['Decide'],
+          summary: 'The VAT treatment of a sale',
+          description:
+            'Whether to charge VAT, at which rate and in which country, and what the invoice must say, under Council Directive 2006/112/EC. B2B: `{seller_vat, buyer_vat}`; B2C: `{seller_vat, buyer_country}`. Both numbers are checked through the same path as `GET /v1/validate` (cache, degraded answers); a buyer number the registry says is not valid makes the sale B2C. When a registry cannot answer and nothing is stored: `503 registry_unavailable` with `Retry-After`. Starter, Pro and Business plans; test keys use the magic numbers of `GET /v1/validate`.',
+          security: [{ apiKey: [] }],
+          body: DecideBody,
+          response: { 200: Envelope(DecideData, DecideMeta), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const body = request.body as DecideRequest;
+        const result = await decide.decide(body, principal);
+        return respond({
+          request,
+          reply,
+          principal,
+          endpoint: 'decide',
+          data: result.data,
+          meta: result.meta,
+          requestBody: body,
+          valid: result.valid,
+          ...(result.writes ? { writes: result.writes } : {}),
+        });
+      },
+    );
+  };
+}

@@ -1,0 +1,324 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { type Clock, isoDate } from '../../lib/clock.js';
+import { ApiError, errors } from '../../lib/errors.js';
+import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { RatesService } from '../rates/service.js';
+import type {
+  SourceStatus,
+  ValidationOutcome,
+  ValidationPort,
+  ValidationSource,
+} from '../validation/types.js';
+import { parseVatNumber } from '../vat-numbers/index.js';
+import { isKnownCountryCode } from '../vat-numbers/iso-countries.js';
+import { DISCLAIMER, type InvoiceNote, invoiceNote } from './notes.js';
+import { type CustomerType, decide, type Mechanism, type SupplyType, sellerSupported } from './rules.js';
+
+export interface DecideRequest {
+  seller_vat: string;
+  buyer_vat?: string;
+  buyer_country?: string;
+  supply_type?: SupplyType;
+  supply_date?: string;
+  seller_eu_b2c_sales_ytd?: number;
+  seller_eu_b2c_sales_last_year?: number;
+}
+
+type Role = 'seller' | 'buyer';
+type Field = 'seller_vat' | 'buyer_vat';
+
+export interface DecideSource {
+  role: Role;
+  vat_number: string;
+  source: ValidationSource;
+  source_status: SourceStatus;
+  cached: boolean;
+  cached_at?: string;
+  stale_seconds?: number;
+}
+
+export interface VatCheck {
+  vat_number: string;
+  valid: boolean;
+  /** ISO 3166-1 alpha-2, upper case (GR for an EL number). */
+  country: string;
+}
+
+/** `data` of a decide response. */
+export interface DecideData {
+  charge_vat: boolean;
+  rate: number;
+  standard_rate: number | null;
+  mechanism: Mechanism;
+  country_of_taxation: string;
+  legal_basis: string;
+  articles: string[];
+  explanation: string;
+  invoice_note: InvoiceNote | null;
+  disclaimer: string;
+  customer_type: CustomerType;
+  supply_type: SupplyType;
+  supply_date: string;
+  oss_threshold: {
+    threshold: number;
+    currency: 'EUR';
+    sales_ytd: number | null;
+    sales_last_year: number | null;
+    exceeded: boolean | null;
+  } | null;
+  seller_vat: VatCheck;
+  buyer_vat: VatCheck | null;
+  buyer_country: string;
+  decided_at: string;
+}
+
+export interface DecideResult {
+  data: DecideData;
+  meta: { sources: DecideSource[] };
+  /** The buyer's VAT number validity (null for the B2C form), for the audit record. */
+  valid: boolean | null;
+  /** Rows the look-ups want written (cache), to run in the response's transaction. */
+  writes?: (trx: Kysely<Database>) => Promise<void>;
+}
+
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+function isCalendarDate(value: string): boolean {
+  if (!DATE_RE.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}
+
+/** `buyer_country` as an upper-case ISO code: `EL` is Greece (GR), `UK` the United Kingdom (GB), `XI` Northern Ireland. */
+export function normaliseBuyerCountry(value: string): string | null {
+  const code = value.trim().toUpperCase();
+  if (code === 'EL') return 'GR';
+  if (code === 'UK') return 'GB';
+  if (code === 'XI') return 'XI';
+  if (code === 'EU' || !/^[A-Z]{2}$/.test(code) || !isKnownCountryCode(code)) return null;
+  return code;
+}
+
+function formatError(field: Field, reason: string, message: string): ApiError {
+  return new ApiError(400, 'invalid_format', `${field}: ${message}`, { reason, field });
+}
+
+function lookupError(field: Field, outcome: Exclude<ValidationOutcome, { kind: 'ok' }>): ApiError {
+  switch (outcome.kind) {
+    case 'invalid_format':
+      return formatError(field, outcome.reason, outcome.message);
+    case 'country_unsupported':
+      return new ApiError(400, 'country_unsupported', `${field}: ${outcome.message}`, {
+        country: outcome.country,
+        field,
+      });
+    case 'unavailable':
+      return new ApiError(
+        503,
+        'registry_unavailable',
+        `${field}: ${outcome.message}`,
+        { field, source: outcome.source, retry_after_seconds: outcome.retryAfterSeconds },
+        { 'retry-after': String(outcome.retryAfterSeconds) },
+      );
+    case 'rate_limited':
+      return new ApiError(
+        429,
+        'rate_limited',
+        `${field}: ${outcome.message}`,
+        { field, retry_after_seconds: outcome.retryAfterSeconds },
+        { 'retry-after': String(outcome.retryAfterSeconds) },
+      );
+  }
+}
+
+/**
+ * Decide: validates the seller's and the buyer's VAT numbers through the validation port (cache,
+ * limiter and degraded answers included), then applies the rules of `rules.ts` with the rates in
+ * force on the supply date.
+ */
+export function createDecideService(deps: {
+  validation: ValidationPort;
+  rates: Pick<RatesService, 'rateObject'>;
+  clock: Clock;
+}) {
+  const { validation, rates, clock } = deps;
+
+  const standardRate = (country: string, date: string): number | null =>
+    rates.rateObject(country.toLowerCase(), date)?.standard_rate ?? null;
+
+  return {
+    async decide(body: DecideRequest, principal: ApiKeyPrincipal): Promise<DecideResult> {
+      const hasBuyerVat = body.buyer_vat !== undefined;
+      const hasBuyerCountry = body.buyer_country !== undefined;
+      if (hasBuyerVat === hasBuyerCountry) {
+        throw errors.invalidRequest(
+          hasBuyerVat
+            ? 'Send either buyer_vat (a sale to a business) or buyer_country (a sale to a consumer), not both.'
+            : 'Send buyer_vat (a sale to a business) or buyer_country (a sale to a consumer).',
+        );
+      }
+      const supplyType: SupplyType = body.supply_type ?? 'services';
+      const now = clock.now();
+      const supplyDate = body.supply_date ?? isoDate(now);
+      if (!isCalendarDate(supplyDate)) {
+        throw errors.invalidRequest('supply_date must be a calendar date in the form YYYY-MM-DD.');
+      }
+
+      // Offline checks first: no registry is asked about a sale that cannot be decided.
+      const seller = parseVatNumber(body.seller_vat);
+      if (!seller.ok) {
+        if (seller.reason === 'unsupported_country') {
+          throw new ApiError(
+            400,
+            'seller_country_unsupported',
+            `seller_vat: the seller must be established in an EU member state; ${seller.country} is not one.`,
+            { country: seller.country, field: 'seller_vat' },
+          );
+        }
+        throw formatError('seller_vat', seller.reason, seller.message);
+      }
+      if (!sellerSupported(seller.isoCountry, supplyType)) {
+        throw new ApiError(
+          400,
+          'seller_country_unsupported',
+          seller.isoCountry === 'XI'
+            ? 'seller_vat: a Northern Ireland (XI) VAT number counts as an EU number for goods only; services supplied from Northern Ireland fall under UK VAT rules.'
+            : `seller_vat: the seller must be established in an EU member state; ${seller.isoCountry} is not one.`,
+          { country: seller.isoCountry, field: 'seller_vat' },
+        );
+      }
+      if (standardRate(seller.isoCountry, supplyDate) === null) {
+        throw errors.invalidRequest(
+          `supply_date: no VAT rates are recorded for ${seller.isoCountry} on ${supplyDate}; the rates history does not reach back that far.`,
+        );
+      }
+
+      let buyerCountry: string;
+      let buyerNumber: string | null = null;
+      if (body.buyer_vat !== undefined) {
+        const buyer = parseVatNumber(body.buyer_vat);
+        if (!buyer.ok) {
+          if (buyer.reason === 'unsupported_country') {
+            throw new ApiError(400, 'country_unsupported', `buyer_vat: ${buyer.message}`, {
+              country: buyer.country,
+              field: 'buyer_vat',
+            });
+          }
+          throw formatError('buyer_vat', buyer.reason, buyer.message);
+        }
+        buyerCountry = buyer.isoCountry;
+        buyerNumber = buyer.normalised;
+      } else {
+        const code = normaliseBuyerCountry(body.buyer_country as string);
+        if (!code) {
+          throw errors.invalidRequest(
+            'buyer_country must be a two-letter ISO 3166-1 alpha-2 country code, e.g. "FR" (EL and GR are both Greece, XI is Northern Ireland).',
+          );
+        }
+        buyerCountry = code;
+      }
+
+      const [sellerOutcome, buyerOutcome] = await Promise.all([
+        validation.validate({ vatNumber: seller.normalised }, principal),
+        buyerNumber === null ? null : validation.validate({ vatNumber: buyerNumber }, principal),
+      ]);
+      if (sellerOutcome.kind !== 'ok') throw lookupError('seller_vat', sellerOutcome);
+      if (buyerOutcome && buyerOutcome.kind !== 'ok') throw lookupError('buyer_vat', buyerOutcome);
+
+      const sources: DecideSource[] = [];
+      const source = (role: Role, o: Extract<ValidationOutcome, { kind: 'ok' }>): DecideSource => ({
+        role,
+        vat_number: o.data.vat_number,
+        source: o.meta.source,
+        source_status: o.meta.source_status,
+        cached: o.meta.cached,
+        ...(o.meta.cached_at !== undefined ? { cached_at: o.meta.cached_at } : {}),
+        ...(o.meta.stale_seconds !== undefined ? { stale_seconds: o.meta.stale_seconds } : {}),
+      });
+      sources.push(source('seller', sellerOutcome));
+      if (buyerOutcome) sources.push(source('buyer', buyerOutcome));
+
+      const names = (country: string) =>
+        rates.rateObject(country.toLowerCase(), supplyDate)?.country_name ?? country;
+      const result = decide(
+        {
+          seller: { country: seller.isoCountry },
+          buyer: { country: buyerCountry, vat: buyerOutcome ? { valid: buyerOutcome.data.valid } : null },
+          supplyType,
+          supplyDate,
+          salesYtd: body.seller_eu_b2c_sales_ytd ?? null,
+          salesLastYear: body.seller_eu_b2c_sales_last_year ?? null,
+        },
+        standardRate,
+        names,
+      );
+      if (!result.ok) {
+        if (result.reason === 'seller_country_unsupported') {
+          throw new ApiError(400, 'seller_country_unsupported', result.message, { field: 'seller_vat' });
+        }
+        throw errors.invalidRequest(`supply_date: ${result.message}`);
+      }
+      const d = result.decision;
+      const sellerWarning = sellerOutcome.data.valid
+        ? ''
+        : " Note: the registry reports the seller's own VAT number as not valid; a seller needs a valid VAT number for this treatment and for the invoice.";
+
+      const writes = [sellerOutcome.writes, buyerOutcome?.writes].filter(
+        (w): w is NonNullable<typeof w> => w !== undefined,
+      );
+      const data: DecideData = {
+        charge_vat: d.chargeVat,
+        rate: d.rate,
+        standard_rate: d.standardRate,
+        mechanism: d.mechanism,
+        country_of_taxation: d.countryOfTaxation,
+        legal_basis: d.legalBasis,
+        articles: d.articles,
+        explanation: d.explanation + sellerWarning,
+        invoice_note: d.note ? invoiceNote(d.note, buyerCountry, d.noteArticle ?? '') : null,
+        disclaimer: DISCLAIMER,
+        customer_type: d.customerType,
+        supply_type: supplyType,
+        supply_date: supplyDate,
+        oss_threshold: d.threshold
+          ? {
+              threshold: d.threshold.threshold,
+              currency: 'EUR',
+              sales_ytd: d.threshold.salesYtd,
+              sales_last_year: d.threshold.salesLastYear,
+              exceeded: d.threshold.exceeded,
+            }
+          : null,
+        seller_vat: {
+          vat_number: sellerOutcome.data.vat_number,
+          valid: sellerOutcome.data.valid,
+          country: seller.isoCountry,
+        },
+        buyer_vat: buyerOutcome
+          ? {
+              vat_number: buyerOutcome.data.vat_number,
+              valid: buyerOutcome.data.valid,
+              country: buyerCountry,
+            }
+          : null,
+        buyer_country: buyerCountry,
+        decided_at: now.toISOString(),
+      };
+      return {
+        data,
+        meta: { sources },
+        valid: buyerOutcome ? buyerOutcome.data.valid : null,
+        ...(writes.length
+          ? {
+              writes: async (trx: Kysely<Database>) => {
+                for (const write of writes) await write(trx);
+              },
+            }
+          : {}),
+      };
+    },
+  };
+}
+
+export type DecideService = ReturnType<typeof createDecideService>;
