@@ -1,0 +1,226 @@
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../../db/database.js';
+import type { BatchItemsTable, BatchJobsTable, Database } from '../../db/schema.js';
+import { claimLeased } from '../../jobs/claim.js';
+
+/** Rows per INSERT statement (well under SQLite's bound-parameter limit). */
+const INSERT_CHUNK = 500;
+
+export interface ItemFinish {
+  ok: boolean;
+  result: string;
+  /** `<source>:<source_status>` of a successful answer. */
+  source: string | null;
+  finishedAt: string;
+}
+
+export interface ItemRetry {
+  attempts: number;
+  nextAttemptAt: string;
+  retryUntil: string;
+  lastError: string;
+}
+
+export interface JobCounts {
+  done: number;
+  failed: number;
+}
+
+/** All SQL of batch jobs and their items. Every method takes an optional transaction. */
+export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
+  return {
+    async insertJob(
+      job: BatchJobsTable,
+      items: BatchItemsTable[],
+      trx: Kysely<Database> = db,
+    ): Promise<void> {
+      await trx.insertInto('batch_jobs').values(job).execute();
+      for (let i = 0; i < items.length; i += INSERT_CHUNK) {
+        await trx
+          .insertInto('batch_items')
+          .values(items.slice(i, i + INSERT_CHUNK))
+          .execute();
+      }
+    },
+
+    async findJob(id: string, trx: Kysely<Database> = db): Promise<BatchJobsTable | undefined> {
+      return trx.selectFrom('batch_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Finished items of a job, and how many of them failed. */
+    async counts(jobId: string, trx: Kysely<Database> = db): Promise<JobCounts> {
+      const rows = await trx
+        .selectFrom('batch_items')
+        .select(['ok', (eb) => eb.fn.countAll<number | string>().as('n')])
+        .where('job_id', '=', jobId)
+        .where('status', '=', 'done')
+        .groupBy('ok')
+        .execute();
+      let done = 0;
+      let failed = 0;
+      for (const row of rows) {
+        const n = Number(row.n);
+        done += n;
+        if (row.ok !== 1) failed += n;
+      }
+      return { done, failed };
+    },
+
+    /** Result JSON of every item of a job, in input order. */
+    async results(
+      jobId: string,
+      trx: Kysely<Database> = db,
+    ): Promise<Array<{ ok: number | null; result: string | null; source: string | null }>> {
+      return trx
+        .selectFrom('batch_items')
+        .select(['ok', 'result', 'source'])
+        .where('job_id', '=', jobId)
+        .orderBy('position')
+        .execute();
+    },
+
+    async hasPending(jobId: string, trx: Kysely<Database> = db): Promise<boolean> {
+      const row = await trx
+        .selectFrom('batch_items')
+        .select('id')
+        .where('job_id', '=', jobId)
+        .where('status', '=', 'pending')
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * Claims up to `limit` due items under a lease, lowest `rank` first so that consecutive claims
+     * take every country's next items side by side; `skipCountries` are left alone (their share of
+     * work in flight is full). `FOR UPDATE SKIP LOCKED` on PostgreSQL (see `claimLeased`).
+     */
+    async claimDue(
+      input: { now: string; leaseUntil: string; workerId: string; limit: number; skipCountries: string[] },
+      trx: Kysely<Database> = db,
+    ): Promise<BatchItemsTable[]> {
+      return claimLeased<BatchItemsTable, Database>(trx, dialect, {
+        table: 'batch_items',
+        due: (eb) =>
+          eb.and([
+            eb('status', '=', 'pending'),
+            eb('next_attempt_at', '<=', input.now),
+            ...(input.skipCountries.length > 0 ? [eb('country', 'not in', input.skipCountries)] : []),
+          ]),
+        orderBy: ['rank', 'id'],
+        limit: input.limit,
+        now: input.now,
+        leaseUntil: input.leaseUntil,
+        workerId: input.workerId,
+      });
+    },
+
+    /** Gives claimed items back untouched (the worker has enough of their country, or is stopping). */
+    async release(ids: string[], workerId: string, trx: Kysely<Database> = db): Promise<void> {
+      if (ids.length === 0) return;
+      await trx
+        .updateTable('batch_items')
+        .set({ locked_until: null, claimed_by: null })
+        .where('id', 'in', ids)
+        .where('claimed_by', '=', workerId)
+        .where('status', '=', 'pending')
+        .execute();
+    },
+
+    /** Marks the jobs of freshly claimed items as running. */
+    async markRunning(jobIds: string[], startedAt: string, trx: Kysely<Database> = db): Promise<void> {
+      if (jobIds.length === 0) return;
+      await trx
+        .updateTable('batch_jobs')
+        .set({ status: 'running', started_at: startedAt })
+        .where('id', 'in', jobIds)
+        .where('status', '=', 'queued')
+        .execute();
+    },
+
+    /**
+     * Stores an item's result and releases it, provided this worker still holds its lease and it is
+     * not done yet. False when another worker took it over (its result is then not written).
+     */
+    async finishItem(
+      id: string,
+      workerId: string,
+      finish: ItemFinish,
+      trx: Kysely<Database> = db,
+    ): Promise<boolean> {
+      const result = await trx
+        .updateTable('batch_items')
+        .set({
+          status: 'done',
+          ok: finish.ok ? 1 : 0,
+          result: finish.result,
+          source: finish.source,
+          finished_at: finish.finishedAt,
+          locked_until: null,
+          claimed_by: null,
+        })
+        .where('id', '=', id)
+        .where('claimed_by', '=', workerId)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Schedules another attempt of an item whose registry was unavailable, and releases it. */
+    async retryItem(
+      id: string,
+      workerId: string,
+      retry: ItemRetry,
+      trx: Kysely<Database> = db,
+    ): Promise<void> {
+      await trx
+        .updateTable('batch_items')
+        .set({
+          attempts: retry.attempts,
+          next_attempt_at: retry.nextAttemptAt,
+          retry_until: retry.retryUntil,
+          last_error: retry.lastError,
+          locked_until: null,
+          claimed_by: null,
+        })
+        .where('id', '=', id)
+        .where('claimed_by', '=', workerId)
+        .where('status', '=', 'pending')
+        .execute();
+    },
+
+    /** Jobs not completed although none of their items is pending (the finishing process died). */
+    async stalledJobs(limit: number, trx: Kysely<Database> = db): Promise<string[]> {
+      const rows = await trx
+        .selectFrom('batch_jobs')
+        .select('id')
+        .where('status', '!=', 'completed')
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('batch_items')
+                .select('batch_items.id')
+                .whereRef('batch_items.job_id', '=', 'batch_jobs.id')
+                .where('batch_items.status', '=', 'pending'),
+            ),
+          ),
+        )
+        .limit(limit)
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    /** Moves a job to `completed` once; false when it already was (another worker finished it). */
+    async completeJob(id: string, completedAt: string, trx: Kysely<Database> = db): Promise<boolean> {
+      const result = await trx
+        .updateTable('batch_jobs')
+        .set({ status: 'completed', completed_at: completedAt })
+        .where('id', '=', id)
+        .where('status', '!=', 'completed')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+  };
+}
+
+export type BatchRepository = ReturnType<typeof createBatchRepository>;

@@ -1,0 +1,178 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf, type RequireKey } from '../../http/auth.js';
+import { baseMeta } from '../../http/meta.js';
+import type { Responder } from '../../http/respond.js';
+import { Envelope, errorResponses } from '../../http/schemas.js';
+import { errors } from '../../lib/errors.js';
+import { ASYNC_BATCH_LIMIT, type BatchService, SYNC_BATCH_LIMIT } from './service.js';
+
+const Body = Type.Object(
+  {
+    vat_numbers: Type.Array(Type.String({ maxLength: 256 }), {
+      minItems: 1,
+      description: `The VAT numbers, written any common way. At most ${SYNC_BATCH_LIMIT} synchronously, ${ASYNC_BATCH_LIMIT.toLocaleString('en')} with \`"async": true\`; more is \`400 batch_too_large\`.`,
+    }),
+    requester_vat_number: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'Your own VAT number: every item is then a live call with a consultation number.',
+      }),
+    ),
+    async: Type.Optional(
+      Type.Boolean({
+        description:
+          'Queue a durable batch job instead: `202` with the job, then poll `GET /v1/validate/batch/{id}`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ItemError = Type.Object({
+  code: Type.Union(
+    [
+      Type.Literal('invalid_format'),
+      Type.Literal('country_unsupported'),
+      Type.Literal('registry_unavailable'),
+      Type.Literal('rate_limited'),
+    ],
+    { description: 'The code a single validation of this number would give.' },
+  ),
+  message: Type.String(),
+});
+
+const ItemResult = Type.Union([
+  Type.Object({ ok: Type.Literal(true), data: Type.Ref('ValidationData') }),
+  Type.Object({ ok: Type.Literal(false), error: ItemError }),
+]);
+
+const Summary = Type.Object({
+  total: Type.Integer(),
+  successful: Type.Integer(),
+  failed: Type.Integer(),
+});
+
+const Sources = Type.Record(
+  Type.String(),
+  Type.Object({ live: Type.Integer(), cached: Type.Integer(), degraded: Type.Integer() }),
+  { description: 'Successful answers per registry and `source_status`.' },
+);
+
+const BatchData = Type.Object({
+  summary: Summary,
+  results: Type.Array(ItemResult, { description: 'One per input number, in input order.' }),
+});
+
+const JobData = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed')]),
+  total: Type.Integer(),
+  done: Type.Integer({ description: 'Items finished, successful or not.' }),
+  failed: Type.Integer({ description: 'Finished items with an error.' }),
+  created_at: Type.String({ format: 'date-time' }),
+  completed_at: Type.Optional(Type.String({ format: 'date-time' })),
+  summary: Type.Optional(Summary),
+  results: Type.Optional(
+    Type.Array(ItemResult, { description: 'Once completed: one per input number, in input order.' }),
+  ),
+});
+
+const Params = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
+
+interface BatchBody {
+  vat_numbers: string[];
+  requester_vat_number?: string;
+  async?: boolean;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function batchRoutes(deps: {
+  batch: BatchService;
+  requireKey: RequireKey;
+  respond: Responder;
+  /** Request body limit of the batch endpoint (10,000 numbers must fit). */
+  bodyLimit: number;
+}) {
+  const { batch, requireKey, respond } = deps;
+  return async function register(app: FastifyInstance) {
+    app.post(
+      '/v1/validate/batch',
+      {
+        onRequest: requireKey('batch'),
+        bodyLimit: deps.bodyLimit,
+        schema: {
+          tags: ['Validation'],
+          summary: 'Validate a batch of VAT numbers',
+          description: `Validates up to ${SYNC_BATCH_LIMIT} numbers in one call (Pro and Business plans). Each item is answered exactly as \`GET /v1/validate\` would answer it: \`{ok: true, data}\` or \`{ok: false, error: {code, message}}\`, in input order; a malformed number or an unavailable registry fails only its own items. Duplicates are looked up once, and items go through the same cache and per-country limits as single validations. With \`"async": true\` up to ${ASYNC_BATCH_LIMIT.toLocaleString('en')} numbers are queued as a durable job (\`202\`); \`GET /v1/validate/batch/{id}\` shows its progress and, once completed, the same \`summary\` and \`results\`. Finishing a batch emits \`batch.completed\` (live keys).`,
+          security: [{ apiKey: [] }],
+          body: Body,
+          response: {
+            200: Envelope(BatchData, { sources: Sources }),
+            202: Envelope(JobData),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const body = request.body as BatchBody;
+        const requester = body.requester_vat_number ?? null;
+        const asynchronous = body.async === true;
+        batch.checkRequest({ count: body.vat_numbers.length, asynchronous, requester });
+        if (asynchronous) {
+          const job = await batch.createJob({
+            principal,
+            requestId: request.id,
+            requestBody: body,
+            vatNumbers: body.vat_numbers,
+            requester,
+          });
+          return reply.code(202).send({ data: job, meta: baseMeta(request, reply) });
+        }
+        const validated = await batch.validateMany(body.vat_numbers, requester, principal);
+        return respond({
+          request,
+          reply,
+          principal,
+          endpoint: 'validate_batch',
+          data: { summary: validated.summary, results: validated.results },
+          meta: { sources: validated.sources },
+          requestBody: body,
+          valid: null,
+          event: 'batch.completed',
+          writes: async (trx) => {
+            for (const write of validated.writes) await write(trx);
+          },
+        });
+      },
+    );
+
+    app.get(
+      '/v1/validate/batch/:id',
+      {
+        onRequest: requireKey('batch'),
+        schema: {
+          tags: ['Validation'],
+          summary: 'A batch job',
+          description:
+            'Progress of a batch job created by this key (`done` and `failed` of `total`) and, once `completed`, its `summary` and `results` in input order. Jobs of other keys are 404.',
+          security: [{ apiKey: [] }],
+          params: Params,
+          response: { 200: Envelope(JobData), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const job = UUID_RE.test(id) ? await batch.getJob(principalOf(request), id) : null;
+        if (!job) throw errors.notFound(`No batch job ${id} for this API key.`);
+        return reply.send({ data: job, meta: baseMeta(request, reply) });
+      },
+    );
+  };
+}

@@ -1,0 +1,570 @@
+import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../../db/database.js';
+import type { BatchItemsTable, BatchJobsTable, Database } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { ApiError } from '../../lib/errors.js';
+import type { IdGenerator } from '../../lib/ids.js';
+import { backoffDelay } from '../../registries/resilience.js';
+import type { AuditsService } from '../audits/service.js';
+import type { EventsService } from '../events/service.js';
+import type { Mode, Plan } from '../keys/plans.js';
+import type { ApiKeyPrincipal } from '../keys/service.js';
+import { outcomeError } from '../validation/routes.js';
+import type { ValidationService } from '../validation/service.js';
+import type { ValidationData, ValidationOutcome } from '../validation/types.js';
+import { parseVatNumber } from '../vat-numbers/index.js';
+import type { BatchRepository, ItemFinish } from './repository.js';
+
+/** Most numbers in one synchronous batch, and in one batch job. */
+export const SYNC_BATCH_LIMIT = 100;
+export const ASYNC_BATCH_LIMIT = 10_000;
+
+export type BatchItemErrorCode =
+  | 'invalid_format'
+  | 'country_unsupported'
+  | 'registry_unavailable'
+  | 'rate_limited';
+
+export type BatchItemResult =
+  | { ok: true; data: ValidationData }
+  | { ok: false; error: { code: BatchItemErrorCode; message: string } };
+
+export interface BatchSummary {
+  total: number;
+  successful: number;
+  failed: number;
+}
+
+/** Answers per registry and `source_status`, e.g. `{vies: {live: 3, cached: 1, degraded: 0}}`. */
+export type SourceCounts = Record<string, { live: number; cached: number; degraded: number }>;
+
+export interface ValidatedBatch {
+  summary: BatchSummary;
+  results: BatchItemResult[];
+  sources: SourceCounts;
+  /** The registry answers to store, in the caller's transaction. */
+  writes: Array<(trx: Kysely<Database>) => Promise<void>>;
+}
+
+export type JobStatus = 'queued' | 'running' | 'completed';
+
+/** `data` of a batch job response. `summary` and `results` once it is completed. */
+export interface JobView {
+  id: string;
+  status: JobStatus;
+  total: number;
+  /** Items finished, successful or not. */
+  done: number;
+  /** Finished items with an error. */
+  failed: number;
+  created_at: string;
+  completed_at?: string;
+  summary?: BatchSummary;
+  results?: BatchItemResult[];
+}
+
+export interface BatchServiceDeps {
+  db: Db;
+  repository: BatchRepository;
+  validation: Pick<ValidationService, 'validate' | 'parse'>;
+  audits: Pick<AuditsService, 'record'>;
+  events: Pick<EventsService, 'record'>;
+  clock: Clock;
+  ids: IdGenerator;
+  /** Identifies this process's leases. */
+  workerId: string;
+  leaseMs: number;
+  retryDeadlineMs: number;
+  retryBackoffMs: number;
+  /** Items of one country a worker keeps in flight (enough to keep that country's limiter busy). */
+  perCountryInFlight: number;
+  /**
+   * While items are in flight, a claim waits until this many slots are free, so a busy worker claims
+   * in groups instead of once per finished item (default 1).
+   */
+  minClaim?: number;
+  /** Called when new items were queued (wakes the worker). */
+  onQueued?: () => void;
+  onError?: (error: unknown) => void;
+  random?: () => number;
+}
+
+const RETRY_CAP_MS = 5 * 60_000;
+/** Most finished items written in one transaction. */
+const COMMIT_GROUP = 200;
+/** How long a claim that found only full countries is not repeated (unless work is queued). */
+const BLOCKED_RECHECK_MS = 250;
+
+interface Finished {
+  item: BatchItemsTable;
+  finish: ItemFinish;
+  writes?: (trx: Kysely<Database>) => Promise<void>;
+}
+/** Idle claims between two looks for jobs whose finishing step was interrupted. */
+const SWEEP_EVERY_IDLE_CLAIMS = 20;
+
+function itemResult(outcome: Exclude<ValidationOutcome, { kind: 'ok' }>): BatchItemResult;
+function itemResult(outcome: ValidationOutcome): BatchItemResult;
+function itemResult(outcome: ValidationOutcome): BatchItemResult {
+  switch (outcome.kind) {
+    case 'ok':
+      return { ok: true, data: outcome.data };
+    case 'invalid_format':
+    case 'country_unsupported':
+      return { ok: false, error: { code: outcome.kind, message: outcome.message } };
+    case 'unavailable':
+      return { ok: false, error: { code: 'registry_unavailable', message: outcome.message } };
+    case 'rate_limited':
+      return { ok: false, error: { code: 'rate_limited', message: outcome.message } };
+  }
+}
+
+function count(sources: SourceCounts, source: string, status: string): void {
+  const entry = sources[source] ?? { live: 0, cached: 0, degraded: 0 };
+  sources[source] = entry;
+  if (status === 'live' || status === 'cached' || status === 'degraded') entry[status] += 1;
+}
+
+function tooLarge(limit: number, got: number, asynchronous: boolean): ApiError {
+  const message = asynchronous
+    ? `A batch job takes at most ${limit.toLocaleString('en')} VAT numbers (got ${got.toLocaleString('en')}); split the list into several jobs.`
+    : `A synchronous batch takes at most ${limit} VAT numbers (got ${got.toLocaleString('en')}); send up to ${ASYNC_BATCH_LIMIT.toLocaleString('en')} with "async": true and poll GET /v1/validate/batch/{id}.`;
+  return new ApiError(400, 'batch_too_large', message, { max: limit, got });
+}
+
+function principalOfJob(job: BatchJobsTable): ApiKeyPrincipal {
+  return {
+    id: job.key_id,
+    accountId: job.account_id,
+    plan: job.plan as Plan,
+    mode: job.mode as Mode,
+    defaultRequesterVat: null,
+  };
+}
+
+/**
+ * Batch validation: a synchronous batch of up to 100 numbers, and durable batch jobs of up to 10,000
+ * worked by leased items. Every item takes the one validation path (cache, coalescing, the
+ * per-country limiter and breaker), so a batch never trips a registry's limit.
+ */
+export function createBatchService(deps: BatchServiceDeps) {
+  const { db, repository, validation, clock, workerId } = deps;
+  const random = deps.random ?? Math.random;
+  const jobs = new LRUCache<string, BatchJobsTable>({ max: 1_000 });
+  /** Items of each country this process holds. */
+  const inFlight = new Map<string, number>();
+  /** Items of each job this process holds: a job can only be finished by its last holder. */
+  const jobInFlight = new Map<string, number>();
+  let idleClaims = 0;
+  /** Countries seen in the last claim: bounds the next claim, so a one-country job is not over-claimed. */
+  let lastCountries: number | null = null;
+  /**
+   * The countries skipped by the last claim that found nothing. While all of them are still full, a
+   * new claim would scan the same rows for nothing, so it is skipped for a short while.
+   */
+  let blocked: { countries: string[]; at: number } | null = null;
+
+  /** A malformed requester fails the whole call, as it would fail every item. */
+  function checkRequester(requester: string | null): void {
+    if (!requester) return;
+    const parsed = validation.parse(requester, 'requester_vat_number');
+    if (!('ok' in parsed)) throw outcomeError(parsed);
+  }
+
+  async function job(id: string): Promise<BatchJobsTable | undefined> {
+    const cached = jobs.get(id);
+    if (cached) return cached;
+    const row = await repository.findJob(id);
+    if (row) jobs.set(id, row);
+    return row;
+  }
+
+  function parseResults(rows: Array<{ ok: number | null; result: string | null; source: string | null }>) {
+    const results: BatchItemResult[] = [];
+    const sources: SourceCounts = {};
+    let failed = 0;
+    for (const row of rows) {
+      const result = JSON.parse(row.result ?? 'null') as BatchItemResult;
+      results.push(result);
+      if (!result.ok) failed += 1;
+      if (row.source) {
+        const [source = '', status = ''] = row.source.split(':');
+        count(sources, source, status);
+      }
+    }
+    return { results, sources, summary: { total: rows.length, successful: rows.length - failed, failed } };
+  }
+
+  async function finishJob(jobId: string): Promise<void> {
+    await db.kysely.transaction().execute(async (trx) => {
+      const now = clock.now();
+      if (!(await repository.completeJob(jobId, now.toISOString(), trx))) return;
+      const row = await repository.findJob(jobId, trx);
+      if (!row) return;
+      const { results, sources, summary } = parseResults(await repository.results(jobId, trx));
+      const latency = Math.max(0, now.getTime() - Date.parse(row.created_at));
+      const data: JobView = {
+        id: row.id,
+        status: 'completed',
+        total: row.total,
+        done: summary.total,
+        failed: summary.failed,
+        created_at: row.created_at,
+        completed_at: now.toISOString(),
+        summary,
+        results,
+      };
+      const body = JSON.stringify({
+        data,
+        meta: { request_id: row.request_id, latency_ms: latency, sources },
+      });
+      const principal = principalOfJob(row);
+      // The audit record of the call that created the job: the full result, once it exists.
+      await deps.audits.record(
+        principal,
+        {
+          requestId: row.request_id,
+          endpoint: 'validate_batch',
+          responseJson: body,
+          requestBody: JSON.parse(row.request_body) as unknown,
+          latencyMs: latency,
+          statusCode: 202,
+          valid: null,
+        },
+        trx,
+      );
+      if (row.mode === 'live') {
+        await deps.events.record(
+          { accountId: row.account_id, keyId: row.key_id, type: 'batch.completed', payload: body },
+          trx,
+        );
+      }
+    });
+    jobs.delete(jobId);
+  }
+
+  async function finishIfDone(jobId: string): Promise<void> {
+    if (!(await repository.hasPending(jobId))) await finishJob(jobId);
+  }
+
+  /**
+   * Group commit: finished items are written together, up to `COMMIT_GROUP` per transaction (each
+   * item's result with its registry answer), so a busy worker costs the database one short
+   * transaction per group instead of one per item. Each caller resolves once its own row is durable.
+   */
+  const waiting: Array<Finished & { resolve: () => void; reject: (error: unknown) => void }> = [];
+  let flushing = false;
+
+  function commit(finished: Finished): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      waiting.push({ ...finished, resolve, reject });
+      if (!flushing) void flush();
+    });
+  }
+
+  async function flush(): Promise<void> {
+    flushing = true;
+    try {
+      while (waiting.length > 0) {
+        const group = waiting.splice(0, COMMIT_GROUP);
+        try {
+          const jobIds = await db.kysely.transaction().execute(async (trx) => {
+            const touched = new Set<string>();
+            for (const entry of group) {
+              if (await repository.finishItem(entry.item.id, workerId, entry.finish, trx)) {
+                touched.add(entry.item.job_id);
+                if (entry.writes) await entry.writes(trx);
+              }
+            }
+            return touched;
+          });
+          // Whoever finishes a job's last item sees nothing pending; others need not look.
+          for (const jobId of jobIds) {
+            const inGroup = group.filter((entry) => entry.item.job_id === jobId).length;
+            if ((jobInFlight.get(jobId) ?? 0) <= inGroup) await finishIfDone(jobId);
+          }
+          for (const entry of group) entry.resolve();
+        } catch (error) {
+          for (const entry of group) entry.reject(error);
+        }
+      }
+    } finally {
+      flushing = false;
+    }
+  }
+
+  function bump(map: Map<string, number>, key: string, by: number): void {
+    const n = (map.get(key) ?? 0) + by;
+    if (n <= 0) map.delete(key);
+    else map.set(key, n);
+  }
+
+  function held(item: BatchItemsTable, by: number): void {
+    bump(inFlight, item.country, by);
+    bump(jobInFlight, item.job_id, by);
+  }
+
+  return {
+    limits: { sync: SYNC_BATCH_LIMIT, async: ASYNC_BATCH_LIMIT },
+
+    /** Rejects a request before any work: too many numbers, or a malformed requester. */
+    checkRequest(input: { count: number; asynchronous: boolean; requester: string | null }): void {
+      const limit = input.asynchronous ? ASYNC_BATCH_LIMIT : SYNC_BATCH_LIMIT;
+      if (input.count > limit) throw tooLarge(limit, input.count, input.asynchronous);
+      checkRequester(input.requester);
+    },
+
+    /**
+     * Validates up to 100 numbers at once: each distinct number (after normalisation) is validated
+     * once, all of them concurrently; results come back in input order.
+     */
+    async validateMany(
+      vatNumbers: readonly string[],
+      requester: string | null,
+      principal: ApiKeyPrincipal,
+    ): Promise<ValidatedBatch> {
+      const groups = new Map<string, { input: string; positions: number[] }>();
+      vatNumbers.forEach((input, position) => {
+        const parsed = parseVatNumber(input);
+        const key = parsed.ok ? parsed.normalised : `\u0000${input}`;
+        const group = groups.get(key);
+        if (group) group.positions.push(position);
+        else groups.set(key, { input, positions: [position] });
+      });
+      const distinct = [...groups.values()];
+      const outcomes = await Promise.all(
+        distinct.map((g) =>
+          validation.validate({ vatNumber: g.input, requesterVatNumber: requester }, principal),
+        ),
+      );
+      const results: BatchItemResult[] = new Array(vatNumbers.length);
+      const writes: ValidatedBatch['writes'] = [];
+      const sources: SourceCounts = {};
+      let failed = 0;
+      distinct.forEach((group, i) => {
+        const outcome = outcomes[i] as ValidationOutcome;
+        const result = itemResult(outcome);
+        if (outcome.kind === 'ok' && outcome.writes) writes.push(outcome.writes);
+        for (const position of group.positions) {
+          results[position] = result;
+          if (!result.ok) failed += 1;
+          if (outcome.kind === 'ok') count(sources, outcome.meta.source, outcome.meta.source_status);
+        }
+      });
+      return {
+        summary: { total: vatNumbers.length, successful: vatNumbers.length - failed, failed },
+        results,
+        sources,
+        writes,
+      };
+    },
+
+    /** Stores a batch job with one item per number; malformed numbers are answered at once. */
+    async createJob(input: {
+      principal: ApiKeyPrincipal;
+      requestId: string;
+      requestBody: unknown;
+      vatNumbers: readonly string[];
+      requester: string | null;
+    }): Promise<JobView> {
+      const now = clock.now().toISOString();
+      const id = deps.ids.uuid();
+      const ranks = new Map<string, number>();
+      let failed = 0;
+      const items: BatchItemsTable[] = input.vatNumbers.map((vatNumber, position) => {
+        const parsed = parseVatNumber(vatNumber);
+        const country = parsed.ok ? parsed.country : 'XX';
+        const rank = ranks.get(country) ?? 0;
+        ranks.set(country, rank + 1);
+        const base: BatchItemsTable = {
+          id: `${id}:${position}`,
+          job_id: id,
+          position,
+          vat_number: vatNumber,
+          country,
+          rank,
+          status: 'pending',
+          ok: null,
+          result: null,
+          source: null,
+          attempts: 0,
+          next_attempt_at: now,
+          retry_until: null,
+          last_error: null,
+          locked_until: null,
+          claimed_by: null,
+          finished_at: null,
+        };
+        if (parsed.ok) return base;
+        // No registry is asked for a number that cannot be one: its answer is known now.
+        failed += 1;
+        const outcome = validation.parse(vatNumber, 'vat_number');
+        const result = 'ok' in outcome ? null : itemResult(outcome);
+        return { ...base, status: 'done', ok: 0, result: JSON.stringify(result), finished_at: now };
+      });
+      const row: BatchJobsTable = {
+        id,
+        key_id: input.principal.id,
+        account_id: input.principal.accountId,
+        plan: input.principal.plan,
+        mode: input.principal.mode,
+        request_id: input.requestId,
+        request_body: JSON.stringify(input.requestBody),
+        requester_vat_number: input.requester,
+        status: 'queued',
+        total: items.length,
+        created_at: now,
+        started_at: null,
+        completed_at: null,
+      };
+      await db.kysely.transaction().execute((trx) => repository.insertJob(row, items, trx));
+      if (failed === items.length) {
+        await finishJob(id);
+        return (await this.getJob(input.principal, id)) as JobView;
+      }
+      blocked = null;
+      deps.onQueued?.();
+      return { id, status: 'queued', total: items.length, done: failed, failed, created_at: now };
+    },
+
+    /** A job of this key (others get null), with its results once completed. */
+    async getJob(principal: ApiKeyPrincipal, id: string): Promise<JobView | null> {
+      const row = await repository.findJob(id);
+      if (!row || row.key_id !== principal.id) return null;
+      const view: JobView = {
+        id: row.id,
+        status: row.status as JobStatus,
+        total: row.total,
+        done: 0,
+        failed: 0,
+        created_at: row.created_at,
+      };
+      if (row.status === 'completed') {
+        const { results, summary } = parseResults(await repository.results(id));
+        return {
+          ...view,
+          done: summary.total,
+          failed: summary.failed,
+          ...(row.completed_at ? { completed_at: row.completed_at } : {}),
+          summary,
+          results,
+        };
+      }
+      const counts = await repository.counts(id);
+      return { ...view, done: counts.done, failed: counts.failed };
+    },
+
+    /**
+     * Claims due items for this worker, lowest rank first (every country's next items side by side),
+     * keeping at most `perCountryInFlight` items of one country: the limiter of each country stays
+     * busy without one slow country filling every slot.
+     */
+    async claimDue(limit: number): Promise<BatchItemsTable[]> {
+      const now = clock.now();
+      if (limit < (deps.minClaim ?? 1) && inFlight.size > 0) return [];
+      const skipCountries = [...inFlight].filter(([, n]) => n >= deps.perCountryInFlight).map(([c]) => c);
+      if (
+        blocked &&
+        now.getTime() - blocked.at < BLOCKED_RECHECK_MS &&
+        blocked.countries.every((c) => skipCountries.includes(c))
+      ) {
+        return [];
+      }
+      const claimed = await repository.claimDue({
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + deps.leaseMs).toISOString(),
+        workerId,
+        limit:
+          lastCountries === null ? limit : Math.min(limit, deps.perCountryInFlight * (lastCountries + 1)),
+        skipCountries,
+      });
+      const kept: BatchItemsTable[] = [];
+      const excess: string[] = [];
+      for (const item of claimed) {
+        if ((inFlight.get(item.country) ?? 0) >= deps.perCountryInFlight) excess.push(item.id);
+        else {
+          held(item, 1);
+          kept.push(item);
+        }
+      }
+      await repository.release(excess, workerId);
+      if (claimed.length > 0) lastCountries = new Set(claimed.map((i) => i.country)).size;
+      blocked =
+        claimed.length === 0 && skipCountries.length > 0
+          ? { countries: skipCountries, at: now.getTime() }
+          : null;
+      if (kept.length > 0) {
+        idleClaims = 0;
+        await repository.markRunning([...new Set(kept.map((i) => i.job_id))], now.toISOString());
+      } else if (idleClaims++ % SWEEP_EVERY_IDLE_CLAIMS === 0) {
+        for (const jobId of await repository.stalledJobs(10)) await finishJob(jobId);
+      }
+      return kept;
+    },
+
+    /**
+     * Validates one claimed item and stores its result with the registry answer in one transaction.
+     * An unavailable registry is retried with backoff until the retry deadline (test keys answer from
+     * a fixed table, so they are not retried). Finishing the last item finishes the job.
+     */
+    async processItem(item: BatchItemsTable, signal?: AbortSignal): Promise<void> {
+      try {
+        const row = await job(item.job_id);
+        if (!row) return;
+        let outcome: ValidationOutcome;
+        try {
+          outcome = await validation.validate(
+            { vatNumber: item.vat_number, requesterVatNumber: row.requester_vat_number },
+            principalOfJob(row),
+            signal,
+          );
+        } catch (error) {
+          if (signal?.aborted) return await repository.release([item.id], workerId);
+          deps.onError?.(error);
+          outcome = {
+            kind: 'unavailable',
+            source: 'vies',
+            message: 'The item could not be validated because of an internal error.',
+            retryAfterSeconds: 60,
+          };
+        }
+        if (outcome.kind === 'unavailable' && signal?.aborted) {
+          return await repository.release([item.id], workerId);
+        }
+        if (outcome.kind === 'unavailable' && row.mode === 'live') {
+          const now = clock.now();
+          const until = item.retry_until ?? new Date(now.getTime() + deps.retryDeadlineMs).toISOString();
+          if (now.toISOString() < until) {
+            const delay = Math.max(1, backoffDelay(item.attempts, deps.retryBackoffMs, RETRY_CAP_MS, random));
+            const next = new Date(Math.min(now.getTime() + delay, Date.parse(until))).toISOString();
+            await repository.retryItem(item.id, workerId, {
+              attempts: item.attempts + 1,
+              nextAttemptAt: next,
+              retryUntil: until,
+              lastError: outcome.message,
+            });
+            return;
+          }
+        }
+        const result = itemResult(outcome);
+        await commit({
+          item,
+          finish: {
+            ok: result.ok,
+            result: JSON.stringify(result),
+            source: outcome.kind === 'ok' ? `${outcome.meta.source}:${outcome.meta.source_status}` : null,
+            finishedAt: clock.now().toISOString(),
+          },
+          ...(outcome.kind === 'ok' && outcome.writes ? { writes: outcome.writes } : {}),
+        });
+      } finally {
+        held(item, -1);
+      }
+    },
+
+    finishJob,
+  };
+}
+
+export type BatchService = ReturnType<typeof createBatchService>;

@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { detectDelimiter, formatCsvRow, parseCsv, readInput } from '../../src/cli/validate-file.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+
+describe('the CSV reader of validate-file', () => {
+  it('parses quoted fields with delimiters, quotes and line breaks, a BOM and CRLF', () => {
+    const text =
+      '\ufeffname,vat\r\n"Smith, ""Jr."" & Co",DE100000008\r\n"two\r\nlines",DE300000002\r\nplain,\r\n';
+    assert.deepEqual(parseCsv(text), [
+      ['name', 'vat'],
+      ['Smith, "Jr." & Co', 'DE100000008'],
+      ['two\r\nlines', 'DE300000002'],
+      ['plain', ''],
+    ]);
+    assert.deepEqual(parseCsv('a,b\n1,2'), [
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    assert.deepEqual(parseCsv('"a"'), [['a']]);
+  });
+
+  it('writes fields that need it quoted, and reads them back unchanged', () => {
+    const fields = ['Smith, "Jr."', 'two\nlines', 'plain', ''];
+    assert.equal(formatCsvRow(fields), '"Smith, ""Jr.""","two\nlines",plain,\n');
+    assert.deepEqual(parseCsv(formatCsvRow(fields)), [fields]);
+  });
+
+  it('detects the delimiter, the header and the VAT column', () => {
+    assert.equal(detectDelimiter('name;vat_id;city\n'), ';');
+    assert.equal(detectDelimiter('"a;b",vat\n'), ',');
+    const csv = readInput('customer,country,VAT Number\nA,DE,DE100000008\n');
+    assert.equal(csv.column, 2);
+    assert.equal(csv.hasHeader, true);
+    assert.equal(readInput('id,vat_id\n1,DE100000008\n').column, 1);
+    assert.equal(readInput('name,ust\nA,DE100000008\n').column, 0);
+    assert.equal(readInput('name,ust\nA,DE100000008\n', 'UST').column, 1);
+    assert.throws(() => readInput('name,ust\n', 'vat'), /no column "vat"/);
+    const list = readInput('DE100000008\nDE300000002\n\n');
+    assert.equal(list.hasHeader, false);
+    assert.deepEqual(list.rows, [['DE100000008'], ['DE300000002']]);
+  });
+});
+
+describe('openvat validate-file', () => {
+  let dir: string;
+  let databaseUrl: string;
+  let testKey: string;
+  const csv = [
+    'customer,"VAT number",note',
+    '"Müller, Hans","DE 100 000 008","said ""hi"""',
+    'Two Lines Ltd,DE300000002,"first line',
+    'second line"',
+    'Broken,DE123,',
+    'Down,DE400000000,x',
+    'Austria,ATU13585627,y',
+    'Empty,,z',
+    'Again,de100000008,',
+  ].join('\r\n');
+  const inputRows = parseCsv(csv).slice(1);
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openvat-validate-file-'));
+    databaseUrl = `sqlite:${join(dir, 'openvat.sqlite')}`;
+    const t = await buildTestApp({ DATABASE_URL: databaseUrl });
+    try {
+      testKey = (await t.key('business', 'test')).key;
+    } finally {
+      await t.close();
+    }
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  function cli(...args: string[]) {
+    return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'validate-file', ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
+  }
+
+  function checkOutput(path: string) {
+    const rows = parseCsv(readFileSync(path, 'utf8'));
+    assert.deepEqual(rows[0], [
+      'customer',
+      'VAT number',
+      'note',
+      'vat_valid',
+      'vat_normalised',
+      'vat_company_name',
+      'vat_company_address',
+      'vat_error',
+      'vat_checked_at',
+    ]);
+    const body = rows.slice(1);
+    assert.equal(body.length, inputRows.length, 'every input row exactly once');
+    body.forEach((row, i) => {
+      assert.deepEqual(row.slice(0, 3), inputRows[i], `row ${i + 1} in order`);
+    });
+    const byName = new Map(body.map((r) => [r[0], r.slice(3)]));
+    assert.deepEqual(byName.get('Müller, Hans')?.slice(0, 2), ['true', 'DE100000008']);
+    assert.ok(byName.get('Müller, Hans')?.[2]);
+    assert.deepEqual(byName.get('Two Lines Ltd')?.slice(0, 2), ['false', 'DE300000002']);
+    assert.equal(byName.get('Broken')?.[4], 'invalid_format');
+    assert.equal(byName.get('Down')?.[4], 'registry_unavailable');
+    assert.equal(byName.get('Austria')?.[0], 'true');
+    assert.equal(byName.get('Empty')?.[4], 'invalid_format');
+    assert.match(byName.get('Again')?.[5] ?? '', /^\d{4}-\d\d-\d\dT/);
+  }
+
+  it('validates in-process, and a second run resumes where the first stopped', () => {
+    const input = join(dir, 'customers.csv');
+    writeFileSync(input, csv);
+    const first = cli(input, '--key', testKey, '--limit', '3');
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stderr, /3 row\(s\) validated, 0 already in/);
+    const partial = parseCsv(readFileSync(`${input}.results.csv`, 'utf8'));
+    assert.equal(partial.length, 4);
+    // An interrupted write leaves half a row behind; the next run drops it and redoes that row.
+    writeFileSync(`${input}.results.csv`, `${readFileSync(`${input}.results.csv`, 'utf8')}Down,DE4000`);
+    const second = cli(input, '--key', testKey);
+    assert.equal(second.status, 0, second.stderr);
+    assert.match(second.stderr, /4 row\(s\) validated, 3 already in/);
+    checkOutput(`${input}.results.csv`);
+    const third = cli(input, '--key', testKey);
+    assert.match(third.stderr, /0 row\(s\) validated, 7 already in/);
+    checkOutput(`${input}.results.csv`);
+  });
+
+  it('validates a plain list without a header, with the first active key', () => {
+    const input = join(dir, 'list.txt');
+    writeFileSync(input, 'DE100000008\nDE300000002\n');
+    const res = cli(input, '--out', join(dir, 'list.csv'));
+    assert.equal(res.status, 0, res.stderr);
+    const rows = parseCsv(readFileSync(join(dir, 'list.csv'), 'utf8'));
+    assert.deepEqual(rows[0]?.slice(0, 2), ['vat_number', 'vat_valid']);
+    assert.deepEqual(
+      rows.slice(1).map((r) => r.slice(0, 2)),
+      [
+        ['DE100000008', 'true'],
+        ['DE300000002', 'false'],
+      ],
+    );
+  });
+
+  describe('through a running service', () => {
+    let t: TestApp;
+    let url: string;
+    let key: string;
+
+    before(async () => {
+      t = await buildTestApp();
+      key = (await t.key('pro', 'test')).key;
+      url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+      t.container.start();
+    });
+    after(() => t.close());
+
+    for (const mode of ['batch jobs', 'the synchronous API'] as const) {
+      it(`with ${mode}`, async () => {
+        const input = join(dir, `remote-${mode.length}.csv`);
+        writeFileSync(input, csv);
+        const extra = mode === 'batch jobs' ? ['--chunk', '4', '--poll-ms', '20'] : ['--sync'];
+        const { spawn } = await import('node:child_process');
+        const child = spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            'src/cli/index.ts',
+            'validate-file',
+            input,
+            '--url',
+            url,
+            '--key',
+            key,
+            ...extra,
+          ],
+          { env: { ...process.env, DATABASE_URL: 'sqlite::memory:' } },
+        );
+        let stderr = '';
+        child.stderr.on('data', (d) => {
+          stderr += d;
+        });
+        const code = await new Promise((resolve) => child.once('exit', resolve));
+        assert.equal(code, 0, stderr);
+        checkOutput(`${input}.results.csv`);
+      });
+    }
+
+    it('fails clearly for a key without batch', async () => {
+      const starter = (await t.key('starter', 'test')).key;
+      const input = join(dir, 'starter.csv');
+      writeFileSync(input, csv);
+      const { spawn } = await import('node:child_process');
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/cli/index.ts',
+          'validate-file',
+          input,
+          '--url',
+          url,
+          '--key',
+          starter,
+          '--sync',
+        ],
+        { env: { ...process.env, DATABASE_URL: 'sqlite::memory:' } },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      assert.equal(code, 1);
+      assert.match(stderr, /plan_required/);
+    });
+  });
+});
