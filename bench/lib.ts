@@ -111,13 +111,23 @@ export interface LoadResult {
 
 export async function load(
   url: string,
-  options: { connections?: number; duration?: number; headers?: Record<string, string> } = {},
+  options: {
+    connections?: number;
+    duration?: number;
+    headers?: Record<string, string>;
+    /** HTTP method (default GET). */
+    method?: 'GET' | 'POST';
+    /** Request body sent with every request. */
+    body?: string;
+  } = {},
 ): Promise<LoadResult> {
   const result = await autocannon({
     url,
     connections: options.connections ?? 50,
     duration: options.duration ?? 10,
     headers: options.headers ?? {},
+    ...(options.method ? { method: options.method } : {}),
+    ...(options.body !== undefined ? { body: options.body } : {}),
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),
@@ -130,8 +140,19 @@ export async function load(
 }
 
 /** Warms a server up for a few seconds so the JIT has settled before the measured run. */
-export async function warm(url: string, headers: Record<string, string> = {}): Promise<void> {
-  await autocannon({ url, connections: 10, duration: 3, headers });
+export async function warm(
+  url: string,
+  headers: Record<string, string> = {},
+  request: { method?: 'GET' | 'POST'; body?: string } = {},
+): Promise<void> {
+  await autocannon({
+    url,
+    connections: 10,
+    duration: 3,
+    headers,
+    ...(request.method ? { method: request.method } : {}),
+    ...(request.body !== undefined ? { body: request.body } : {}),
+  });
 }
 
 export function today(): string {

@@ -7,9 +7,15 @@ import { registerErrorHandling } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { ApiError, errors } from './lib/errors.js';
-import { CountryRate, ratesRoutes } from './modules/rates/routes.js';
 import { auditsRoutes } from './modules/audits/routes.js';
+import { batchRoutes } from './modules/batch/routes.js';
+import { confirmationsRoutes } from './modules/confirmations/routes.js';
+import { decideRoutes } from './modules/decide/routes.js';
+import { CountryRate, ratesRoutes } from './modules/rates/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
+import { validationRoutes } from './modules/validation/routes.js';
+import { ValidationDataSchema } from './modules/validation/schemas.js';
+import { webhooksRoutes } from './modules/webhooks/routes.js';
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
@@ -53,8 +59,11 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   });
 
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request, reply) => {
+  app.decorateRequest('startedAt', 0);
+  app.addHook('onRequest', (request, reply, done) => {
+    request.startedAt = performance.now();
     reply.header('service-request-id', request.id);
+    done();
   });
 
   // JSON bodies must be UTF-8; anything else is refused instead of being silently mangled.
@@ -80,6 +89,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   registerErrorHandling(app);
   app.addSchema(ErrorEnvelope);
   app.addSchema(CountryRate);
+  app.addSchema(ValidationDataSchema);
   await registerOpenApi(app);
 
   await app.register(rateLimit, {
@@ -91,8 +101,35 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
 
   await app.register(systemRoutes({ db: container.db }));
   await app.register(
+    validationRoutes({
+      validation: container.validation,
+      requireKey: container.requireKey,
+      respond: container.respond,
+    }),
+  );
+  await app.register(
+    decideRoutes({ decide: container.decide, requireKey: container.requireKey, respond: container.respond }),
+  );
+  await app.register(
+    batchRoutes({
+      batch: container.batch,
+      requireKey: container.requireKey,
+      respond: container.respond,
+      bodyLimit: Math.max(config.bodyLimit, 4 * 1_048_576),
+    }),
+  );
+  await app.register(auditsRoutes({ audits: container.audits, requireKey: container.requireKey }));
+  await app.register(
+    confirmationsRoutes({
+      confirmations: container.confirmations,
+      requireKey: container.requireKey,
+      respond: container.respond,
+    }),
+  );
+  await app.register(
     ratesRoutes({ rates: container.rates, rateLimitPerMinute: config.publicRateLimitPerMinute }),
   );
+  await app.register(webhooksRoutes({ webhooks: container.webhooks, requireKey: container.requireKey }));
 
   return app;
 }

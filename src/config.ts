@@ -29,15 +29,41 @@ export interface Config {
     readonly brregUrl: string;
     readonly evatrUrl: string;
     readonly timeoutMs: number;
+    /** Concurrent calls per registry and member state. */
+    readonly concurrencyPerCountry: number;
+    /** How long one validation may spend retrying a throttled registry. */
+    readonly deadlineMs: number;
+    /** Base of the jittered backoff between those retries. */
+    readonly backoffMs: number;
+    /** Consecutive failures that open a country's circuit breaker, and how long it stays open. */
+    readonly breakerThreshold: number;
+    readonly breakerOpenMs: number;
+    /** How often the VIES status endpoint is polled (0 = never). */
+    readonly statusPollMs: number;
   };
   readonly cache: {
     readonly validTtlSeconds: number;
     readonly invalidTtlSeconds: number;
     readonly degradedWindowSeconds: number;
   };
+  readonly confirmations: {
+    /** Confirmations allowed per API key in a burst, refilled evenly over `burstWindowSeconds`. */
+    readonly burst: number;
+    readonly burstWindowSeconds: number;
+  };
   readonly webhooks: {
     readonly allowPrivate: boolean;
     readonly backoffMs: number;
+  };
+  readonly batch: {
+    /** Batch items a worker validates at the same time (the per-country limiter paces them). */
+    readonly concurrency: number;
+    /** How long a claimed item stays leased; an item of a crashed worker is claimed again after it. */
+    readonly leaseMs: number;
+    /** How long an item whose registry is unavailable is retried before it fails. */
+    readonly retryDeadlineMs: number;
+    /** Base of the exponential backoff between those retries. */
+    readonly retryBackoffMs: number;
   };
 }
 
@@ -128,15 +154,31 @@ export function loadConfig(env: Env = process.env): Config {
       brregUrl: url(env, 'BRREG_URL', 'https://data.brreg.no'),
       evatrUrl: url(env, 'EVATR_URL', 'https://api.evatr.vies.bzst.de/app'),
       timeoutMs: int(env, 'OPENVAT_REGISTRY_TIMEOUT_MS', 10_000, 100, 120_000),
+      concurrencyPerCountry: int(env, 'OPENVAT_REGISTRY_CONCURRENCY', 2, 1, 1_000),
+      deadlineMs: int(env, 'OPENVAT_REGISTRY_DEADLINE_MS', 8_000, 0, 600_000),
+      backoffMs: int(env, 'OPENVAT_REGISTRY_BACKOFF_MS', 100, 1, 60_000),
+      breakerThreshold: int(env, 'OPENVAT_BREAKER_THRESHOLD', 5, 1, 1_000),
+      breakerOpenMs: int(env, 'OPENVAT_BREAKER_OPEN_MS', 30_000, 100, 3_600_000),
+      statusPollMs: int(env, 'OPENVAT_STATUS_POLL_MS', 300_000, 0, 86_400_000),
     },
     cache: {
       validTtlSeconds: int(env, 'OPENVAT_CACHE_VALID_TTL', 30 * DAY, 0, 3_650 * DAY),
       invalidTtlSeconds: int(env, 'OPENVAT_CACHE_INVALID_TTL', DAY, 0, 3_650 * DAY),
       degradedWindowSeconds: int(env, 'OPENVAT_DEGRADED_WINDOW', 7 * DAY, 0, 3_650 * DAY),
     },
+    confirmations: {
+      burst: int(env, 'OPENVAT_CONFIRM_BURST', 10, 1, 100_000),
+      burstWindowSeconds: int(env, 'OPENVAT_CONFIRM_BURST_WINDOW', 10, 1, 86_400),
+    },
     webhooks: {
       allowPrivate: bool(env, 'OPENVAT_WEBHOOKS_ALLOW_PRIVATE', false),
       backoffMs: int(env, 'OPENVAT_WEBHOOK_BACKOFF_MS', 30_000, 1, 86_400_000),
+    },
+    batch: {
+      concurrency: int(env, 'OPENVAT_BATCH_CONCURRENCY', 256, 1, 10_000),
+      leaseMs: int(env, 'OPENVAT_BATCH_LEASE_MS', 120_000, 100, 86_400_000),
+      retryDeadlineMs: int(env, 'OPENVAT_BATCH_RETRY_DEADLINE_MS', 3_600_000, 0, 7 * 86_400_000),
+      retryBackoffMs: int(env, 'OPENVAT_BATCH_RETRY_BACKOFF_MS', 5_000, 1, 3_600_000),
     },
   };
   return deepFreeze(config);

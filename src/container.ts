@@ -2,17 +2,35 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { createDatabase, type Db } from './db/database.js';
 import { createAuth, type RequireKey } from './http/auth.js';
+import { createResponder, type Responder } from './http/respond.js';
+import { createWorker, type Timers, type Worker } from './jobs/worker.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createIdGenerator, type IdGenerator } from './lib/ids.js';
-import { createResponder, type Responder } from './http/respond.js';
 import { createAuditsRepository } from './modules/audits/repository.js';
 import { type AuditsService, createAuditsService } from './modules/audits/service.js';
+import { createBatchRepository } from './modules/batch/repository.js';
+import { type BatchService, createBatchService } from './modules/batch/service.js';
+import { type BurstLimiter, createTokenBucketLimiter } from './modules/confirmations/burst.js';
+import { createConfirmationsRepository } from './modules/confirmations/repository.js';
+import { type ConfirmationsService, createConfirmationsService } from './modules/confirmations/service.js';
+import { createTestModeEvatrClient } from './modules/confirmations/test-mode.js';
+import { createDecideService, type DecideService } from './modules/decide/service.js';
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService, type EventsService } from './modules/events/service.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService, type KeysService } from './modules/keys/service.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
+import { createLiveAnswers, type LiveAnswers } from './modules/validation/live.js';
+import { createRegistryAnswersRepository } from './modules/validation/repository.js';
+import { createValidationService, type ValidationService } from './modules/validation/service.js';
+import { createTestModeAnswers } from './modules/validation/test-mode.js';
+import { createWebhooksRepository } from './modules/webhooks/repository.js';
+import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.js';
+import { createHttpTransport, type WebhookTransport } from './modules/webhooks/transport.js';
+import { type DnsResolver, systemDns } from './modules/webhooks/url-guard.js';
+import { createEvatrClient, type EvatrClient } from './registries/evatr.js';
+import { createRegistryClients, type RegistryClients } from './registries/index.js';
 
 /** Side effects the container can be given instead of the real ones (tests, benchmarks). */
 export interface Ports {
@@ -21,6 +39,18 @@ export interface Ports {
   ids?: IdGenerator;
   ratesDataset?: RatesDataset;
   redis?: Redis | null;
+  /** The upstream registry clients (default: built from the configured URLs). */
+  registries?: Pick<RegistryClients, 'clientForPrefix' | 'viesStatus'>;
+  /** The eVatR client live keys use for confirmations (default: the real one at EVATR_URL). */
+  evatr?: EvatrClient;
+  /** The burst limit on confirmations (default: in-memory token bucket from the config). */
+  confirmLimiter?: BurstLimiter;
+  /** Name resolution for webhook targets (SSRF checks at registration and at connect time). */
+  dns?: DnsResolver;
+  /** Sends webhook attempts (default: node:http/https). */
+  webhookTransport?: WebhookTransport;
+  /** Timers of the background workers' polling. */
+  timers?: Timers;
 }
 
 export interface Container {
@@ -36,6 +66,23 @@ export interface Container {
   readonly events: EventsService;
   /** Finishes audited calls: one transaction for the call's writes, its audit record and its event. */
   readonly respond: Responder;
+  /** The one validation path (single, batch items, decide). */
+  readonly validation: ValidationService;
+  /** Decide: the VAT treatment of a sale. */
+  readonly decide: DecideService;
+  /** The live answer source with its limiter and breakers (exposed for tests and metrics). */
+  readonly liveAnswers: LiveAnswers;
+  /** Qualified confirmations through eVatR and their evidence chain. */
+  readonly confirmations: ConfirmationsService;
+  readonly webhooks: WebhooksService;
+  /** Delivers queued webhooks; started by `start()`, driven by `runOnce()`/`drain()` in tests. */
+  readonly webhookWorker: Worker;
+  /** Batch validation: synchronous batches and durable batch jobs. */
+  readonly batch: BatchService;
+  /** Works batch job items; started by `start()`, driven by `runOnce()`/`drain()` in tests. */
+  readonly batchWorker: Worker;
+  /** Starts background work (registry status polling, workers); `close()` stops it. */
+  start(): void;
   /** Releases every resource (database, Redis). */
   close(): Promise<void>;
 }
@@ -63,6 +110,109 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const events = createEventsService({ repository: createEventsRepository(db.kysely), clock, ids });
   const respond = createResponder({ db, audits, events });
 
+  const r = config.registries;
+  const registries =
+    ports.registries ??
+    createRegistryClients({
+      vies: { baseUrl: r.viesUrl, soapUrl: r.viesSoapUrl, timeoutMs: r.timeoutMs },
+      hmrc: {
+        baseUrl: r.hmrcUrl,
+        ...(r.hmrcClientId ? { clientId: r.hmrcClientId } : {}),
+        ...(r.hmrcClientSecret ? { clientSecret: r.hmrcClientSecret } : {}),
+        timeoutMs: r.timeoutMs,
+      },
+      bfs: { baseUrl: r.bfsUrl, timeoutMs: r.timeoutMs },
+      brreg: { baseUrl: r.brregUrl, timeoutMs: r.timeoutMs },
+    });
+  const liveAnswers = createLiveAnswers({
+    clientFor: (prefix) => registries.clientForPrefix(prefix),
+    repository: createRegistryAnswersRepository(db.kysely),
+    clock,
+    cache: config.cache,
+    concurrencyPerCountry: r.concurrencyPerCountry,
+    deadlineMs: r.deadlineMs,
+    backoffBaseMs: r.backoffMs,
+    breaker: { failureThreshold: r.breakerThreshold, openMs: r.breakerOpenMs },
+  });
+  const validation = createValidationService({
+    rates,
+    clock,
+    sources: { live: liveAnswers, test: createTestModeAnswers({ clock }) },
+  });
+  const decide = createDecideService({ validation, rates, clock });
+  const confirmations = createConfirmationsService({
+    repository: createConfirmationsRepository(db.kysely),
+    clock,
+    ids,
+    upstream: {
+      live: ports.evatr ?? createEvatrClient({ baseUrl: r.evatrUrl, timeoutMs: r.timeoutMs }),
+      test: createTestModeEvatrClient({ clock }),
+    },
+    limiter:
+      ports.confirmLimiter ??
+      createTokenBucketLimiter({
+        capacity: config.confirmations.burst,
+        windowSeconds: config.confirmations.burstWindowSeconds,
+        clock,
+      }),
+    // An in-flight idempotency key is abandoned once the upstream call cannot still be running.
+    inFlightTimeoutMs: r.timeoutMs + 60_000,
+  });
+  const timers: NodeJS.Timeout[] = [];
+
+  const webhookTransport = ports.webhookTransport ?? createHttpTransport();
+  const webhooks = createWebhooksService({
+    db: db.kysely,
+    repository: createWebhooksRepository(db.kysely, db.dialect),
+    clock,
+    ids,
+    dns: ports.dns ?? systemDns,
+    transport: webhookTransport,
+    allowPrivate: config.webhooks.allowPrivate,
+    backoffMs: config.webhooks.backoffMs,
+    workerId: ids.uuid(),
+  });
+  const webhookWorker = createWorker({
+    name: 'webhooks',
+    claim: (limit) => webhooks.claimDue(limit),
+    handle: (delivery, signal) => webhooks.deliver(delivery, signal),
+    concurrency: 32,
+    idleDelayMs: 500,
+    onError: (error) => console.error('webhook worker:', error),
+    ...(ports.timers ? { timers: ports.timers } : {}),
+  });
+  // Delivery rows are written in the transaction of the call that records the event.
+  events.onEvent(async (event, trx) => {
+    if ((await webhooks.enqueue(event, trx)) > 0) webhookWorker.notify();
+  });
+
+  const batch = createBatchService({
+    db,
+    repository: createBatchRepository(db.kysely, db.dialect),
+    validation,
+    audits,
+    events,
+    clock,
+    ids,
+    workerId: ids.uuid(),
+    leaseMs: config.batch.leaseMs,
+    retryDeadlineMs: config.batch.retryDeadlineMs,
+    retryBackoffMs: config.batch.retryBackoffMs,
+    perCountryInFlight: Math.max(4, r.concurrencyPerCountry * 4),
+    minClaim: Math.max(1, Math.floor(config.batch.concurrency / 16)),
+    onQueued: () => batchWorker.notify(),
+    onError: (error) => console.error('batch worker:', error),
+  });
+  const batchWorker = createWorker({
+    name: 'batch',
+    claim: (limit) => batch.claimDue(limit),
+    handle: (item, signal) => batch.processItem(item, signal),
+    concurrency: config.batch.concurrency,
+    idleDelayMs: 500,
+    onError: (error) => console.error('batch worker:', error),
+    ...(ports.timers ? { timers: ports.timers } : {}),
+  });
+
   return {
     config,
     db,
@@ -75,7 +225,37 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     audits,
     events,
     respond,
+    validation,
+    decide,
+    liveAnswers,
+    confirmations,
+    webhooks,
+    webhookWorker,
+    batch,
+    batchWorker,
+    start() {
+      webhookWorker.start();
+      batchWorker.start();
+      // Retention: expired audit records and idempotency keys are purged hourly, in bounded batches.
+      const purge = () => {
+        audits.purgeExpired().catch(() => {});
+        confirmations.purgeExpiredIdempotencyKeys().catch(() => {});
+      };
+      purge();
+      timers.push(setInterval(purge, 3_600_000).unref());
+      if (r.statusPollMs > 0) {
+        const poll = () => {
+          liveAnswers.applyStatus(registries.viesStatus).catch(() => {});
+        };
+        poll();
+        timers.push(setInterval(poll, r.statusPollMs).unref());
+      }
+    },
     async close() {
+      await batchWorker.stop();
+      await webhookWorker.stop();
+      webhookTransport.close();
+      for (const timer of timers.splice(0)) clearInterval(timer);
       if (redis) redis.disconnect();
       await db.close();
     },

@@ -36,6 +36,7 @@ export async function startServer(
   }
   const app = await buildApp(container);
   const address = await app.listen({ host: config.host, port: config.port });
+  container.start();
   let stopping: Promise<void> | null = null;
   return {
     app,
@@ -43,7 +44,14 @@ export async function startServer(
     address,
     stop() {
       stopping ??= (async () => {
-        await app.close();
+        // Keep-alive connections become idle once their in-flight request is answered; close them as
+        // they do, so shutdown does not wait for the keep-alive timeout.
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweep);
+        }
         await container.close();
       })();
       return stopping;

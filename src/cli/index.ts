@@ -2,7 +2,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDatabase } from '../db/database.js';
+import { createEvidenceCommands } from './evidence.js';
 import { createKeysCommands } from './keys.js';
+import { createValidateFileCommand } from './validate-file.js';
 
 const program = new Command();
 program.name('openvat').description('Self-hostable VAT validation service').showHelpAfterError();
@@ -38,6 +40,8 @@ program
   });
 
 program.addCommand(createKeysCommands(config));
+program.addCommand(createEvidenceCommands(config));
+program.addCommand(createValidateFileCommand(config));
 
 program
   .command('simulate')

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -44,7 +45,20 @@ function openSqlite(path: string): Db {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  // Kysely prepares every query anew; better-sqlite3 statements are reusable, so keep them.
+  const statements = new LRUCache<string, SQLite.Statement>({ max: 1_000 });
+  const cached = {
+    close: () => database.close(),
+    prepare(query: string) {
+      let statement = statements.get(query);
+      if (!statement) {
+        statement = database.prepare(query);
+        statements.set(query, statement);
+      }
+      return statement;
+    },
+  };
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   return wrap(kysely, 'sqlite', memory ? 'sqlite (in memory)' : `sqlite:${path}`, undefined);
 }
 
@@ -73,6 +87,7 @@ function wrap(kysely: Kysely<Database>, dialect: Dialect, describe: string, sche
       const migrator = new Migrator({
         db: kysely,
         provider: migrationProvider,
+        allowUnorderedMigrations: true,
         ...(schema ? { migrationTableSchema: schema } : {}),
       });
       const { error, results } = await migrator.migrateToLatest();

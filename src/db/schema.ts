@@ -50,11 +50,180 @@ export interface EventsTable {
   created_at: string;
 }
 
+/** The last registry answer per VAT number (cache, and the stored answer for degraded service). */
+export interface RegistryAnswersTable {
+  vat_number: string;
+  source: string;
+  valid: number;
+  name: string | null;
+  address: string | null;
+  checked_at: string;
+}
+
+/** A receiver registered by an API key. The secret is kept because every attempt is signed anew. */
+export interface WebhookEndpointsTable {
+  id: string;
+  key_id: string;
+  account_id: string;
+  url: string;
+  /** `whsec_` + base64 of 24 random bytes; the HMAC key of every delivery. */
+  secret: string;
+  disabled: number;
+  created_at: string;
+}
+
+/** The durable webhook queue: one row per (event, endpoint), claimed by workers under a lease. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  key_id: string;
+  event_id: string;
+  event_type: string;
+  /** The delivered body, exactly as sent on every attempt. */
+  body: string;
+  /** `pending` | `delivered` | `failed` */
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: string | null;
+  locked_until: string | null;
+  claimed_by: string | null;
+  last_error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** One HTTP attempt of a delivery; `id` is the attempt's `Service-Delivery-Id`. */
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  attempt: number;
+  /** `succeeded` | `failed` */
+  status: string;
+  http_status: number | null;
+  latency_ms: number;
+  error: string | null;
+  created_at: string;
+}
+
+/** A qualified confirmation kept 10 years as evidence; one link of the hash chain (`seq`, `prev_hash`, `hash`). */
+export interface ConfirmationsTable {
+  id: string;
+  seq: number;
+  account_id: string;
+  key_id: string;
+  request_id: string;
+  mode: string;
+  vat_number: string;
+  requester_vat_number: string;
+  /** Upstream status as sent, e.g. `evatr-0000`. */
+  taxauth_status: string;
+  valid: number;
+  qualified: number;
+  /** The API request body as JSON text. */
+  api_request: string;
+  upstream_url: string;
+  /** The exact request and response bodies exchanged with the authority. */
+  upstream_request: string;
+  upstream_response: string;
+  upstream_http_status: number;
+  upstream_id: string | null;
+  /** Our response body exactly as sent. */
+  response: string;
+  created_at: string;
+  retain_until: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The single row (id 1) naming the last link of the confirmation chain. */
+export interface ConfirmationChainHeadTable {
+  id: number;
+  seq: number;
+  hash: string;
+}
+
+/** Idempotency keys of confirmation requests, per account. */
+export interface ConfirmationIdempotencyTable {
+  account_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  /** `in_flight` while the authority is being asked, `completed` once the response is stored. */
+  state: string;
+  /** The request that holds the key (its request id). */
+  owner: string;
+  key_id: string;
+  confirmation_id: string | null;
+  status_code: number | null;
+  response: string | null;
+  created_at: string;
+  locked_at: string;
+  expires_at: string;
+}
+
+/** A batch job (`"async": true`): the key that asked, its plan and mode, and the job's state. */
+export interface BatchJobsTable {
+  id: string;
+  key_id: string;
+  account_id: string;
+  plan: string;
+  mode: string;
+  /** The request id of the call that created the job (its audit record is written at completion). */
+  request_id: string;
+  /** The request body as JSON text. */
+  request_body: string;
+  requester_vat_number: string | null;
+  /** `queued` | `running` | `completed` */
+  status: string;
+  total: number;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+/** One input number of a batch job: a leased queue row until it is `done`, then its result. */
+export interface BatchItemsTable {
+  /** `<job id>:<position>` */
+  id: string;
+  job_id: string;
+  position: number;
+  vat_number: string;
+  /** The number's prefix (`XX` when it has none): items are claimed interleaved by country. */
+  country: string;
+  /** Ordinal of the item among its job's items of the same country. */
+  rank: number;
+  /** `pending` | `done` */
+  status: string;
+  ok: number | null;
+  /** `{ok: true, data}` or `{ok: false, error: {code, message}}` as JSON text. */
+  result: string | null;
+  /** Where a successful answer came from: `<source>:<source_status>`, e.g. `vies:live`. */
+  source: string | null;
+  attempts: number;
+  next_attempt_at: string;
+  /** Until when an unavailable registry is retried (set at the first unavailable answer). */
+  retry_until: string | null;
+  last_error: string | null;
+  locked_until: string | null;
+  claimed_by: string | null;
+  finished_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   audits: AuditsTable;
   events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  registry_answers: RegistryAnswersTable;
+  confirmations: ConfirmationsTable;
+  confirmation_chain_head: ConfirmationChainHeadTable;
+  confirmation_idempotency: ConfirmationIdempotencyTable;
+  batch_jobs: BatchJobsTable;
+  batch_items: BatchItemsTable;
 }
 
 export type { Generated };

@@ -1,8 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `performance.now()` when the request arrived. */
+    startedAt: number;
+  }
+}
+
 /** Milliseconds since the request arrived, rounded to 0.01 ms. */
 export function latencyMs(reply: FastifyReply): number {
-  return Math.round(reply.elapsedTime * 100) / 100;
+  return Math.round((performance.now() - reply.request.startedAt) * 100) / 100;
 }
 
 /** The `meta` every response carries. */

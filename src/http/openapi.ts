@@ -38,6 +38,13 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       },
       tags: [
         { name: 'Validation', description: 'Check VAT numbers against the registries.' },
+        { name: 'Decide', description: 'The VAT treatment of a sale: reverse charge, OSS, exports.' },
+        {
+          name: 'Qualified confirmations',
+          description: 'German qualified confirmations (eVatR), kept 10 years.',
+        },
+        { name: 'Audit records', description: 'Past responses, byte for byte.' },
+        { name: 'Webhooks', description: 'Signed event delivery from a durable queue.' },
         { name: 'Rates', description: 'VAT rates reference data (public).' },
         { name: 'System', description: 'Health and readiness.' },
       ],

@@ -20,8 +20,11 @@ export interface Completion {
   integerLatency?: boolean;
   requestBody: unknown;
   valid: boolean | null;
-  /** The call's own writes, run in the same transaction as its audit record and event. */
-  writes?: (trx: Kysely<Database>) => Promise<void>;
+  /**
+   * The call's own writes, run in the same transaction as its audit record and event. They get the
+   * response body exactly as it will be sent (confirmations store it as evidence).
+   */
+  writes?: (trx: Kysely<Database>, responseBody: string) => Promise<void>;
   /** Emitted for live keys only; test keys never emit events. */
   event?: EventType;
 }
@@ -32,7 +35,7 @@ export interface Completion {
  */
 export function createResponder(deps: { db: Db; audits: AuditsService; events: EventsService }) {
   return async function complete(c: Completion): Promise<FastifyReply> {
-    const latency = c.integerLatency ? Math.round(c.reply.elapsedTime) : latencyMs(c.reply);
+    const latency = c.integerLatency ? Math.round(latencyMs(c.reply)) : latencyMs(c.reply);
     const statusCode = c.statusCode ?? 200;
     // Serialised through the route's response schema, so only contract fields leave the service.
     c.reply.code(statusCode);
@@ -44,7 +47,7 @@ export function createResponder(deps: { db: Db; audits: AuditsService; events: E
     );
     const emit = c.event && c.principal.mode === 'live' ? c.event : null;
     await deps.db.kysely.transaction().execute(async (trx) => {
-      if (c.writes) await c.writes(trx);
+      if (c.writes) await c.writes(trx, body);
       await deps.audits.record(
         c.principal,
         {

@@ -1,6 +1,10 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as keys from './2026-11-22-001-keys.js';
 import * as auditsEvents from './2026-11-22-002-audits-events.js';
+import * as webhooks from './2026-11-22-003-webhooks.js';
+import * as confirmations from './2026-11-22-004-confirmations.js';
+import * as registryAnswers from './2026-11-22-005-registry-answers.js';
+import * as batch from './2026-11-22-006-batch.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -9,6 +13,10 @@ import * as auditsEvents from './2026-11-22-002-audits-events.js';
 const migrations: Record<string, Migration> = {
   '2026-11-22-001-keys': keys,
   '2026-11-22-002-audits-events': auditsEvents,
+  '2026-11-22-003-webhooks': webhooks,
+  '2026-11-22-004-confirmations': confirmations,
+  '2026-11-22-005-registry-answers': registryAnswers,
+  '2026-11-22-006-batch': batch,
 };
 
 export const migrationProvider: MigrationProvider = {
