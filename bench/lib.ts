@@ -66,7 +66,7 @@ function stopper(child: ChildProcess) {
 export async function startService(env: Record<string, string> = {}): Promise<Child & { dataDir: string }> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'openvat-bench-'));
-  const { child, output } = spawnNode(['--import', 'tsx', 'src/cli/index.ts', 'serve'], {
+  const { child, output } = spawnNode(['dist/cli/index.js', 'serve'], {
     HOST: '127.0.0.1',
     PORT: String(port),
     DATABASE_URL: `sqlite:${join(dataDir, 'openvat.sqlite')}`,
@@ -183,7 +183,7 @@ export function updateReadme(name: string, markdown: string): void {
 export function createKey(dataDir: string, plan: string, mode: string): string {
   const out = execFileSync(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/index.ts', 'keys', 'create', '--plan', plan, '--mode', mode, '--json'],
+    ['dist/cli/index.js', 'keys', 'create', '--plan', plan, '--mode', mode, '--json'],
     { cwd: ROOT, env: { ...process.env, DATABASE_URL: `sqlite:${join(dataDir, 'openvat.sqlite')}` } },
   );
   return (JSON.parse(out.toString()) as { key: string }).key;

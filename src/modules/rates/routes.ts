@@ -61,7 +61,16 @@ function checkDate(value: string | undefined): string | undefined {
 
 export function ratesRoutes(deps: { rates: RatesService; rateLimitPerMinute: number }) {
   const { rates, rateLimitPerMinute } = deps;
-  const rateLimit = { max: rateLimitPerMinute, timeWindow: '1 minute' };
+  // The limit is generous and the data public: the x-ratelimit-* headers are sent only once it is reached.
+  const rateLimit = {
+    max: rateLimitPerMinute,
+    timeWindow: '1 minute',
+    addHeadersOnExceeding: {
+      'x-ratelimit-limit': false,
+      'x-ratelimit-remaining': false,
+      'x-ratelimit-reset': false,
+    },
+  };
   const metaTail = `,"data_version":"${rates.dataVersion}","cached":true,"latency_ms":`;
 
   function send(request: FastifyRequest, reply: FastifyReply, answer: RatesAnswer) {

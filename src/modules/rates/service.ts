@@ -105,6 +105,19 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
   const byCode = new Map(dataset.countries.map((c) => [c.country_code, c]));
   const sorted = [...dataset.countries].sort((a, b) => a.country_code.localeCompare(b.country_code));
   const answers = new Map<string, RatesAnswer>();
+  // Today's date string, recomputed only when the day changes (rates requests are hot).
+  let today = '';
+  let tomorrowStartsAt = 0;
+  function currentDay(): string {
+    const now = clock.now().getTime();
+    if (now >= tomorrowStartsAt || now < tomorrowStartsAt - 86_400_000) {
+      today = isoDate(new Date(now));
+      tomorrowStartsAt = Date.parse(`${today}T00:00:00.000Z`) + 86_400_000;
+    }
+    return today;
+  }
+  /** Answers by country and day, so a request for today is one map look-up. */
+  const byDay = new Map<string, RatesLookup>();
 
   function countryAnswer(country: CountryRates, period: RatePeriod): RatesAnswer {
     const key = `${country.country_code}|${period.from}`;
@@ -124,16 +137,25 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
 
     /** Rates of one country in force on `date` (default: today). `code` is matched case-insensitively. */
     country(code: string, date?: string): RatesLookup {
+      const day = date ?? currentDay();
+      const key = `${code}|${day}`;
+      const known = byDay.get(key);
+      if (known) return known;
       const country = byCode.get(code.toLowerCase());
       if (!country) return { kind: 'unknown_country' };
-      const period = ratesOn(country, date ?? isoDate(clock.now()));
-      if (!period) return { kind: 'no_rates_on_date', firstDate: country.periods[0]?.from ?? '' };
-      return { kind: 'found', answer: countryAnswer(country, period) };
+      const period = ratesOn(country, day);
+      const lookup: RatesLookup = period
+        ? { kind: 'found', answer: countryAnswer(country, period) }
+        : { kind: 'no_rates_on_date', firstDate: country.periods[0]?.from ?? '' };
+      // Bounded: at most one entry per spelling of a known country and day asked for.
+      if (byDay.size >= 50_000) byDay.clear();
+      byDay.set(key, lookup);
+      return lookup;
     },
 
     /** Every country's rates in force on `date` (default: today); countries without rates that day are left out. */
     list(date?: string): RatesAnswer {
-      const day = date ?? isoDate(clock.now());
+      const day = date ?? currentDay();
       const key = `*|${day}`;
       let answer = answers.get(key);
       if (!answer) {
