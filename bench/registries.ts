@@ -43,7 +43,7 @@ export async function benchRegistries(duration = 10) {
     const wallMs = performance.now() - started;
     const stats = (
       sim.stats() as {
-        vies: { total: number; rejections: Record<string, number>; errors: Record<string, number> };
+        vies: { total: number; calls: Record<string, number>; rejections: Record<string, number> };
       }
     ).vies;
     let falseInvalid = 0;
@@ -59,7 +59,10 @@ export async function benchRegistries(duration = 10) {
       if (expected.valid && !a.body.data.valid) falseInvalid += 1;
       if (expected.valid !== a.body.data.valid) wrong += 1;
     }
-    const lowerBoundMs = (PER_COUNTRY * LATENCY_MS) / LIMIT;
+    // The bound the limits allow: every upstream call a country needed (retries of throttled calls
+    // included) at its latency, `LIMIT` at a time; the slowest country sets the wall time.
+    const lowerBoundMs = Math.max(...COUNTRIES.map((c) => ((stats.calls[c] ?? 0) * LATENCY_MS) / LIMIT));
+    const naiveBoundMs = (PER_COUNTRY * LATENCY_MS) / LIMIT;
     const ratio = Math.round((wallMs / lowerBoundMs) * 100) / 100;
 
     // Cache hits with a live key: every number above is now stored.
@@ -96,6 +99,8 @@ export async function benchRegistries(duration = 10) {
       },
       wall_ms: Math.round(wallMs),
       lower_bound_ms: lowerBoundMs,
+      lower_bound_without_retries_ms: naiveBoundMs,
+      calls_per_country: stats.calls,
       ratio_to_lower_bound: ratio,
       false_invalid: falseInvalid,
       wrong_answers: wrong,
@@ -112,7 +117,7 @@ export async function benchRegistries(duration = 10) {
     updateReadme(
       'registries',
       [
-        `| 1,000 numbers / 10 countries, 150 ms, 2 per country, 20% DE throttled (${result.date}, \`${result.command}\`) | ${(wallMs / 1000).toFixed(2)} s, ${falseInvalid} false invalid, ${result.upstream_calls_per_number} calls/number | lower bound ${(lowerBoundMs / 1000).toFixed(2)} s | **${ratio}×** (target ≤ 1.3) |`,
+        `| 1,000 numbers / 10 countries, 150 ms, 2 per country, 20% DE throttled (${result.date}, \`${result.command}\`) | ${(wallMs / 1000).toFixed(2)} s, ${falseInvalid} false invalid, ${result.upstream_calls_per_number} calls/number | lower bound ${(lowerBoundMs / 1000).toFixed(2)} s (${(naiveBoundMs / 1000).toFixed(2)} s without the DE retries) | **${ratio}×** (target ≤ 1.3) |`,
         `| \`GET /v1/validate\` cache hit, live key (${result.date}) | ${hits.requestsPerSecond.toLocaleString('en')} req/s, p99 ${hits.p99} ms | bare: ${bareResult.requestsPerSecond.toLocaleString('en')} req/s | **${hitRatio}×** |`,
       ].join('\n'),
     );

@@ -13,6 +13,7 @@ import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
 import { benchValidateTestMode } from './validate.js';
 import { benchWebhooks } from './webhooks.js';
+import { benchWebhooksApi } from './webhooks-api.js';
 
 type Bench = () => Promise<unknown>;
 
@@ -39,6 +40,7 @@ const benches: Record<string, Bench> = {
   registries: () => benchRegistries(),
   decide: () => benchDecide(),
   webhooks: () => benchWebhooks(),
+  'webhooks-api': () => benchWebhooksApi(),
 };
 
 // The service runs as `npm start` runs it: the compiled build.

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
+import { createGroupCommit } from '../db/group-commit.js';
 import type { Database } from '../db/schema.js';
 import type { AuditEndpoint, AuditsService } from '../modules/audits/service.js';
 import type { EventsService, EventType } from '../modules/events/service.js';
@@ -31,9 +32,11 @@ export interface Completion {
 
 /**
  * Finishes a successful audited call: builds the envelope, serialises it once, writes the call's own
- * rows, its audit record and its event in one transaction, then sends exactly the stored bytes.
+ * rows, its audit record and its event in one transaction (shared with concurrent calls by group
+ * commit), then sends exactly the stored bytes.
  */
 export function createResponder(deps: { db: Db; audits: AuditsService; events: EventsService }) {
+  const commit = createGroupCommit(deps.db.kysely);
   return async function complete(c: Completion): Promise<FastifyReply> {
     const latency = c.integerLatency ? Math.round(latencyMs(c.reply)) : latencyMs(c.reply);
     const statusCode = c.statusCode ?? 200;
@@ -46,7 +49,7 @@ export function createResponder(deps: { db: Db; audits: AuditsService; events: E
       }),
     );
     const emit = c.event && c.principal.mode === 'live' ? c.event : null;
-    await deps.db.kysely.transaction().execute(async (trx) => {
+    await commit.run(async (trx) => {
       if (c.writes) await c.writes(trx, body);
       await deps.audits.record(
         c.principal,
