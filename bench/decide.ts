@@ -1,4 +1,14 @@
-import { createKey, load, startBare, startService, today, updateReadme, warm, writeResult } from './lib.js';
+import {
+  createKey,
+  load,
+  loadBare,
+  ratioOf,
+  startService,
+  today,
+  updateReadme,
+  warm,
+  writeResult,
+} from './lib.js';
 
 const BODY = JSON.stringify({
   seller_vat: 'DE136308783',
@@ -40,15 +50,8 @@ export async function benchDecide(duration = 10) {
   } finally {
     await service.stop();
   }
-  const bare = await startBare(body, headers);
-  let bareResult: Awaited<ReturnType<typeof load>>;
-  try {
-    await warm(bare.url);
-    bareResult = await load(bare.url, { connections: 50, duration });
-  } finally {
-    await bare.stop();
-  }
-  const ratio = Math.round((serviceResult.requestsPerSecond / bareResult.requestsPerSecond) * 100) / 100;
+  const bareResult = await loadBare(body, headers, duration);
+  const ratio = ratioOf(serviceResult, bareResult);
   const result = {
     benchmark: 'POST /v1/decide (test Business key, warm) vs bare node:http with the same bytes',
     command: 'npm run bench -- decide',

@@ -188,3 +188,22 @@ export function createKey(dataDir: string, plan: string, mode: string): string {
   );
   return (JSON.parse(out.toString()) as { key: string }).key;
 }
+
+/** The bare `node:http` baseline: the same bytes and headers, measured like the service. */
+export async function loadBare(
+  body: string,
+  headers: Record<string, string>,
+  duration: number,
+): Promise<LoadResult> {
+  const bare = await startBare(body, headers);
+  try {
+    await warm(bare.url);
+    return await load(bare.url, { connections: 50, duration });
+  } finally {
+    await bare.stop();
+  }
+}
+
+export function ratioOf(service: LoadResult, bare: LoadResult): number {
+  return Math.round((service.requestsPerSecond / bare.requestsPerSecond) * 100) / 100;
+}

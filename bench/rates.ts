@@ -1,4 +1,4 @@
-import { load, startBare, startService, today, updateReadme, warm, writeResult } from './lib.js';
+import { load, loadBare, ratioOf, startService, today, updateReadme, warm, writeResult } from './lib.js';
 
 /**
  * `GET /v1/rates/de` on the service against a bare `node:http` server answering the same bytes,
@@ -23,15 +23,8 @@ export async function benchRates(duration = 10) {
   } finally {
     await service.stop();
   }
-  const bare = await startBare(body, headers);
-  let bareResult: Awaited<ReturnType<typeof load>>;
-  try {
-    await warm(bare.url);
-    bareResult = await load(bare.url, { connections: 50, duration });
-  } finally {
-    await bare.stop();
-  }
-  const ratio = Math.round((serviceResult.requestsPerSecond / bareResult.requestsPerSecond) * 100) / 100;
+  const bareResult = await loadBare(body, headers, duration);
+  const ratio = ratioOf(serviceResult, bareResult);
   const result = {
     benchmark: 'GET /v1/rates/de vs bare node:http with the same bytes',
     command: 'npm run bench -- rates',

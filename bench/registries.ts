@@ -1,7 +1,17 @@
 import type { VatPrefix } from '../src/modules/vat-numbers/index.js';
 import { createSimulatorServer } from '../src/simulators/server.js';
 import { expectedViesAnswer } from '../src/simulators/vies.js';
-import { createKey, load, startBare, startService, today, updateReadme, warm, writeResult } from './lib.js';
+import {
+  createKey,
+  load,
+  loadBare,
+  ratioOf,
+  startService,
+  today,
+  updateReadme,
+  warm,
+  writeResult,
+} from './lib.js';
 import { wellFormedNumbers } from './numbers.js';
 
 const COUNTRIES: VatPrefix[] = ['DE', 'FR', 'IT', 'ES', 'NL', 'BE', 'AT', 'PL', 'SE', 'DK'];
@@ -72,18 +82,15 @@ export async function benchRegistries(duration = 10) {
     await warm(hitUrl, headers);
     const hits = await load(hitUrl, { connections: 50, duration, headers });
     await service.stop();
-    const bare = await startBare(sampleBody, {
-      'content-type': sample.headers.get('content-type') ?? 'application/json',
-      'service-request-id': sample.headers.get('service-request-id') ?? '',
-    });
-    let bareResult: Awaited<ReturnType<typeof load>>;
-    try {
-      await warm(bare.url);
-      bareResult = await load(bare.url, { connections: 50, duration });
-    } finally {
-      await bare.stop();
-    }
-    const hitRatio = Math.round((hits.requestsPerSecond / bareResult.requestsPerSecond) * 100) / 100;
+    const bareResult = await loadBare(
+      sampleBody,
+      {
+        'content-type': sample.headers.get('content-type') ?? 'application/json',
+        'service-request-id': sample.headers.get('service-request-id') ?? '',
+      },
+      duration,
+    );
+    const hitRatio = ratioOf(hits, bareResult);
 
     const result = {
       benchmark: '1,000 numbers over 10 countries against the VIES simulator, then cache hits',

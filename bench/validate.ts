@@ -1,4 +1,14 @@
-import { createKey, load, startBare, startService, today, updateReadme, warm, writeResult } from './lib.js';
+import {
+  createKey,
+  load,
+  loadBare,
+  ratioOf,
+  startService,
+  today,
+  updateReadme,
+  warm,
+  writeResult,
+} from './lib.js';
 
 async function measure(url: string, headers: Record<string, string>, duration: number) {
   const sample = await fetch(url, { headers });
@@ -12,16 +22,6 @@ async function measure(url: string, headers: Record<string, string>, duration: n
     contentType: sample.headers.get('content-type') ?? 'application/json',
     requestId: sample.headers.get('service-request-id') ?? '',
   };
-}
-
-async function bare(body: string, contentType: string, requestId: string, duration: number) {
-  const server = await startBare(body, { 'content-type': contentType, 'service-request-id': requestId });
-  try {
-    await warm(server.url);
-    return await load(server.url, { connections: 50, duration });
-  } finally {
-    await server.stop();
-  }
 }
 
 /** `GET /v1/validate` with a test key (test mode: no registry) against the bare `node:http` baseline. */
@@ -38,8 +38,12 @@ export async function benchValidateTestMode(duration = 10) {
   } finally {
     await service.stop();
   }
-  const baseline = await bare(measured.body, measured.contentType, measured.requestId, duration);
-  const ratio = Math.round((measured.service.requestsPerSecond / baseline.requestsPerSecond) * 100) / 100;
+  const baseline = await loadBare(
+    measured.body,
+    { 'content-type': measured.contentType, 'service-request-id': measured.requestId },
+    duration,
+  );
+  const ratio = ratioOf(measured.service, baseline);
   const result = {
     benchmark: 'GET /v1/validate with a test key vs bare node:http with the same bytes',
     command: 'npm run bench -- validate-test',
