@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Container } from './container.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -39,12 +39,21 @@ function clientErrorResponse(error: { code?: string }, id: string): string {
   );
 }
 
+function isLevelEnabled(logger: FastifyBaseLogger, level: string): boolean {
+  const check = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
+  return typeof check === 'function' ? check.call(logger, level) : true;
+}
+
 /** Builds the Fastify application from a container. Does not listen. */
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, ids } = container;
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     genReqId: () => ids.uuid(),
+    // A per-request child logger binding the request id costs on every request; it is made only
+    // when request-level (info) logs are written. Error logs name the request id themselves.
+    childLoggerFactory: (logger, bindings, options) =>
+      isLevelEnabled(logger, 'info') ? logger.child(bindings, options) : logger,
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
     routerOptions: { maxParamLength: 256 },

@@ -79,7 +79,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
         .code(status === 415 ? 400 : status)
         .send(envelope(request, reply, 'invalid_request', message));
     }
-    request.log.error({ err: error }, 'unhandled error');
+    request.log.error({ err: error, request_id: request.id }, 'unhandled error');
     return reply
       .code(500)
       .send(
