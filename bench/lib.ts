@@ -119,6 +119,8 @@ export async function load(
     method?: 'GET' | 'POST';
     /** Request body sent with every request. */
     body?: string;
+    /** A fixed total request rate (requests per second) instead of as fast as possible. */
+    rate?: number;
   } = {},
 ): Promise<LoadResult> {
   const result = await autocannon({
@@ -128,6 +130,7 @@ export async function load(
     headers: options.headers ?? {},
     ...(options.method ? { method: options.method } : {}),
     ...(options.body !== undefined ? { body: options.body } : {}),
+    ...(options.rate !== undefined ? { overallRate: options.rate } : {}),
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),
