@@ -1,7 +1,6 @@
-import { createSimulatorServer } from '../src/simulators/server.js';
 import { expectedViesAnswer } from '../src/simulators/vies.js';
 import { euNumbers } from '../test/helpers/batch-numbers.js';
-import { createKey, startService, today, updateReadme, writeResult } from './lib.js';
+import { createKey, startService, startSimulatorProcess, today, updateReadme, writeResult } from './lib.js';
 
 interface Job {
   status: string;
@@ -28,9 +27,9 @@ export async function benchBatch(
   const latencyMs = options.latencyMs ?? 150;
   const limit = options.perCountryLimit ?? 2;
   const count = options.count ?? 10_000;
-  const sim = createSimulatorServer({ latencyMs });
-  sim.control({ concurrencyLimit: { '*': limit } });
-  const { urls } = await sim.listen(0, '127.0.0.1');
+  const sim = await startSimulatorProcess(latencyMs);
+  await sim.control({ concurrencyLimit: { '*': limit } });
+  const { urls } = sim;
   const service = await startService({
     VIES_URL: urls.VIES_URL,
     VIES_SOAP_URL: urls.VIES_SOAP_URL,
@@ -49,7 +48,7 @@ export async function benchBatch(
     const warm = 'DE136695976';
     const first = await fetch(`${service.url}/v1/validate?vat_number=${warm}`, { headers });
     if (!first.ok) throw new Error(`warm-up failed: ${first.status} ${await first.text()}`);
-    sim.control({ resetStats: true });
+    await sim.control({ resetStats: true });
 
     const started = performance.now();
     const created = await fetch(`${service.url}/v1/validate/batch`, {
@@ -96,7 +95,7 @@ export async function benchBatch(
       if (expected.valid && item.data?.valid === false) falseInvalid += 1;
       if (item.data?.valid !== expected.valid) mismatches += 1;
     });
-    const stats = (sim.stats() as { vies: { total: number; errors: Record<string, number> } }).vies;
+    const stats = ((await sim.stats()) as { vies: { total: number; errors: Record<string, number> } }).vies;
     latencies.sort((a, b) => a - b);
     const ratio = Math.round((wallMs / lowerBoundMs) * 100) / 100;
     const p99 = percentile(latencies, 99);
@@ -132,6 +131,6 @@ export async function benchBatch(
     return result;
   } finally {
     await service.stop();
-    await sim.close();
+    await sim.stop();
   }
 }

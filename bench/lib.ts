@@ -210,3 +210,45 @@ export async function loadBare(
 export function ratioOf(service: LoadResult, bare: LoadResult): number {
   return Math.round((service.requestsPerSecond / bare.requestsPerSecond) * 100) / 100;
 }
+
+/**
+ * `openvat simulate` in its own process, so the simulated registries do not share an event loop
+ * with the load generator or the latency sampler.
+ */
+export async function startSimulatorProcess(latencyMs: number) {
+  const port = await freePort();
+  const { child, output } = spawnNode(
+    ['dist/cli/index.js', 'simulate', '--port', String(port), '--latency', String(latencyMs)],
+    {},
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`simulator exited:\n${output()}`);
+    try {
+      if ((await fetch(`${base}/_stats`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`simulator did not start:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    urls: {
+      VIES_URL: `${base}/vies/rest-api`,
+      VIES_SOAP_URL: `${base}/vies/services/checkVatService`,
+    },
+    async control(command: Record<string, unknown>) {
+      const res = await fetch(`${base}/_control`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(command),
+      });
+      if (!res.ok) throw new Error(`simulator control: ${res.status} ${await res.text()}`);
+    },
+    async stats(): Promise<Record<string, unknown>> {
+      return (await (await fetch(`${base}/_stats`)).json()) as Record<string, unknown>;
+    },
+    stop: stopper(child),
+  };
+}
