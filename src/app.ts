@@ -1,8 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Container } from './container.js';
+import { isAuthenticatedRoute } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
@@ -101,6 +107,20 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   app.addSchema(ValidationDataSchema);
   await registerOpenApi(app);
 
+  // Authenticated routes are limited per API key, by plan; the limit runs after authentication.
+  const perMinute = config.keyRateLimitPerMinute;
+  app.addHook('onRoute', (route) => {
+    if (!isAuthenticatedRoute(route.onRequest) || route.config?.rateLimit !== undefined) return;
+    route.config = {
+      ...(route.config ?? {}),
+      rateLimit: {
+        hook: 'preHandler',
+        timeWindow: '1 minute',
+        keyGenerator: (request: FastifyRequest) => `key:${request.principal?.id ?? request.ip}`,
+        max: (request: FastifyRequest) => perMinute[request.principal?.plan ?? 'free'],
+      },
+    } as typeof route.config;
+  });
   await app.register(rateLimit, {
     global: false,
     ...(container.redis ? { redis: container.redis } : {}),

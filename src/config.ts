@@ -17,8 +17,6 @@ export interface Config {
   readonly publicRateLimitPerMinute: number;
   /** Requests per minute per key on authenticated endpoints, by plan. */
   readonly keyRateLimitPerMinute: Readonly<Record<'free' | 'starter' | 'pro' | 'business', number>>;
-  /** Requests per hour per IP for the playground's demo key. */
-  readonly demoRateLimitPerHour: number;
   readonly registries: {
     readonly viesUrl: string;
     readonly viesSoapUrl: string;
@@ -139,7 +137,6 @@ export function loadConfig(env: Env = process.env): Config {
       pro: int(env, 'OPENVAT_RATE_LIMIT_PRO', 3_000, 1, 100_000_000),
       business: int(env, 'OPENVAT_RATE_LIMIT_BUSINESS', 12_000, 1, 100_000_000),
     },
-    demoRateLimitPerHour: int(env, 'OPENVAT_DEMO_RATE_LIMIT', 30, 1, 100_000_000),
     registries: {
       viesUrl: url(env, 'VIES_URL', 'https://ec.europa.eu/taxation_customs/vies/rest-api'),
       viesSoapUrl: url(

@@ -24,7 +24,7 @@ export function principalOf(request: FastifyRequest): ApiKeyPrincipal {
  */
 export function createAuth(keys: Pick<KeysService, 'authenticate'>) {
   return function requireKey(operation: Operation): onRequestAsyncHookHandler {
-    return async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
+    const hook = async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
       const header = request.headers.authorization;
       if (!header)
         throw errors.unauthorized('Missing Authorization header: send "Authorization: Bearer <API key>".');
@@ -37,7 +37,18 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>) {
       if (!planIncludes(principal.plan, operation))
         throw errors.planRequired(operationName(operation), plansFor(operation));
     };
+    return Object.assign(hook, { [AUTHENTICATED]: true });
   };
+}
+
+const AUTHENTICATED = Symbol('authenticated route');
+
+/** Whether a route's `onRequest` hooks include `requireKey` (its calls are limited per key). */
+export function isAuthenticatedRoute(onRequest: unknown): boolean {
+  const hooks = Array.isArray(onRequest) ? onRequest : [onRequest];
+  return hooks.some(
+    (h) => typeof h === 'function' && (h as unknown as Record<symbol, unknown>)[AUTHENTICATED] === true,
+  );
 }
 
 export type RequireKey = ReturnType<typeof createAuth>;
