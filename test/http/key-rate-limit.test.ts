@@ -29,7 +29,11 @@ describe('per-key rate limits by plan', () => {
   });
 
   it('counts per key, not per IP, and by the plan of the key', async () => {
-    assert.equal((await validate(otherFree)).statusCode, 200, 'another key from the same IP has its own budget');
+    assert.equal(
+      (await validate(otherFree)).statusCode,
+      200,
+      'another key from the same IP has its own budget',
+    );
     for (let i = 0; i < 5; i++) assert.equal((await validate(pro)).statusCode, 200);
     assert.equal((await validate(pro)).statusCode, 429);
   });
