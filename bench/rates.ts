@@ -50,7 +50,7 @@ export async function benchRates(duration = 5) {
         ratio: Math.round((s.requestsPerSecond / b.requestsPerSecond) * 100) / 100,
       });
     }
-    const ratio = median(rounds.map((r) => r.ratio));
+    const ratio = Math.round(median(rounds.map((r) => r.ratio)) * 100) / 100;
     const serviceRps = Math.round(median(rounds.map((r) => r.service.requestsPerSecond)));
     const bareRps = Math.round(median(rounds.map((r) => r.bare.requestsPerSecond)));
     const serviceP99 = median(rounds.map((r) => r.service.p99));
