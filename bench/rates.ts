@@ -1,6 +1,7 @@
 import {
   type LoadResult,
   load,
+  median,
   startBare,
   startService,
   today,
@@ -10,14 +11,6 @@ import {
 } from './lib.js';
 
 const ROUNDS = 4;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 /**
  * `GET /v1/rates/de` on the service against a bare `node:http` server answering the same bytes, each

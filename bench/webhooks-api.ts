@@ -5,6 +5,7 @@ import {
   createKey,
   type LoadResult,
   load,
+  median,
   startService,
   today,
   updateReadme,
@@ -16,14 +17,6 @@ const ROUNDS = 3;
 /** A steady load well below saturation, so p99 shows stalls rather than CPU queueing. */
 const RATE = 500;
 const CONNECTIONS = 10;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 async function receiver(delayMs: number): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {

@@ -15,26 +15,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
-  type Controls,
+  type ControlledSimulator,
   createControls,
   hangForever,
+  type RegistrySimulatorOptions,
   SERVICE_UNAVAILABLE_HTML,
   send,
   simulatedCompany,
 } from './controls.js';
-import type { SimulatorModule } from './types.js';
 
-export interface BfsSimulatorOptions {
-  seed?: number;
-  latencyMs?: number;
-  now?: () => Date;
-}
+export type BfsSimulatorOptions = RegistrySimulatorOptions;
 
-export interface BfsSimulator extends SimulatorModule {
-  control(command: Record<string, unknown>): Record<string, unknown>;
-  stats(): Record<string, unknown>;
-  readonly controls: Controls;
-}
+export type BfsSimulator = ControlledSimulator;
 
 const NS = 'http://www.uid.admin.ch/xmlns/uid-wse';
 const SHARED_NS = 'http://www.uid.admin.ch/xmlns/uid-wse-shared/2';

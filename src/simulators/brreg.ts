@@ -10,27 +10,19 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  type Controls,
+  type ControlledSimulator,
   createControls,
   hangForever,
+  type RegistrySimulatorOptions,
   SERVICE_UNAVAILABLE_HTML,
   send,
   sendJson,
   simulatedCompany,
 } from './controls.js';
-import type { SimulatorModule } from './types.js';
 
-export interface BrregSimulatorOptions {
-  seed?: number;
-  latencyMs?: number;
-  now?: () => Date;
-}
+export type BrregSimulatorOptions = RegistrySimulatorOptions;
 
-export interface BrregSimulator extends SimulatorModule {
-  control(command: Record<string, unknown>): Record<string, unknown>;
-  stats(): Record<string, unknown>;
-  readonly controls: Controls;
-}
+export type BrregSimulator = ControlledSimulator;
 
 export type BrregOutcome = 'vat_registered' | 'not_vat_registered' | 'not_found' | 'deleted';
 

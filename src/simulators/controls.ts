@@ -8,6 +8,7 @@
  * addresses are drawn from `h`, so the same number always gets the same company.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SimulatorModule } from './types.js';
 
 /** FNV-1a, 32 bit. */
 export function fnv1a32(text: string): number {
@@ -444,3 +445,17 @@ export const SERVICE_UNAVAILABLE_HTML =
   '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">\n<html><head><title>503 Service Unavailable</title></head>\n' +
   '<body><h1>Service Unavailable</h1><p>The server is temporarily unable to service your request due to maintenance ' +
   'downtime or capacity problems. Please try again later.</p></body></html>\n';
+
+/** Options every registry simulator takes. */
+export interface RegistrySimulatorOptions {
+  seed?: number;
+  latencyMs?: number;
+  now?: () => Date;
+}
+
+/** A registry simulator with its controls (latency, limits, outages, error rates) and counters. */
+export interface ControlledSimulator extends SimulatorModule {
+  control(command: Record<string, unknown>): Record<string, unknown>;
+  stats(): Record<string, unknown>;
+  readonly controls: Controls;
+}

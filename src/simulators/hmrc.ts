@@ -11,20 +11,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  type Controls,
+  type ControlledSimulator,
   createControls,
   hangForever,
+  type RegistrySimulatorOptions,
   SERVICE_UNAVAILABLE_HTML,
   send,
   sendJson,
   simulatedCompany,
 } from './controls.js';
-import type { SimulatorModule } from './types.js';
 
-export interface HmrcSimulatorOptions {
-  seed?: number;
-  latencyMs?: number;
-  now?: () => Date;
+export interface HmrcSimulatorOptions extends RegistrySimulatorOptions {
   /** When set, only these credentials get a token; otherwise any non-empty pair does. */
   clientId?: string;
   clientSecret?: string;
@@ -32,11 +29,7 @@ export interface HmrcSimulatorOptions {
   tokenTtlSeconds?: number;
 }
 
-export interface HmrcSimulator extends SimulatorModule {
-  control(command: Record<string, unknown>): Record<string, unknown>;
-  stats(): Record<string, unknown>;
-  readonly controls: Controls;
-}
+export type HmrcSimulator = ControlledSimulator;
 
 const SANDBOX: Record<string, { name: string; address: Record<string, string> }> = {
   '553557881': {

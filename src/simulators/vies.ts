@@ -21,47 +21,20 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { VIES_COUNTRIES } from '../registries/vies-common.js';
 import {
-  type Controls,
+  type ControlledSimulator,
   createControls,
   hangForever,
+  type RegistrySimulatorOptions,
   SERVICE_UNAVAILABLE_HTML,
   send,
   sendJson,
   simulatedCompany,
 } from './controls.js';
-import type { SimulatorModule } from './types.js';
 
-export const SIM_VIES_COUNTRIES = [
-  'AT',
-  'BE',
-  'BG',
-  'CY',
-  'CZ',
-  'DE',
-  'DK',
-  'EE',
-  'EL',
-  'ES',
-  'FI',
-  'FR',
-  'HR',
-  'HU',
-  'IE',
-  'IT',
-  'LT',
-  'LU',
-  'LV',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SE',
-  'SI',
-  'SK',
-  'XI',
-] as const;
+/** The member states the simulated VIES answers for (the same list the client knows). */
+export const SIM_VIES_COUNTRIES = VIES_COUNTRIES;
 const COUNTRY_SET = new Set<string>(SIM_VIES_COUNTRIES);
 
 /** Member states that answer `---` for name and address even for registered numbers. */
@@ -87,17 +60,9 @@ export const VIES_TEST_NUMBERS: Readonly<Record<string, 'valid' | 'invalid' | st
 const CLIENT_ERRORS = new Set(['INVALID_INPUT', 'INVALID_REQUESTER_INFO']);
 const VAT_PATTERN = /^[0-9A-Za-z+*.]{2,12}$/;
 
-export interface ViesSimulatorOptions {
-  seed?: number;
-  latencyMs?: number;
-  now?: () => Date;
-}
+export type ViesSimulatorOptions = RegistrySimulatorOptions;
 
-export interface ViesSimulator extends SimulatorModule {
-  control(command: Record<string, unknown>): Record<string, unknown>;
-  stats(): Record<string, unknown>;
-  readonly controls: Controls;
-}
+export type ViesSimulator = ControlledSimulator;
 
 interface CheckInput {
   countryCode: string;

@@ -180,20 +180,25 @@ export function createBatchService(deps: BatchServiceDeps) {
     return row;
   }
 
-  function parseResults(rows: Array<{ ok: number | null; result: string | null; source: string | null }>) {
-    const results: BatchItemResult[] = [];
+  /** Summary and per-source counts of a finished job's items. */
+  function tally(rows: Array<{ ok: number | null; source: string | null }>) {
     const sources: SourceCounts = {};
     let failed = 0;
     for (const row of rows) {
-      const result = JSON.parse(row.result ?? 'null') as BatchItemResult;
-      results.push(result);
-      if (!result.ok) failed += 1;
+      if (row.ok !== 1) failed += 1;
       if (row.source) {
         const [source = '', status = ''] = row.source.split(':');
         count(sources, source, status);
       }
     }
-    return { results, sources, summary: { total: rows.length, successful: rows.length - failed, failed } };
+    return { sources, summary: { total: rows.length, successful: rows.length - failed, failed } };
+  }
+
+  function parseResults(rows: Array<{ ok: number | null; result: string | null; source: string | null }>) {
+    return {
+      results: rows.map((row) => JSON.parse(row.result ?? 'null') as BatchItemResult),
+      ...tally(rows),
+    };
   }
 
   async function finishJob(jobId: string): Promise<void> {
@@ -205,16 +210,7 @@ export function createBatchService(deps: BatchServiceDeps) {
       // The stored item results are already JSON: they are joined as they are, not parsed and
       // serialised again (a 10,000-item job would otherwise hold the event loop much longer).
       const rows = await repository.results(jobId, trx);
-      const sources: SourceCounts = {};
-      let failed = 0;
-      for (const item of rows) {
-        if (item.ok !== 1) failed += 1;
-        if (item.source) {
-          const [source = '', status = ''] = item.source.split(':');
-          count(sources, source, status);
-        }
-      }
-      const summary = { total: rows.length, successful: rows.length - failed, failed };
+      const { sources, summary } = tally(rows);
       const latency = Math.max(0, now.getTime() - Date.parse(row.created_at));
       const head: Omit<JobView, 'results'> = {
         id: row.id,
