@@ -1,8 +1,10 @@
 import { Redis } from 'ioredis';
+import { type Logger, pino } from 'pino';
 import type { Config } from './config.js';
 import { createDatabase, type Db } from './db/database.js';
 import { createAuth, type RequireKey } from './http/auth.js';
 import { createResponder, type Responder } from './http/respond.js';
+import { createWindowLimiter, type WindowLimiter } from './http/window-limiter.js';
 import { createWorker, type Timers, type Worker } from './jobs/worker.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createIdGenerator, type IdGenerator } from './lib/ids.js';
@@ -34,6 +36,8 @@ import { createRegistryClients, type RegistryClients } from './registries/index.
 
 /** Side effects the container can be given instead of the real ones (tests, benchmarks). */
 export interface Ports {
+  /** Where logs go (default: pino to stdout at `LOG_LEVEL`). */
+  log?: Logger;
   db?: Db;
   clock?: Clock;
   ids?: IdGenerator;
@@ -55,12 +59,16 @@ export interface Ports {
 
 export interface Container {
   readonly config: Config;
+  /** The service's logger (errors, workers, shutdown; request logs at `info` and below). */
+  readonly log: Logger;
   readonly db: Db;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly redis: Redis | null;
   readonly keys: KeysService;
   readonly rates: RatesService;
+  /** The per-IP limit of the public rates endpoints (kept in this process). */
+  readonly publicLimiter: WindowLimiter;
   readonly requireKey: RequireKey;
   readonly audits: AuditsService;
   readonly events: EventsService;
@@ -92,6 +100,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const db = ports.db ?? createDatabase(config.databaseUrl);
   await db.migrate();
   const clock = ports.clock ?? systemClock;
+  const log = ports.log ?? pino({ level: config.logLevel });
   const ids = ports.ids ?? createIdGenerator();
   const redis =
     ports.redis !== undefined
@@ -178,7 +187,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     handle: (delivery, signal) => webhooks.deliver(delivery, signal),
     concurrency: 32,
     idleDelayMs: 500,
-    onError: (error) => console.error('webhook worker:', error),
+    onError: (error) => log.error({ err: error }, 'webhook worker failed'),
     ...(ports.timers ? { timers: ports.timers } : {}),
   });
   // Delivery rows are written in the transaction of the call that records the event.
@@ -201,7 +210,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     perCountryInFlight: Math.max(4, r.concurrencyPerCountry * 4),
     minClaim: Math.max(1, Math.floor(config.batch.concurrency / 16)),
     onQueued: () => batchWorker.notify(),
-    onError: (error) => console.error('batch worker:', error),
+    onError: (error) => log.error({ err: error }, 'batch worker failed'),
   });
   const batchWorker = createWorker({
     name: 'batch',
@@ -209,18 +218,20 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     handle: (item, signal) => batch.processItem(item, signal),
     concurrency: config.batch.concurrency,
     idleDelayMs: 500,
-    onError: (error) => console.error('batch worker:', error),
+    onError: (error) => log.error({ err: error }, 'batch worker failed'),
     ...(ports.timers ? { timers: ports.timers } : {}),
   });
 
   return {
     config,
+    log,
     db,
     clock,
     ids,
     redis,
     keys,
     rates,
+    publicLimiter: createWindowLimiter({ max: config.publicRateLimitPerMinute, windowMs: 60_000, clock }),
     requireKey: createAuth(keys),
     audits,
     events,

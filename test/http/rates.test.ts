@@ -173,12 +173,21 @@ describe('rates rate limit', () => {
 
   it('answers 429 rate_limited with Retry-After per IP once the limit is used', async () => {
     for (let i = 0; i < 3; i++) {
-      assert.equal((await t.app.inject({ method: 'GET', url: '/v1/rates/de' })).statusCode, 200);
+      const ok = await t.app.inject({ method: 'GET', url: i === 1 ? '/v1/rates' : '/v1/rates/de' });
+      assert.equal(ok.statusCode, 200);
+      assert.equal(ok.headers['x-ratelimit-limit'], undefined, 'headers only once the limit is reached');
     }
     const res = await t.app.inject({ method: 'GET', url: '/v1/rates/de' });
     assert.equal(res.statusCode, 429);
     assert.equal(res.json().error.code, 'rate_limited');
-    assert.ok(Number(res.headers['retry-after']) > 0);
+    assert.ok(isUuidV7(res.json().meta.request_id));
+    const retryAfter = Number(res.headers['retry-after']);
+    assert.ok(retryAfter > 0 && retryAfter <= 60);
+    assert.equal(res.headers['x-ratelimit-limit'], '3');
+    assert.equal(res.headers['x-ratelimit-remaining'], '0');
+    assert.equal(res.headers['x-ratelimit-reset'], String(retryAfter));
+    const list = await t.app.inject({ method: 'GET', url: '/v1/rates' });
+    assert.equal(list.statusCode, 429, 'the list and single-country endpoints share the budget');
     const other = await t.app.inject({ method: 'GET', url: '/v1/rates/de', remoteAddress: '10.1.2.3' });
     assert.equal(other.statusCode, 200, 'another IP has its own budget');
   });
