@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { ApiError, type ErrorCode } from '../lib/errors.js';
 import { baseMeta } from './meta.js';
 
@@ -30,7 +31,7 @@ function describeValidation(error: FastifyError): string {
 }
 
 /** Maps every error to the error envelope: a closed code, a clear message, never a stack trace. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       if (error.headers) reply.headers(error.headers);
@@ -79,7 +80,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
         .code(status === 415 ? 400 : status)
         .send(envelope(request, reply, 'invalid_request', message));
     }
-    request.log.error({ err: error, request_id: request.id }, 'unhandled error');
+    log.error(
+      { err: error, request_id: request.id, method: request.method, url: request.url },
+      'unhandled error',
+    );
     return reply
       .code(500)
       .send(

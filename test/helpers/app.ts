@@ -27,7 +27,7 @@ export interface TestKey {
 export async function buildTestApp(env: Record<string, string> = {}, ports: Ports = {}): Promise<TestApp> {
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', ...env });
   const container = await createContainer(config, ports);
-  const app = await buildApp(container, { logger: false });
+  const app = await buildApp(container);
   return {
     app,
     container,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
+import { pino } from 'pino';
 import { buildTestApp, isUuidV7, type TestApp, type TestKey } from '../helpers/app.js';
 
 /**
@@ -12,9 +13,12 @@ describe('envelope and error handling', () => {
   let business: TestKey;
   let free: TestKey;
   let writes = 0;
+  const logged: Array<Record<string, unknown>> = [];
 
   before(async () => {
-    t = await buildTestApp({ OPENVAT_BODY_LIMIT: '2048' });
+    // Errors go to the service logger; collect what it writes.
+    const log = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line)) });
+    t = await buildTestApp({ OPENVAT_BODY_LIMIT: '2048' }, { log });
     const Body = Type.Object(
       { name: Type.String({ maxLength: 50 }), count: Type.Optional(Type.Integer({ minimum: 0 })) },
       { additionalProperties: false },
@@ -159,7 +163,10 @@ describe('envelope and error handling', () => {
     const body = assertErrorEnvelope(res, 500, 'internal_error');
     assert.ok(!res.body.includes('secret internal detail'));
     assert.ok(!res.body.includes('at '), 'no stack trace');
-    assert.ok(body);
+    const entry = logged.find((e) => e.msg === 'unhandled error');
+    assert.ok(entry, 'the error is logged');
+    assert.equal(entry.request_id, body.meta.request_id);
+    assert.match(JSON.stringify(entry.err), /secret internal detail/);
   });
 
   describe('authentication and plans', () => {
