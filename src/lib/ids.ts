@@ -24,25 +24,33 @@ export function createIdGenerator(now: () => number = Date.now): IdGenerator {
   let counter = 0;
   let prefix = '';
 
-  function randomByte(): number {
-    if (offset === POOL_BYTES) {
+  /** Offset of `n` unused random bytes in the pool, refilling it when too few are left. */
+  function take(n: number): number {
+    if (offset + n > POOL_BYTES) {
       randomFillSync(pool);
       offset = 0;
     }
-    return pool[offset++] as number;
+    offset += n;
+    return offset - n;
+  }
+
+  /** A counter start below 2048, so a millisecond has room for at least 2048 more ids. */
+  function seed(): number {
+    const o = take(2);
+    return (((pool[o] as number) & 0x07) << 8) | (pool[o + 1] as number);
   }
 
   return {
     uuid() {
       let ms = now();
       if (ms > lastMs) {
-        counter = ((randomByte() & 0x07) << 8) | randomByte();
+        counter = seed();
       } else {
         ms = lastMs;
         counter++;
         if (counter > 0xfff) {
           ms++;
-          counter = ((randomByte() & 0x07) << 8) | randomByte();
+          counter = seed();
         }
       }
       if (ms !== lastMs) {
@@ -50,13 +58,8 @@ export function createIdGenerator(now: () => number = Date.now): IdGenerator {
         prefix = `${hex.slice(0, 8)}-${hex.slice(8)}-7`;
         lastMs = ms;
       }
-      if (offset > POOL_BYTES - 8) {
-        randomFillSync(pool);
-        offset = 0;
-      }
       const p = pool;
-      const o = offset;
-      offset += 8;
+      const o = take(8);
       return (
         prefix +
         DIGIT[counter >> 8] +
