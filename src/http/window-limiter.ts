@@ -18,7 +18,7 @@ export function createWindowLimiter(options: { max: number; windowMs: number; cl
   return {
     max,
     take(key) {
-      const now = clock.now().getTime();
+      const now = clock.millis();
       const current = Math.floor(now / windowMs);
       if (current !== window) {
         window = current;

@@ -1,9 +1,11 @@
 /** Port for time, so retention, expiry and scheduling can be tested with an injected clock. */
 export interface Clock {
   now(): Date;
+  /** The same instant as milliseconds since the epoch, without allocating a `Date`. */
+  millis(): number;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = { now: () => new Date(), millis: Date.now };
 
 /** A clock that only moves when told to. */
 export function createManualClock(
@@ -12,6 +14,7 @@ export function createManualClock(
   let current = new Date(start).getTime();
   return {
     now: () => new Date(current),
+    millis: () => current,
     set(at) {
       current = new Date(at).getTime();
     },

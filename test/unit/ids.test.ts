@@ -19,6 +19,14 @@ describe('UUID v7 generator', () => {
     }
   });
 
+  it('encodes timestamps across the whole 48-bit range', () => {
+    for (const at of [0, 1, 0xff_ffff, 0x100_0000, 0x1234_5678_9abc, 2 ** 40 + 0xff_ffff, 2 ** 48 - 2]) {
+      const id = createIdGenerator(() => at).uuid();
+      assert.ok(isUuidV7(id), id);
+      assert.equal(msOf(id), at, `${at.toString(16)} in ${id}`);
+    }
+  });
+
   it('keeps ids unique and in creation order within one millisecond', () => {
     const ids = createIdGenerator(() => 1_700_000_000_000);
     const made = Array.from({ length: 3_000 }, () => ids.uuid());

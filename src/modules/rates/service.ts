@@ -109,15 +109,35 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
   let today = '';
   let tomorrowStartsAt = 0;
   function currentDay(): string {
-    const now = clock.now().getTime();
+    const now = clock.millis();
     if (now >= tomorrowStartsAt || now < tomorrowStartsAt - 86_400_000) {
       today = isoDate(new Date(now));
       tomorrowStartsAt = Date.parse(`${today}T00:00:00.000Z`) + 86_400_000;
+      todays.clear();
     }
     return today;
   }
-  /** Answers by country and day, so a request for today is one map look-up. */
+  /** Answers by country and day, so a request for a past or future day is one map look-up. */
   const byDay = new Map<string, RatesLookup>();
+  /** Today's answers by the code as asked, so the commonest request builds no key. */
+  const todays = new Map<string, RatesLookup>();
+
+  function lookup(code: string, day: string): RatesLookup {
+    const country = byCode.get(code.toLowerCase());
+    if (!country) return { kind: 'unknown_country' };
+    const period = ratesOn(country, day);
+    return period
+      ? { kind: 'found', answer: countryAnswer(country, period) }
+      : { kind: 'no_rates_on_date', firstDate: country.periods[0]?.from ?? '' };
+  }
+
+  /** Memoises answers for known countries, bounded: one entry per spelling of a code and day asked for. */
+  function remember(cache: Map<string, RatesLookup>, key: string, answer: RatesLookup): RatesLookup {
+    if (answer.kind === 'unknown_country') return answer;
+    if (cache.size >= 50_000) cache.clear();
+    cache.set(key, answer);
+    return answer;
+  }
 
   function countryAnswer(country: CountryRates, period: RatePeriod): RatesAnswer {
     const key = `${country.country_code}|${period.from}`;
@@ -137,20 +157,12 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
 
     /** Rates of one country in force on `date` (default: today). `code` is matched case-insensitively. */
     country(code: string, date?: string): RatesLookup {
-      const day = date ?? currentDay();
-      const key = `${code}|${day}`;
-      const known = byDay.get(key);
-      if (known) return known;
-      const country = byCode.get(code.toLowerCase());
-      if (!country) return { kind: 'unknown_country' };
-      const period = ratesOn(country, day);
-      const lookup: RatesLookup = period
-        ? { kind: 'found', answer: countryAnswer(country, period) }
-        : { kind: 'no_rates_on_date', firstDate: country.periods[0]?.from ?? '' };
-      // Bounded: at most one entry per spelling of a known country and day asked for.
-      if (byDay.size >= 50_000) byDay.clear();
-      byDay.set(key, lookup);
-      return lookup;
+      const day = currentDay();
+      if (date === undefined || date === day) {
+        return todays.get(code) ?? remember(todays, code, lookup(code, day));
+      }
+      const key = `${code}|${date}`;
+      return byDay.get(key) ?? remember(byDay, key, lookup(code, date));
     },
 
     /** Every country's rates in force on `date` (default: today); countries without rates that day are left out. */
