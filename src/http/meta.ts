@@ -7,9 +7,14 @@ declare module 'fastify' {
   }
 }
 
+/** Milliseconds since `startedAt` (a `performance.now()`), rounded to 0.01 ms. */
+export function msSince(startedAt: number): number {
+  return Math.round((performance.now() - startedAt) * 100) / 100;
+}
+
 /** Milliseconds since the request arrived, rounded to 0.01 ms. */
 export function latencyMs(reply: FastifyReply): number {
-  return Math.round((performance.now() - reply.request.startedAt) * 100) / 100;
+  return msSince(reply.request.startedAt);
 }
 
 /** The `meta` every response carries. */

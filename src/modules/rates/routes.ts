@@ -1,9 +1,12 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { latencyMs } from '../../http/meta.js';
+import { latencyMs, msSince } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import type { FastPath } from '../../http/server.js';
 import type { WindowLimiter } from '../../http/window-limiter.js';
 import { ApiError, errors } from '../../lib/errors.js';
+import type { IdGenerator } from '../../lib/ids.js';
 import type { RatesAnswer, RatesService } from './service.js';
 
 export const CountryRate = Type.Object(
@@ -60,6 +63,60 @@ function checkDate(value: string | undefined): string | undefined {
   return value;
 }
 
+const CACHE_CONTROL = 'public, max-age=3600';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The body of a rates answer: the pre-serialised data and the request's own meta. */
+function bodyWriter(rates: RatesService) {
+  const metaTail = `","data_version":"${rates.dataVersion}","cached":true,"latency_ms":`;
+  return (answer: RatesAnswer, requestId: string, latency: number) =>
+    `{"data":${answer.json},"meta":{"request_id":"${requestId}${metaTail}${latency}}}`;
+}
+
+const FAST_URL = /^\/v1\/rates\/([A-Za-z]{2})$/;
+
+/**
+ * `GET /v1/rates/{country}` for today, answered before the framework routes the request. It is the
+ * hottest answer of the service and the cheapest: the framework's request and reply objects and hook
+ * chain cost more than the answer itself. The fast path takes only requests whose answer is a plain
+ * 200 — exact path, no query, no `If-None-Match`, a known country, within the per-IP limit — and
+ * leaves every other case (HEAD, 304, 400, 404, 429, shutdown) to the route below, which is the
+ * contract and answers the same request with the same bytes. Its requests are not logged, so it is
+ * only used when request logging is off.
+ */
+export function ratesFastPath(deps: {
+  rates: RatesService;
+  limiter: WindowLimiter;
+  ids: IdGenerator;
+  closing(): boolean;
+}): FastPath {
+  const { rates, limiter, ids, closing } = deps;
+  const body = bodyWriter(rates);
+  return (request: IncomingMessage, response: ServerResponse) => {
+    const startedAt = performance.now();
+    const url = request.url;
+    if (request.method !== 'GET' || url?.length !== 12 || request.headers['if-none-match'] !== undefined) {
+      return false;
+    }
+    const match = FAST_URL.exec(url);
+    if (match === null || closing()) return false;
+    const found = rates.country(match[1] as string);
+    // Counted only once the answer is known to be ours; over the limit, the route counts it and answers 429.
+    if (found.kind !== 'found' || limiter.take(request.socket.remoteAddress ?? '') !== 0) return false;
+    const id = ids.uuid();
+    const text = body(found.answer, id, msSince(startedAt));
+    response.writeHead(200, {
+      'service-request-id': id,
+      etag: found.answer.etag,
+      'cache-control': CACHE_CONTROL,
+      'content-type': JSON_TYPE,
+      'content-length': Buffer.byteLength(text),
+    });
+    response.end(text);
+    return true;
+  };
+}
+
 /**
  * The public rates endpoints. Their per-IP limit is a synchronous in-process window counter rather
  * than `@fastify/rate-limit`: these are the hottest, cheapest answers of the service, and the
@@ -78,17 +135,15 @@ export function ratesRoutes(deps: { rates: RatesService; limiter: WindowLimiter 
       .header('x-ratelimit-reset', wait);
     throw errors.rateLimited(wait);
   }
-  const metaTail = `","data_version":"${rates.dataVersion}","cached":true,"latency_ms":`;
+  const body = bodyWriter(rates);
 
   function send(request: FastifyRequest, reply: FastifyReply, answer: RatesAnswer) {
-    reply.header('etag', answer.etag).header('cache-control', 'public, max-age=3600');
+    reply.header('etag', answer.etag).header('cache-control', CACHE_CONTROL);
     const inm = request.headers['if-none-match'];
     if (inm && (inm === answer.etag || inm === '*' || inm.split(/\s*,\s*/).includes(answer.etag))) {
       return reply.code(304).send();
     }
-    return reply
-      .type('application/json; charset=utf-8')
-      .send(`{"data":${answer.json},"meta":{"request_id":"${request.id}${metaTail}${latencyMs(reply)}}}`);
+    return reply.type(JSON_TYPE).send(body(answer, request.id, latencyMs(reply)));
   }
 
   return async function register(app: FastifyInstance) {
