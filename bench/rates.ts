@@ -10,7 +10,7 @@ import {
   writeResult,
 } from './lib.js';
 
-const ROUNDS = 4;
+const ROUNDS = 6;
 
 /**
  * `GET /v1/rates/de` on the service against a bare `node:http` server answering the same bytes, each
