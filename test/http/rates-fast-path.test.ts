@@ -172,8 +172,8 @@ describe('rates fast path and request logging', () => {
 });
 
 describe('ratesFastPath', () => {
-  async function setUp(closing: boolean) {
-    const t = await buildTestApp({ OPENVAT_PUBLIC_RATE_LIMIT: '2' });
+  async function setUp(closing: boolean, limit = 2) {
+    const t = await buildTestApp({ OPENVAT_PUBLIC_RATE_LIMIT: String(limit) });
     const path = ratesFastPath({
       rates: t.container.rates,
       limiter: t.container.publicLimiter,
@@ -221,6 +221,21 @@ describe('ratesFastPath', () => {
       assert.equal(written[0]?.status, 200);
       assert.equal(written[0]?.headers['content-length'], Buffer.byteLength(written[0]?.body ?? ''));
       assert.equal(JSON.parse(written[1]?.body ?? '').data.country_code, 'at');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("states the length in bytes of every country's answer, names outside ASCII included", async () => {
+    const { t, answer, written } = await setUp(false, 1000);
+    try {
+      const codes = t.container.rates.list().json.match(/"country_code":"([a-z]{2})"/g) ?? [];
+      assert.ok(codes.length > 30);
+      for (const code of codes.map((c) => c.slice(-3, -1)))
+        assert.equal(answer(`/v1/rates/${code}`), true, code);
+      const nonAscii = written.filter((w) => /[^\x00-\x7f]/.test(w.body));
+      assert.ok(nonAscii.length >= 10, `${nonAscii.length} answers with non-ASCII names`);
+      for (const w of written) assert.equal(w.headers['content-length'], Buffer.byteLength(w.body));
     } finally {
       await t.close();
     }

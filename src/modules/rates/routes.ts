@@ -68,9 +68,18 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The body of a rates answer: the pre-serialised data and the request's own meta. */
 function bodyWriter(rates: RatesService) {
-  const metaTail = `","data_version":"${rates.dataVersion}","cached":true,"latency_ms":`;
-  return (answer: RatesAnswer, requestId: string, latency: number) =>
-    `{"data":${answer.json},"meta":{"request_id":"${requestId}${metaTail}${latency}}}`;
+  const head = '{"data":';
+  const middle = ',"meta":{"request_id":"';
+  const tail = `","data_version":"${rates.dataVersion}","cached":true,"latency_ms":`;
+  const end = '}}';
+  const fixedBytes = Buffer.byteLength(head + middle + tail + end);
+  return {
+    text: (answer: RatesAnswer, requestId: string, latency: string) =>
+      head + answer.json + middle + requestId + tail + latency + end,
+    /** The text's length in bytes, from its parts: the request's own parts are ASCII. */
+    bytes: (answer: RatesAnswer, requestId: string, latency: string) =>
+      fixedBytes + answer.bytes + requestId.length + latency.length,
+  };
 }
 
 const FAST_URL = /^\/v1\/rates\/([A-Za-z]{2})$/;
@@ -104,15 +113,15 @@ export function ratesFastPath(deps: {
     // Counted only once the answer is known to be ours; over the limit, the route counts it and answers 429.
     if (found.kind !== 'found' || limiter.take(request.socket.remoteAddress ?? '') !== 0) return false;
     const id = ids.uuid();
-    const text = body(found.answer, id, msSince(startedAt));
+    const latency = String(msSince(startedAt));
     response.writeHead(200, {
       'service-request-id': id,
       etag: found.answer.etag,
       'cache-control': CACHE_CONTROL,
       'content-type': JSON_TYPE,
-      'content-length': Buffer.byteLength(text),
+      'content-length': body.bytes(found.answer, id, latency),
     });
-    response.end(text);
+    response.end(body.text(found.answer, id, latency));
     return true;
   };
 }
@@ -143,7 +152,7 @@ export function ratesRoutes(deps: { rates: RatesService; limiter: WindowLimiter 
     if (inm && (inm === answer.etag || inm === '*' || inm.split(/\s*,\s*/).includes(answer.etag))) {
       return reply.code(304).send();
     }
-    return reply.type(JSON_TYPE).send(body(answer, request.id, latencyMs(reply)));
+    return reply.type(JSON_TYPE).send(body.text(answer, request.id, String(latencyMs(reply))));
   }
 
   return async function register(app: FastifyInstance) {

@@ -61,10 +61,15 @@ export interface CountryRateObject {
   updated_at: string;
 }
 
-/** A rates answer, pre-serialised: the bytes of `data` and the entity tag that identifies them. */
+/** A rates answer, pre-serialised: the JSON of `data`, its length in UTF-8 bytes, and its entity tag. */
 export interface RatesAnswer {
   json: string;
+  bytes: number;
   etag: string;
+}
+
+function answerOf(json: string, etag: string): RatesAnswer {
+  return { json, bytes: Buffer.byteLength(json), etag };
 }
 
 export type RatesLookup =
@@ -143,10 +148,10 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
     const key = `${country.country_code}|${period.from}`;
     let answer = answers.get(key);
     if (!answer) {
-      answer = {
-        json: JSON.stringify(toObject(country, period)),
-        etag: `W/"${dataset.data_version}-${country.country_code}-${period.from}"`,
-      };
+      answer = answerOf(
+        JSON.stringify(toObject(country, period)),
+        `W/"${dataset.data_version}-${country.country_code}-${period.from}"`,
+      );
       answers.set(key, answer);
     }
     return answer;
@@ -180,7 +185,7 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
           froms.push(period.from);
         }
         const latest = froms.sort().at(-1) ?? 'none';
-        answer = { json: `[${parts.join(',')}]`, etag: `W/"${dataset.data_version}-all-${latest}"` };
+        answer = answerOf(`[${parts.join(',')}]`, `W/"${dataset.data_version}-all-${latest}"`);
         if (answers.size < 10_000) answers.set(key, answer);
       }
       return answer;
