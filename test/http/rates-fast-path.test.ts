@@ -233,7 +233,7 @@ describe('ratesFastPath', () => {
       assert.ok(codes.length > 30);
       for (const code of codes.map((c) => c.slice(-3, -1)))
         assert.equal(answer(`/v1/rates/${code}`), true, code);
-      const nonAscii = written.filter((w) => /[^\x00-\x7f]/.test(w.body));
+      const nonAscii = written.filter((w) => Buffer.byteLength(w.body) !== w.body.length);
       assert.ok(nonAscii.length >= 10, `${nonAscii.length} answers with non-ASCII names`);
       for (const w of written) assert.equal(w.headers['content-length'], Buffer.byteLength(w.body));
     } finally {
