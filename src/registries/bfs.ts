@@ -6,9 +6,10 @@
  * error in `faultstring` and in `detail/*Fault/error`; `Request_limit_exceeded` is its throttle.
  */
 import {
+  defaultTransport,
   excerpt,
   type FetchFn,
-  httpRequest,
+  fetchTransport,
   isRecord,
   looksLikeHtml,
   retryAfterSeconds,
@@ -36,7 +37,7 @@ export function formatSwissVat(digits: string): string {
 }
 
 export function createBfsClient(options: BfsClientOptions): RegistryClient {
-  const fetchFn = options.fetch ?? fetch;
+  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
   const now = options.now ?? (() => new Date());
 
   async function lookup(request: RegistryLookup): Promise<RegistryResult> {
@@ -54,7 +55,7 @@ export function createBfsClient(options: BfsClientOptions): RegistryClient {
       '<soapenv:Header/><soapenv:Body><uid:ValidateVatNumber>' +
       `<uid:vatNumber>${escapeXml(formatSwissVat(digits))}</uid:vatNumber>` +
       '</uid:ValidateVatNumber></soapenv:Body></soapenv:Envelope>';
-    const outcome = await httpRequest(fetchFn, {
+    const outcome = await send({
       url: options.baseUrl,
       method: 'POST',
       headers: {

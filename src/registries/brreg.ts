@@ -5,9 +5,10 @@
  */
 import {
   cleanText,
+  defaultTransport,
   excerpt,
   type FetchFn,
-  httpRequest,
+  fetchTransport,
   isRecord,
   joinUrl,
   parseJson,
@@ -29,7 +30,7 @@ export const BRREG_COUNTRIES: readonly string[] = Object.freeze(['NO']);
 export const BRREG_ACCEPT = 'application/vnd.enhetsregisteret.enhet.v1+json, application/json;q=0.9';
 
 export function createBrregClient(options: BrregClientOptions): RegistryClient {
-  const fetchFn = options.fetch ?? fetch;
+  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
   const now = options.now ?? (() => new Date());
 
   async function lookup(request: RegistryLookup): Promise<RegistryResult> {
@@ -37,7 +38,7 @@ export function createBrregClient(options: BrregClientOptions): RegistryClient {
     if (orgnr.length !== 9) {
       return unavailable('brreg', 'rejected', 'a Norwegian organisation number has 9 digits');
     }
-    const outcome = await httpRequest(fetchFn, {
+    const outcome = await send({
       url: joinUrl(options.baseUrl, `/enhetsregisteret/api/enheter/${orgnr}`),
       method: 'GET',
       headers: { accept: BRREG_ACCEPT },

@@ -5,10 +5,11 @@
  */
 import {
   cleanText,
+  defaultTransport,
   excerpt,
   type FetchFn,
+  fetchTransport,
   type HttpResponse,
-  httpRequest,
   isRecord,
   joinUrl,
   parseDate,
@@ -43,7 +44,7 @@ interface CachedToken {
 type TokenOutcome = { ok: true; token: string } | { ok: false; result: RegistryUnavailable };
 
 export function createHmrcClient(options: HmrcClientOptions): RegistryClient {
-  const fetchFn = options.fetch ?? fetch;
+  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
   const now = options.now ?? (() => new Date());
   const margin = options.tokenRefreshMarginSeconds ?? 60;
   const clientId = options.clientId?.trim() ?? '';
@@ -53,7 +54,7 @@ export function createHmrcClient(options: HmrcClientOptions): RegistryClient {
   let inFlight: Promise<TokenOutcome> | undefined;
 
   async function fetchToken(): Promise<TokenOutcome> {
-    const outcome = await httpRequest(fetchFn, {
+    const outcome = await send({
       url: joinUrl(options.baseUrl, '/oauth/token'),
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
@@ -109,7 +110,7 @@ export function createHmrcClient(options: HmrcClientOptions): RegistryClient {
   }
 
   async function callLookup(path: string, token: string, request: RegistryLookup) {
-    return httpRequest(fetchFn, {
+    return send({
       url: joinUrl(options.baseUrl, path),
       method: 'GET',
       headers: { accept: HMRC_ACCEPT, authorization: `Bearer ${token}` },

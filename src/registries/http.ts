@@ -2,9 +2,14 @@
  * Outbound HTTP for the registry clients: one request with a timeout (combined with the caller's
  * signal), the body read as text under a size cap, and every failure classified as a value.
  */
+import { Agent as HttpAgent, request as httpCall, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsCall } from 'node:https';
 import type { RegistrySource, RegistryUnavailable, UnavailableReason } from './port.js';
 
 export type FetchFn = typeof fetch;
+
+/** The port: performs one request; never throws for network trouble, timeouts or oversized bodies. */
+export type Transport = (request: HttpRequest) => Promise<HttpOutcome>;
 
 export const DEFAULT_USER_AGENT = 'openvat (+https://github.com/openvat/openvat)';
 
@@ -22,10 +27,15 @@ export interface HttpRequest {
   maxBodyBytes?: number;
 }
 
+/** Response headers by name, case-insensitively (a fetch `Headers` is one). */
+export interface HeaderLookup {
+  get(name: string): string | null;
+}
+
 export interface HttpResponse {
   ok: true;
   status: number;
-  headers: Headers;
+  headers: HeaderLookup;
   /** The body as UTF-8 text (possibly empty). */
   body: string;
 }
@@ -39,11 +49,10 @@ export interface HttpFailure {
 
 export type HttpOutcome = HttpResponse | HttpFailure;
 
-/** Performs one request; never throws for network trouble, timeouts or oversized bodies. */
-export async function httpRequest(fetchFn: FetchFn, request: HttpRequest): Promise<HttpOutcome> {
+/** The request's deadline: its own timeout combined with the caller's signal. */
+function deadline(request: HttpRequest) {
   const timeoutSignal = AbortSignal.timeout(Math.max(1, request.timeoutMs));
   const signal = request.signal ? AbortSignal.any([timeoutSignal, request.signal]) : timeoutSignal;
-  const maxBytes = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const describeAbort = (): HttpFailure => ({
     ok: false,
     kind: 'timeout',
@@ -51,6 +60,123 @@ export async function httpRequest(fetchFn: FetchFn, request: HttpRequest): Promi
       ? `no answer within ${request.timeoutMs} ms`
       : 'the call was cancelled before the registry answered',
   });
+  return { signal, describeAbort };
+}
+
+function tooLarge(maxBytes: number): HttpFailure {
+  return { ok: false, kind: 'too_large', message: `the answer is larger than ${maxBytes} bytes` };
+}
+
+/**
+ * The default transport: Node's own HTTP client over keep-alive connections. Measured against a
+ * local registry simulator, a call costs about a third of the CPU time of the same call through
+ * `fetch`, whose web streams dominate for answers this small; a batch job makes thousands of them.
+ */
+export function nodeTransport(): Transport {
+  const agents = {
+    'http:': new HttpAgent({ keepAlive: true, scheduling: 'lifo' }),
+    'https:': new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }),
+  };
+  return (request) => {
+    const { signal, describeAbort } = deadline(request);
+    const maxBytes = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    return new Promise<HttpOutcome>((resolve) => {
+      let settled = false;
+      const settle = (outcome: HttpOutcome) => {
+        if (settled) return;
+        settled = true;
+        resolve(outcome);
+      };
+      const fail = (error: unknown, reading: boolean) =>
+        settle(
+          signal.aborted
+            ? describeAbort()
+            : {
+                ok: false,
+                kind: 'network',
+                message: reading
+                  ? `connection failed while reading the answer: ${describeNetworkError(error)}`
+                  : `network error: ${describeNetworkError(error)}`,
+              },
+        );
+      let url: URL;
+      try {
+        url = new URL(request.url);
+      } catch (error) {
+        fail(error, false);
+        return;
+      }
+      const agent =
+        url.protocol === 'https:' ? agents['https:'] : url.protocol === 'http:' ? agents['http:'] : null;
+      if (!agent) {
+        fail(new Error(`unsupported protocol ${url.protocol}`), false);
+        return;
+      }
+      const headers: Record<string, string | number> = {
+        'user-agent': DEFAULT_USER_AGENT,
+        ...request.headers,
+      };
+      if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
+      const call = url.protocol === 'https:' ? httpsCall : httpCall;
+      const req = call(url, { method: request.method, headers, agent, signal }, (res: IncomingMessage) => {
+        const length = Number(res.headers['content-length']);
+        if (Number.isFinite(length) && length > maxBytes) {
+          settle(tooLarge(maxBytes));
+          res.destroy();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let total = 0;
+        res.on('data', (chunk: Buffer) => {
+          total += chunk.byteLength;
+          if (total > maxBytes) {
+            settle(tooLarge(maxBytes));
+            res.destroy();
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () =>
+          settle({
+            ok: true,
+            status: res.statusCode ?? 0,
+            headers: nodeHeaders(res),
+            body: Buffer.concat(chunks, total).toString('utf8'),
+          }),
+        );
+        res.on('error', (error) => fail(error, true));
+        res.on('aborted', () =>
+          fail(new Error('the connection closed before the answer was complete'), true),
+        );
+      });
+      req.on('error', (error) => fail(error, false));
+      req.end(request.body);
+    });
+  };
+}
+
+function nodeHeaders(res: IncomingMessage): HeaderLookup {
+  return {
+    get(name) {
+      const value = res.headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
+}
+
+/** The transport used when none is given. */
+export const defaultTransport: Transport = nodeTransport();
+
+/** A transport over a `fetch` function, for callers that bring their own (a proxy-aware fetch, a fake). */
+export function fetchTransport(fetchFn: FetchFn): Transport {
+  return (request) => httpRequest(fetchFn, request);
+}
+
+/** Performs one request through `fetchFn`; never throws for network trouble, timeouts or oversized bodies. */
+export async function httpRequest(fetchFn: FetchFn, request: HttpRequest): Promise<HttpOutcome> {
+  const { signal, describeAbort } = deadline(request);
+  const maxBytes = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let response: Response;
   try {
     response = await fetchFn(request.url, {
@@ -65,9 +191,7 @@ export async function httpRequest(fetchFn: FetchFn, request: HttpRequest): Promi
   }
   try {
     const body = await readBody(response, maxBytes);
-    if (body === null) {
-      return { ok: false, kind: 'too_large', message: `the answer is larger than ${maxBytes} bytes` };
-    }
+    if (body === null) return tooLarge(maxBytes);
     return { ok: true, status: response.status, headers: response.headers, body };
   } catch (error) {
     if (signal.aborted) return describeAbort();
@@ -102,9 +226,11 @@ async function readBody(response: Response, maxBytes: number): Promise<string | 
   return Buffer.concat(chunks, total).toString('utf8');
 }
 
-/** A short description of a fetch failure, using the underlying system error code when there is one. */
+/** A short description of a network failure, using the system error code when there is one. */
 export function describeNetworkError(error: unknown): string {
   if (error instanceof Error) {
+    const own = (error as Error & { code?: unknown }).code;
+    if (typeof own === 'string' && /^E[A-Z]+$/.test(own)) return own;
     const cause = (error as Error & { cause?: unknown }).cause;
     if (cause && typeof cause === 'object') {
       const code = (cause as { code?: unknown }).code;
@@ -153,7 +279,7 @@ export function transportFailure(
 }
 
 /** `Retry-After` in seconds (delta or HTTP date), when present and sensible. */
-export function retryAfterSeconds(headers: Headers, now: Date): number | undefined {
+export function retryAfterSeconds(headers: HeaderLookup, now: Date): number | undefined {
   const value = headers.get('retry-after');
   if (!value) return undefined;
   const trimmed = value.trim();

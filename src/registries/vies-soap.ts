@@ -6,9 +6,10 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
   cleanText,
+  defaultTransport,
   excerpt,
   type FetchFn,
-  httpRequest,
+  fetchTransport,
   isRecord,
   looksLikeHtml,
   transportFailure,
@@ -138,7 +139,7 @@ export function viesSoapFault(faultcode: string, faultstring: string): RegistryU
 }
 
 export function createViesSoapClient(options: ViesSoapClientOptions): RegistryClient {
-  const fetchFn = options.fetch ?? fetch;
+  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
   const now = options.now ?? (() => new Date());
 
   async function lookup(request: RegistryLookup): Promise<RegistryResult> {
@@ -154,7 +155,7 @@ export function createViesSoapClient(options: ViesSoapClientOptions): RegistryCl
       fields.push(['requesterVatNumber', viesNational(request.requester)]);
     }
     const operation = approx ? 'checkVatApprox' : 'checkVat';
-    const outcome = await httpRequest(fetchFn, {
+    const outcome = await send({
       url: options.url,
       method: 'POST',
       headers: { 'content-type': 'text/xml;charset=UTF-8', accept: 'text/xml', soapaction: '' },

@@ -2,7 +2,7 @@
  * VIES `GET /check-status`: per-member-state availability (`Available | Unavailable | Monitoring
  * Disabled`) and the service's own `vow.available`. Any failure answers `null`.
  */
-import { type FetchFn, httpRequest, isRecord, joinUrl, parseJson } from './http.js';
+import { defaultTransport, type FetchFn, fetchTransport, isRecord, joinUrl, parseJson } from './http.js';
 import type { RegistryStatus, RegistryStatusReader } from './port.js';
 import { viesCountry } from './vies-common.js';
 
@@ -14,11 +14,11 @@ export interface ViesStatusOptions {
 }
 
 export function createViesStatusReader(options: ViesStatusOptions): RegistryStatusReader {
-  const fetchFn = options.fetch ?? fetch;
+  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
   const url = joinUrl(options.baseUrl, '/check-status');
   return {
     async checkStatus(signal?: AbortSignal): Promise<Record<string, RegistryStatus> | null> {
-      const outcome = await httpRequest(fetchFn, {
+      const outcome = await send({
         url,
         method: 'GET',
         headers: { accept: 'application/json' },

@@ -5,9 +5,10 @@
  */
 import {
   cleanText,
+  defaultTransport,
   excerpt,
   type FetchFn,
-  httpRequest,
+  fetchTransport,
   isRecord,
   joinUrl,
   looksLikeHtml,
@@ -39,10 +40,15 @@ type RestOutcome =
   | { kind: 'failed'; result: RegistryUnavailable };
 
 export function createViesClient(options: ViesClientOptions): RegistryClient {
-  const fetchFn = options.fetch ?? fetch;
+  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
   const now = options.now ?? (() => new Date());
   const soap = options.soapUrl
-    ? createViesSoapClient({ url: options.soapUrl, timeoutMs: options.timeoutMs, fetch: fetchFn, now })
+    ? createViesSoapClient({
+        url: options.soapUrl,
+        timeoutMs: options.timeoutMs,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        now,
+      })
     : undefined;
   const url = joinUrl(options.baseUrl, '/check-vat-number');
 
@@ -54,7 +60,7 @@ export function createViesClient(options: ViesClientOptions): RegistryClient {
       payload.requesterMemberStateCode = viesCountry(request.requester.country);
       payload.requesterNumber = viesNational(request.requester);
     }
-    const outcome = await httpRequest(fetchFn, {
+    const outcome = await send({
       url,
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
