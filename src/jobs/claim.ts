@@ -28,6 +28,11 @@ export interface ClaimSpec {
   /** End of the new lease: a row not released by then is claimed again (the worker died). */
   leaseUntil: string;
   workerId: string;
+  /**
+   * At most `capacity(value)` rows per value of `column`, chosen in order among the first `window`
+   * due rows, so a worker does not claim rows it would only give back.
+   */
+  perGroup?: { column: string; capacity(value: string): number; window: number };
 }
 
 /**
@@ -45,6 +50,11 @@ export async function claimLeased<Row, DB>(
 ): Promise<Row[]> {
   const db = database as unknown as Kysely<QueueDatabase>;
   if (spec.limit <= 0) return [];
+  if (spec.perGroup) {
+    const perGroup = spec.perGroup;
+    const claim = (trx: Kysely<QueueDatabase>) => claimByGroup<Row>(trx, dialect, spec, perGroup);
+    return db.isTransaction ? claim(db) : db.transaction().execute(claim);
+  }
   let due = db
     .selectFrom(spec.table)
     .select('id')
@@ -57,6 +67,47 @@ export async function claimLeased<Row, DB>(
     .updateTable(spec.table)
     .set({ locked_until: spec.leaseUntil, claimed_by: spec.workerId })
     .where('id', 'in', due)
+    .returningAll()
+    .execute();
+  return rows as Row[];
+}
+
+/**
+ * The per-group claim: reads the first due rows (locking them on PostgreSQL, skipping rows other
+ * workers hold), picks up to each group's capacity, and leases only those, in one transaction. Rows
+ * read but not picked are left as they were; their row locks end with the transaction.
+ */
+async function claimByGroup<Row>(
+  db: Kysely<QueueDatabase>,
+  dialect: Dialect,
+  spec: ClaimSpec,
+  perGroup: NonNullable<ClaimSpec['perGroup']>,
+): Promise<Row[]> {
+  let due = db
+    .selectFrom(spec.table)
+    .select(['id', perGroup.column])
+    .where(spec.due)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', spec.now)]));
+  for (const column of spec.orderBy) due = due.orderBy(column);
+  due = due.limit(Math.max(spec.limit, perGroup.window));
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const candidates = (await due.execute()) as Array<Record<string, unknown>>;
+  const taken = new Map<string, number>();
+  const ids: string[] = [];
+  for (const row of candidates) {
+    const group = String(row[perGroup.column]);
+    const n = taken.get(group) ?? 0;
+    if (n >= perGroup.capacity(group)) continue;
+    taken.set(group, n + 1);
+    ids.push(String(row.id));
+    if (ids.length >= spec.limit) break;
+  }
+  if (ids.length === 0) return [];
+  const rows = await db
+    .updateTable(spec.table)
+    .set({ locked_until: spec.leaseUntil, claimed_by: spec.workerId })
+    .where('id', 'in', ids)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', spec.now)]))
     .returningAll()
     .execute();
   return rows as Row[];

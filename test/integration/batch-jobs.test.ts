@@ -239,6 +239,33 @@ for (const target of await databaseTargets()) {
       }
     });
 
+    it('claims at most the per-country capacity, leasing no item it would give back', async () => {
+      const id = (
+        await submit(live, [...wellFormedNumbers('IT', 30, 700), ...wellFormedNumbers('FR', 30, 700)])
+      ).json().data.id;
+      const claimed = await t.container.batch.claimDue(50);
+      const perCountry = new Map<string, number>();
+      for (const item of claimed) perCountry.set(item.country, (perCountry.get(item.country) ?? 0) + 1);
+      assert.deepEqual([...perCountry.keys()].sort(), ['FR', 'IT']);
+      const cap = Math.max(...perCountry.values());
+      assert.ok(cap < 30, 'capped per country');
+      assert.equal(perCountry.get('IT'), perCountry.get('FR'));
+      const leased = await shared.kysely
+        .selectFrom('batch_items')
+        .select('id')
+        .where('job_id', '=', id)
+        .where('claimed_by', 'is not', null)
+        .execute();
+      assert.deepEqual(leased.map((r) => r.id).sort(), claimed.map((i) => i.id).sort());
+      // Full countries are not claimed again until their items finish.
+      assert.deepEqual(await t.container.batch.claimDue(50), []);
+      for (const item of claimed) await t.container.batch.processItem(item);
+      await t.container.batchWorker.drain();
+      const data = (await get(live, id)).json().data;
+      assert.equal(data.status, 'completed');
+      assert.equal(data.done, 60);
+    });
+
     it('two instances claiming at once take disjoint items', async () => {
       const other = await buildTestApp(env(urls), { db: shared, clock });
       try {

@@ -5,6 +5,7 @@ import * as webhooks from './2026-11-22-003-webhooks.js';
 import * as confirmations from './2026-11-22-004-confirmations.js';
 import * as registryAnswers from './2026-11-22-005-registry-answers.js';
 import * as batch from './2026-11-22-006-batch.js';
+import * as batchClaimIndex from './2026-11-22-007-batch-claim-index.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-004-confirmations': confirmations,
   '2026-11-22-005-registry-answers': registryAnswers,
   '2026-11-22-006-batch': batch,
+  '2026-11-22-007-batch-claim-index': batchClaimIndex,
 };
 
 export const migrationProvider: MigrationProvider = {

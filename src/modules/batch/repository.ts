@@ -96,7 +96,15 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
      * work in flight is full). `FOR UPDATE SKIP LOCKED` on PostgreSQL (see `claimLeased`).
      */
     async claimDue(
-      input: { now: string; leaseUntil: string; workerId: string; limit: number; skipCountries: string[] },
+      input: {
+        now: string;
+        leaseUntil: string;
+        workerId: string;
+        limit: number;
+        skipCountries: string[];
+        /** How many more items of a country this worker takes now. */
+        capacity(country: string): number;
+      },
       trx: Kysely<Database> = db,
     ): Promise<BatchItemsTable[]> {
       return claimLeased<BatchItemsTable, Database>(trx, dialect, {
@@ -112,6 +120,7 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
         now: input.now,
         leaseUntil: input.leaseUntil,
         workerId: input.workerId,
+        perGroup: { column: 'country', capacity: input.capacity, window: input.limit * 2 },
       });
     },
 

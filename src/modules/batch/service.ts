@@ -483,6 +483,7 @@ export function createBatchService(deps: BatchServiceDeps) {
         limit:
           lastCountries === null ? limit : Math.min(limit, deps.perCountryInFlight * (lastCountries + 1)),
         skipCountries,
+        capacity: (country) => deps.perCountryInFlight - (inFlight.get(country) ?? 0),
       });
       const kept: BatchItemsTable[] = [];
       const excess: string[] = [];
