@@ -123,6 +123,11 @@ for (const target of await databaseTargets()) {
       const payload = JSON.parse(events[0]?.payload ?? '{}');
       assert.deepEqual(payload.data.results, data.results);
       assert.deepEqual(payload.data.summary, data.summary);
+      assert.deepEqual(data, payload.data, 'a GET answers the data the event and the audit record hold');
+      assert.equal(got.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(got.json().meta.request_id, got.headers['service-request-id'], "the GET's own meta");
+      assert.notEqual(got.json().meta.request_id, payload.meta.request_id);
+      assert.equal(typeof got.json().meta.latency_ms, 'number');
       assert.equal(payload.meta.request_id, res.json().meta.request_id);
       assert.equal(typeof payload.meta.latency_ms, 'number');
       assert.ok(payload.meta.sources.vies.live >= 20);

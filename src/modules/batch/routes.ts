@@ -171,7 +171,11 @@ export function batchRoutes(deps: {
         const { id } = request.params as { id: string };
         const job = UUID_RE.test(id) ? await batch.getJob(principalOf(request), id) : null;
         if (!job) throw errors.notFound(`No batch job ${id} for this API key.`);
-        return reply.send({ data: job, meta: baseMeta(request, reply) });
+        if ('view' in job) return reply.send({ data: job.view, meta: baseMeta(request, reply) });
+        // A completed job's data is already JSON (see `getJob`); only the meta is this request's.
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(`{"data":${job.json},"meta":${JSON.stringify(baseMeta(request, reply))}}`);
       },
     );
   };
