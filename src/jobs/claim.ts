@@ -55,21 +55,29 @@ export async function claimLeased<Row, DB>(
     const claim = (trx: Kysely<QueueDatabase>) => claimByGroup<Row>(trx, dialect, spec, perGroup);
     return db.isTransaction ? claim(db) : db.transaction().execute(claim);
   }
-  let due = db
-    .selectFrom(spec.table)
-    .select('id')
-    .where(spec.due)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', spec.now)]));
-  for (const column of spec.orderBy) due = due.orderBy(column);
-  due = due.limit(spec.limit);
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
   const rows = await db
     .updateTable(spec.table)
     .set({ locked_until: spec.leaseUntil, claimed_by: spec.workerId })
-    .where('id', 'in', due)
+    .where('id', 'in', dueRows(db, dialect, spec, spec.limit).select('id'))
     .returningAll()
     .execute();
   return rows as Row[];
+}
+
+/** A lease that is free or has expired by `now`. */
+function leaseFree(eb: ExpressionBuilder<QueueDatabase, string>, now: string) {
+  return eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]);
+}
+
+/** The first `limit` due rows with a free lease, in claim order; locked, skipping locked rows, on PostgreSQL. */
+function dueRows(db: Kysely<QueueDatabase>, dialect: Dialect, spec: ClaimSpec, limit: number) {
+  let due = db
+    .selectFrom(spec.table)
+    .where(spec.due)
+    .where((eb) => leaseFree(eb, spec.now));
+  for (const column of spec.orderBy) due = due.orderBy(column);
+  due = due.limit(limit);
+  return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
 }
 
 /**
@@ -83,15 +91,9 @@ async function claimByGroup<Row>(
   spec: ClaimSpec,
   perGroup: NonNullable<ClaimSpec['perGroup']>,
 ): Promise<Row[]> {
-  let due = db
-    .selectFrom(spec.table)
+  const candidates = (await dueRows(db, dialect, spec, Math.max(spec.limit, perGroup.window))
     .select(['id', perGroup.column])
-    .where(spec.due)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', spec.now)]));
-  for (const column of spec.orderBy) due = due.orderBy(column);
-  due = due.limit(Math.max(spec.limit, perGroup.window));
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  const candidates = (await due.execute()) as Array<Record<string, unknown>>;
+    .execute()) as Array<Record<string, unknown>>;
   const taken = new Map<string, number>();
   const ids: string[] = [];
   for (const row of candidates) {
@@ -107,7 +109,7 @@ async function claimByGroup<Row>(
     .updateTable(spec.table)
     .set({ locked_until: spec.leaseUntil, claimed_by: spec.workerId })
     .where('id', 'in', ids)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', spec.now)]))
+    .where((eb) => leaseFree(eb, spec.now))
     .returningAll()
     .execute();
   return rows as Row[];

@@ -6,14 +6,13 @@
  * error in `faultstring` and in `detail/*Fault/error`; `Request_limit_exceeded` is its throttle.
  */
 import {
-  defaultTransport,
   excerpt,
   type FetchFn,
-  fetchTransport,
   isRecord,
   looksLikeHtml,
   retryAfterSeconds,
   transportFailure,
+  transportFor,
   unavailable,
 } from './http.js';
 import type { RegistryClient, RegistryLookup, RegistryResult, RegistryUnavailable } from './port.js';
@@ -37,7 +36,7 @@ export function formatSwissVat(digits: string): string {
 }
 
 export function createBfsClient(options: BfsClientOptions): RegistryClient {
-  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
+  const send = transportFor(options.fetch);
   const now = options.now ?? (() => new Date());
 
   async function lookup(request: RegistryLookup): Promise<RegistryResult> {

@@ -5,15 +5,14 @@
  */
 import {
   cleanText,
-  defaultTransport,
   excerpt,
   type FetchFn,
-  fetchTransport,
   isRecord,
   joinUrl,
   parseJson,
   retryAfterSeconds,
   transportFailure,
+  transportFor,
   unavailable,
 } from './http.js';
 import type { RegistryClient, RegistryLookup, RegistryResult } from './port.js';
@@ -30,7 +29,7 @@ export const BRREG_COUNTRIES: readonly string[] = Object.freeze(['NO']);
 export const BRREG_ACCEPT = 'application/vnd.enhetsregisteret.enhet.v1+json, application/json;q=0.9';
 
 export function createBrregClient(options: BrregClientOptions): RegistryClient {
-  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
+  const send = transportFor(options.fetch);
   const now = options.now ?? (() => new Date());
 
   async function lookup(request: RegistryLookup): Promise<RegistryResult> {

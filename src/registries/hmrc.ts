@@ -5,10 +5,8 @@
  */
 import {
   cleanText,
-  defaultTransport,
   excerpt,
   type FetchFn,
-  fetchTransport,
   type HttpResponse,
   isRecord,
   joinUrl,
@@ -16,6 +14,7 @@ import {
   parseJson,
   retryAfterSeconds,
   transportFailure,
+  transportFor,
   unavailable,
 } from './http.js';
 import type { RegistryClient, RegistryLookup, RegistryResult, RegistryUnavailable } from './port.js';
@@ -44,7 +43,7 @@ interface CachedToken {
 type TokenOutcome = { ok: true; token: string } | { ok: false; result: RegistryUnavailable };
 
 export function createHmrcClient(options: HmrcClientOptions): RegistryClient {
-  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
+  const send = transportFor(options.fetch);
   const now = options.now ?? (() => new Date());
   const margin = options.tokenRefreshMarginSeconds ?? 60;
   const clientId = options.clientId?.trim() ?? '';

@@ -165,16 +165,20 @@ function nodeHeaders(res: IncomingMessage): HeaderLookup {
   };
 }
 
-/** The transport used when none is given. */
-export const defaultTransport: Transport = nodeTransport();
+const defaultTransport: Transport = nodeTransport();
 
 /** A transport over a `fetch` function, for callers that bring their own (a proxy-aware fetch, a fake). */
 export function fetchTransport(fetchFn: FetchFn): Transport {
-  return (request) => httpRequest(fetchFn, request);
+  return (request) => fetchRequest(fetchFn, request);
+}
+
+/** The transport of a registry client: over the `fetch` it was given, else Node's HTTP client. */
+export function transportFor(fetchFn: FetchFn | undefined): Transport {
+  return fetchFn ? fetchTransport(fetchFn) : defaultTransport;
 }
 
 /** Performs one request through `fetchFn`; never throws for network trouble, timeouts or oversized bodies. */
-export async function httpRequest(fetchFn: FetchFn, request: HttpRequest): Promise<HttpOutcome> {
+async function fetchRequest(fetchFn: FetchFn, request: HttpRequest): Promise<HttpOutcome> {
   const { signal, describeAbort } = deadline(request);
   const maxBytes = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let response: Response;

@@ -6,13 +6,12 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
   cleanText,
-  defaultTransport,
   excerpt,
   type FetchFn,
-  fetchTransport,
   isRecord,
   looksLikeHtml,
   transportFailure,
+  transportFor,
   unavailable,
 } from './http.js';
 import type { RegistryClient, RegistryLookup, RegistryResult, RegistryUnavailable } from './port.js';
@@ -139,7 +138,7 @@ export function viesSoapFault(faultcode: string, faultstring: string): RegistryU
 }
 
 export function createViesSoapClient(options: ViesSoapClientOptions): RegistryClient {
-  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
+  const send = transportFor(options.fetch);
   const now = options.now ?? (() => new Date());
 
   async function lookup(request: RegistryLookup): Promise<RegistryResult> {

@@ -2,7 +2,7 @@
  * VIES `GET /check-status`: per-member-state availability (`Available | Unavailable | Monitoring
  * Disabled`) and the service's own `vow.available`. Any failure answers `null`.
  */
-import { defaultTransport, type FetchFn, fetchTransport, isRecord, joinUrl, parseJson } from './http.js';
+import { type FetchFn, isRecord, joinUrl, parseJson, transportFor } from './http.js';
 import type { RegistryStatus, RegistryStatusReader } from './port.js';
 import { viesCountry } from './vies-common.js';
 
@@ -14,7 +14,7 @@ export interface ViesStatusOptions {
 }
 
 export function createViesStatusReader(options: ViesStatusOptions): RegistryStatusReader {
-  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
+  const send = transportFor(options.fetch);
   const url = joinUrl(options.baseUrl, '/check-status');
   return {
     async checkStatus(signal?: AbortSignal): Promise<Record<string, RegistryStatus> | null> {

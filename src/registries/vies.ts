@@ -5,16 +5,15 @@
  */
 import {
   cleanText,
-  defaultTransport,
   excerpt,
   type FetchFn,
-  fetchTransport,
   isRecord,
   joinUrl,
   looksLikeHtml,
   parseDate,
   parseJson,
   transportFailure,
+  transportFor,
   unavailable,
 } from './http.js';
 import type { RegistryClient, RegistryLookup, RegistryResult, RegistryUnavailable } from './port.js';
@@ -40,7 +39,7 @@ type RestOutcome =
   | { kind: 'failed'; result: RegistryUnavailable };
 
 export function createViesClient(options: ViesClientOptions): RegistryClient {
-  const send = options.fetch ? fetchTransport(options.fetch) : defaultTransport;
+  const send = transportFor(options.fetch);
   const now = options.now ?? (() => new Date());
   const soap = options.soapUrl
     ? createViesSoapClient({
