@@ -17,6 +17,7 @@ import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.
 import { systemRoutes } from './modules/system/routes.js';
 import { validationRoutes } from './modules/validation/routes.js';
 import { ValidationDataSchema } from './modules/validation/schemas.js';
+import { testModeTable } from './modules/validation/test-mode.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
 
 /** Raw answer for errors the HTTP parser catches before Fastify sees a request (oversized headers, bad syntax). */
@@ -109,7 +110,10 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.addSchema(ErrorEnvelope);
   app.addSchema(CountryRate);
   app.addSchema(ValidationDataSchema);
-  await registerOpenApi(app);
+  await registerOpenApi(app, {
+    playground: container.playground,
+    description: `### Test-mode magic numbers\n\n${testModeTable()}`,
+  });
 
   // Authenticated routes are limited per API key, by plan; the limit runs after authentication.
   const perMinute = config.keyRateLimitPerMinute;
@@ -121,6 +125,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         hook: 'preHandler',
         timeWindow: '1 minute',
         keyGenerator: (request: FastifyRequest) => `key:${request.principal?.id ?? request.ip}`,
+        // The playground's demo key has its own limit per IP address (see requireKey).
+        allowList: (request: FastifyRequest) => request.principal?.playground === true,
         max: (request: FastifyRequest) => perMinute[request.principal?.plan ?? 'free'],
       },
     } as typeof route.config;
@@ -159,7 +165,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       respond: container.respond,
     }),
   );
-  await app.register(ratesRoutes({ rates: container.rates, limiter: container.publicLimiter }));
+  await app.register(
+    ratesRoutes({
+      rates: container.rates,
+      limiter: container.publicLimiter,
+      playground: container.playground,
+    }),
+  );
   await app.register(webhooksRoutes({ webhooks: container.webhooks, requireKey: container.requireKey }));
 
   return app;

@@ -13,6 +13,8 @@ export interface Config {
   readonly ratesPath: string;
   /** Request body limit in bytes. */
   readonly bodyLimit: number;
+  /** Whether `/docs` offers the playground's demo key (test mode, 30 requests per hour per IP). */
+  readonly playground: boolean;
   /** Requests per minute per IP on the public rates endpoints. */
   readonly publicRateLimitPerMinute: number;
   /** Requests per minute per key on authenticated endpoints, by plan. */
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     ratesPath: resolve(str(env, 'OPENVAT_RATES_PATH', resolve(PACKAGE_ROOT, 'data/rates.json'))),
     bodyLimit: int(env, 'OPENVAT_BODY_LIMIT', 1_048_576, 1_024, 64 * 1_048_576),
+    playground: bool(env, 'OPENVAT_PLAYGROUND', true),
     publicRateLimitPerMinute: int(env, 'OPENVAT_PUBLIC_RATE_LIMIT', 600, 1, 100_000_000),
     keyRateLimitPerMinute: {
       free: int(env, 'OPENVAT_RATE_LIMIT_FREE', 60, 1, 100_000_000),

@@ -21,6 +21,7 @@ import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService, type EventsService } from './modules/events/service.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService, type KeysService } from './modules/keys/service.js';
+import { createPlayground, type Playground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
 import { createLiveAnswers, type LiveAnswers } from './modules/validation/live.js';
@@ -69,6 +70,8 @@ export interface Container {
   readonly rates: RatesService;
   /** The per-IP limit of the public rates endpoints (kept in this process). */
   readonly publicLimiter: WindowLimiter;
+  /** The docs playground's demo key and its per-IP limit; `null` when `OPENVAT_PLAYGROUND` is off. */
+  readonly playground: Playground | null;
   readonly requireKey: RequireKey;
   readonly audits: AuditsService;
   readonly events: EventsService;
@@ -110,6 +113,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
         : null;
 
   const keys = createKeysService({ db: db.kysely, repository: createKeysRepository(db.kysely), clock, ids });
+  const playground = createPlayground({ enabled: config.playground, clock });
   const rates = createRatesService({
     dataset: ports.ratesDataset ?? loadRatesDataset(config.ratesPath),
     clock,
@@ -232,7 +236,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     keys,
     rates,
     publicLimiter: createWindowLimiter({ max: config.publicRateLimitPerMinute, windowMs: 60_000, clock }),
-    requireKey: createAuth(keys),
+    playground,
+    requireKey: createAuth(keys, playground),
     audits,
     events,
     respond,

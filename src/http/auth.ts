@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fa
 import { errors } from '../lib/errors.js';
 import { type Operation, operationName, planIncludes, plansFor } from '../modules/keys/plans.js';
 import type { ApiKeyPrincipal, KeysService } from '../modules/keys/service.js';
+import { type Playground, playgroundExcludes, playgroundLimited } from '../modules/playground/playground.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,7 +23,7 @@ export function principalOf(request: FastifyRequest): ApiKeyPrincipal {
  * includes the operation: 401 `unauthorized` for a missing, malformed, unknown or revoked key,
  * 402 `plan_required` for a plan without the operation.
  */
-export function createAuth(keys: Pick<KeysService, 'authenticate'>) {
+export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: Playground | null = null) {
   return function requireKey(operation: Operation): onRequestAsyncHookHandler {
     const hook = async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
       const header = request.headers.authorization;
@@ -31,14 +32,22 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>) {
       const match = BEARER_RE.exec(header);
       if (!match?.[1])
         throw errors.unauthorized('Malformed Authorization header: expected "Bearer <API key>".');
-      const principal = await keys.authenticate(match[1]);
+      const principal = playground?.principalFor(match[1]) ?? (await keys.authenticate(match[1]));
       if (!principal) throw errors.unauthorized('The API key is not valid or has been revoked.');
       request.principal = principal;
+      if (principal.playground && playground) playgroundChecks(playground, operation, request);
       if (!planIncludes(principal.plan, operation))
         throw errors.planRequired(operationName(operation), plansFor(operation));
     };
     return Object.assign(hook, { [AUTHENTICATED]: true });
   };
+}
+
+/** The demo key's own rules: no webhooks, and a budget of requests per hour per IP address. */
+function playgroundChecks(playground: Playground, operation: Operation, request: FastifyRequest) {
+  if (!playground.allows(operation)) throw playgroundExcludes(operation);
+  const wait = playground.take(request.ip);
+  if (wait !== 0) throw playgroundLimited(wait);
 }
 
 const AUTHENTICATED = Symbol('authenticated route');

@@ -117,6 +117,8 @@ describe('rates fast path over a real socket', () => {
         { path: '/v1/rates/de', status: 200, method: 'HEAD' },
         { path: '/v1/rates/de', status: 304, headers: { 'if-none-match': '*' } },
         { path: '/v1/rates', status: 200 },
+        // A key may bring its own budget (the playground's demo key does).
+        { path: '/v1/rates/de', status: 200, headers: { authorization: 'Bearer svc_test_anything' } },
       ];
     for (const c of cases) {
       const before = routed();

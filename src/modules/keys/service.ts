@@ -14,6 +14,8 @@ export interface ApiKeyPrincipal {
   plan: Plan;
   mode: Mode;
   defaultRequesterVat: string | null;
+  /** Set on the playground's demo key only (see modules/playground). */
+  playground?: true;
 }
 
 export interface CreatedKey {

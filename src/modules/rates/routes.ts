@@ -7,6 +7,7 @@ import type { FastPath } from '../../http/server.js';
 import type { WindowLimiter } from '../../http/window-limiter.js';
 import { ApiError, errors } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
+import { type Playground, playgroundLimited } from '../playground/playground.js';
 import type { RatesAnswer, RatesService } from './service.js';
 
 export const CountryRate = Type.Object(
@@ -89,7 +90,7 @@ const FAST_URL = /^\/v1\/rates\/([A-Za-z]{2})$/;
  * hottest answer of the service and the cheapest: the framework's request and reply objects and hook
  * chain cost more than the answer itself. The fast path takes only requests whose answer is a plain
  * 200 — exact path, no query, no `If-None-Match`, a known country, within the per-IP limit — and
- * leaves every other case (HEAD, 304, 400, 404, 429, shutdown) to the route below, which is the
+ * leaves every other case (HEAD, 304, 400, 404, 429, shutdown, a request with a key) to the route below, which is the
  * contract and answers the same request with the same bytes. Its requests are not logged, so it is
  * only used when request logging is off.
  */
@@ -104,7 +105,13 @@ export function ratesFastPath(deps: {
   return (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
     const url = request.url;
-    if (request.method !== 'GET' || url?.length !== 12 || request.headers['if-none-match'] !== undefined) {
+    const headers = request.headers;
+    if (
+      request.method !== 'GET' ||
+      url?.length !== 12 ||
+      headers['if-none-match'] !== undefined ||
+      headers.authorization !== undefined
+    ) {
       return false;
     }
     const match = FAST_URL.exec(url);
@@ -132,17 +139,24 @@ export function ratesFastPath(deps: {
  * plugin's asynchronous hook cost them about a third of their throughput. The limit is generous and
  * the data public, so the `x-ratelimit-*` headers are sent only once it is reached.
  */
-export function ratesRoutes(deps: { rates: RatesService; limiter: WindowLimiter }) {
+export function ratesRoutes(deps: {
+  rates: RatesService;
+  limiter: WindowLimiter;
+  playground?: Playground | null;
+}) {
   const { rates, limiter } = deps;
+  const playground = deps.playground ?? null;
 
   function limit(request: FastifyRequest, reply: FastifyReply) {
-    const wait = limiter.take(request.ip);
+    // Called with the playground's demo key, the rates count against its hourly budget per IP.
+    const demo = playground?.isPlaygroundHeader(request.headers.authorization) ? playground : null;
+    const wait = (demo ?? limiter).take(request.ip);
     if (wait === 0) return;
     reply
-      .header('x-ratelimit-limit', limiter.max)
+      .header('x-ratelimit-limit', demo ? demo.limitPerHour : limiter.max)
       .header('x-ratelimit-remaining', 0)
       .header('x-ratelimit-reset', wait);
-    throw errors.rateLimited(wait);
+    throw demo ? playgroundLimited(wait) : errors.rateLimited(wait);
   }
   const body = bodyWriter(rates);
 

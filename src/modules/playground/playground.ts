@@ -1,0 +1,79 @@
+import { createWindowLimiter } from '../../http/window-limiter.js';
+import type { Clock } from '../../lib/clock.js';
+import { ApiError, errors } from '../../lib/errors.js';
+import { type Operation, operationName, plansFor } from '../keys/plans.js';
+import type { ApiKeyPrincipal } from '../keys/service.js';
+
+/**
+ * The playground's demo key. `/docs` hands it to every visitor, so it is public by design: it is a
+ * test-mode key (magic numbers, no registry calls, no webhooks), its requests belong to a tenant of
+ * their own, and each IP address may make 30 requests an hour with it.
+ */
+export const PLAYGROUND_KEY = 'svc_test_PlaygroundDemoKey000000000000000';
+
+/** Requests per hour per IP address made with the demo key (spec: limits). */
+export const PLAYGROUND_LIMIT_PER_HOUR = 30;
+
+export const PLAYGROUND_PRINCIPAL: Readonly<ApiKeyPrincipal> = Object.freeze({
+  id: '00000000-0000-7000-8000-000000000001',
+  accountId: '00000000-0000-7000-8000-000000000002',
+  plan: 'business',
+  mode: 'test',
+  defaultRequesterVat: null,
+  playground: true,
+});
+
+/**
+ * Operations the demo key may not use even though its plan has them: webhook endpoints would be
+ * shared by every visitor, and their test call would let anyone make this server POST to any URL.
+ */
+const EXCLUDED: ReadonlySet<Operation> = new Set(['webhooks']);
+
+export interface Playground {
+  /** The demo key's principal when `presented` is the demo key, else `null`. */
+  principalFor(presented: string): ApiKeyPrincipal | null;
+  /** Whether a request carrying this `Authorization` header value is a playground request. */
+  isPlaygroundHeader(authorization: string | undefined): boolean;
+  /** Whether the demo key may use an operation. */
+  allows(operation: Operation): boolean;
+  /** Counts one playground request from `ip`: 0 within the limit, else seconds until it resets. */
+  take(ip: string): number;
+  readonly limitPerHour: number;
+}
+
+/** 429 for a demo-key request over its hourly budget. */
+export function playgroundLimited(wait: number): ApiError {
+  return errors.rateLimited(
+    wait,
+    `The playground's demo key allows ${PLAYGROUND_LIMIT_PER_HOUR} requests per hour from one address; retry after ${wait} seconds, or use a key of your own.`,
+  );
+}
+
+/** 402 for an operation the demo key may not use. */
+export function playgroundExcludes(operation: Operation): ApiError {
+  const plans = plansFor(operation);
+  return new ApiError(
+    402,
+    'plan_required',
+    `${operationName(operation)} is not available to the playground's demo key; use a key of your own on the ${plans.join(' or ')} plan.`,
+    { required_plans: [...plans] },
+  );
+}
+
+/** The playground when it is enabled, else `null` (the demo key is then an unknown key: 401). */
+export function createPlayground(options: { enabled: boolean; clock: Clock }): Playground | null {
+  if (!options.enabled) return null;
+  const limiter = createWindowLimiter({
+    max: PLAYGROUND_LIMIT_PER_HOUR,
+    windowMs: 3_600_000,
+    clock: options.clock,
+  });
+  const header = `Bearer ${PLAYGROUND_KEY}`;
+  return {
+    principalFor: (presented) => (presented === PLAYGROUND_KEY ? PLAYGROUND_PRINCIPAL : null),
+    isPlaygroundHeader: (authorization) => authorization === header,
+    allows: (operation) => !EXCLUDED.has(operation),
+    take: (ip) => limiter.take(ip),
+    limitPerHour: PLAYGROUND_LIMIT_PER_HOUR,
+  };
+}

@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createManualClock } from '../../src/lib/clock.js';
+import { PLAYGROUND_KEY, PLAYGROUND_PRINCIPAL } from '../../src/modules/playground/playground.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+
+const demo = { authorization: `Bearer ${PLAYGROUND_KEY}` };
+
+describe('the playground demo key', () => {
+  const clock = createManualClock('2026-11-22T12:10:00.000Z');
+  let t: TestApp;
+  before(async () => {
+    // A Business key may make 2 requests a minute here: the demo key must not be held to that.
+    t = await buildTestApp({ OPENVAT_RATE_LIMIT_BUSINESS: '2' }, { clock });
+  });
+  after(() => t.close());
+
+  const validate = (vat: string, remoteAddress: string, headers: Record<string, string> = demo) =>
+    t.app.inject({ method: 'GET', url: `/v1/validate?vat_number=${vat}`, headers, remoteAddress });
+
+  it('answers in test mode from a tenant of its own, and its audit records are its own', async () => {
+    const res = await validate('DE100000008', '198.51.100.1');
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.equal(body.data.valid, true);
+    assert.equal(body.meta.source, 'test');
+    const audit = await t.app.inject({
+      method: 'GET',
+      url: `/v1/audits/${body.meta.request_id}`,
+      headers: demo,
+      remoteAddress: '198.51.100.1',
+    });
+    assert.equal(audit.statusCode, 200, audit.body);
+    assert.equal(audit.json().data.request_id, body.meta.request_id);
+    const stored = await t.container.db.kysely
+      .selectFrom('audits')
+      .select(['key_id'])
+      .where('request_id', '=', body.meta.request_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.key_id, PLAYGROUND_PRINCIPAL.id);
+    // Another key does not see the playground's records.
+    const other = await t.key('business');
+    const foreign = await t.app.inject({
+      method: 'GET',
+      url: `/v1/audits/${body.meta.request_id}`,
+      headers: other.headers,
+    });
+    assert.equal(foreign.statusCode, 404);
+    // The demo key is not stored as a key: the operator's list stays their own.
+    assert.equal((await t.container.keys.listKeys()).length, 1);
+  });
+
+  it('cannot manage webhooks: 402 with the plans that can', async () => {
+    for (const [method, url] of [
+      ['GET', '/v1/webhooks'],
+      ['POST', '/v1/webhooks'],
+    ] as const) {
+      const res = await t.app.inject({
+        method,
+        url,
+        headers: demo,
+        remoteAddress: '198.51.100.2',
+        ...(method === 'POST' ? { payload: { url: 'https://example.com/hook' } } : {}),
+      });
+      assert.equal(res.statusCode, 402, `${method} ${url}`);
+      assert.equal(res.json().error.code, 'plan_required');
+      assert.deepEqual(res.json().error.details.required_plans, ['pro', 'business']);
+    }
+    const rows = await t.container.db.kysely.selectFrom('webhook_endpoints').selectAll().execute();
+    assert.equal(rows.length, 0);
+  });
+
+  it('allows 30 requests per hour per IP address, rates included, and is free of the per-key limit', async () => {
+    const ip = '203.0.113.7';
+    for (let i = 0; i < 20; i++) {
+      const res = await validate('DE300000002', ip);
+      assert.equal(res.statusCode, 200, `request ${i + 1}: ${res.body}`);
+    }
+    for (let i = 0; i < 10; i++) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v1/rates/fr',
+        headers: demo,
+        remoteAddress: ip,
+      });
+      assert.equal(res.statusCode, 200, `rates ${i + 1}`);
+    }
+    const over = await validate('DE300000002', ip);
+    assert.equal(over.statusCode, 429);
+    assert.equal(over.json().error.code, 'rate_limited');
+    assert.match(over.json().error.message, /playground/);
+    // The hour started at 12:00; it is 12:10.
+    assert.equal(over.headers['retry-after'], String(50 * 60));
+    const overRates = await t.app.inject({
+      method: 'GET',
+      url: '/v1/rates/fr',
+      headers: demo,
+      remoteAddress: ip,
+    });
+    assert.equal(overRates.statusCode, 429);
+    assert.equal(overRates.headers['x-ratelimit-limit'], '30');
+    // Without the demo key the rates stay public for that address, and other addresses keep their budget.
+    const publicRates = await t.app.inject({ method: 'GET', url: '/v1/rates/fr', remoteAddress: ip });
+    assert.equal(publicRates.statusCode, 200);
+    assert.equal((await validate('DE300000002', '203.0.113.8')).statusCode, 200);
+    // A key of one's own is held to its plan's limit, from the same address.
+    const own = await t.key('business');
+    assert.equal((await validate('DE300000002', ip, own.headers)).statusCode, 200);
+    assert.equal((await validate('DE300000002', ip, own.headers)).statusCode, 200);
+    assert.equal((await validate('DE300000002', ip, own.headers)).statusCode, 429);
+    // The next hour brings a new budget.
+    clock.set('2026-11-22T13:00:00.000Z');
+    assert.equal((await validate('DE300000002', ip)).statusCode, 200);
+  });
+});
+
+describe('the playground in the docs', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(() => t.close());
+
+  it('/docs loads a script that signs its requests in with the demo key', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(page.statusCode, 200);
+    const src = /<script src="([^"]*playground\.js)"/.exec(page.body)?.[1];
+    assert.ok(src, 'the page loads playground.js');
+    const script = await t.app.inject({ method: 'GET', url: new URL(src, 'http://x/docs/').pathname });
+    assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-type']), /javascript/);
+    assert.ok(script.body.includes(JSON.stringify(PLAYGROUND_KEY)));
+    assert.match(script.body, /preauthorizeApiKey\('apiKey'/);
+    // It is a script a browser can run.
+    assert.doesNotThrow(() => new Function(script.body));
+  });
+
+  it('the API description names the demo key, its limit and the magic numbers', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const description: string = doc.info.description;
+    assert.ok(description.includes(PLAYGROUND_KEY));
+    assert.match(description, /30 requests per hour per IP address/);
+    assert.match(description, /\| `DE100000008` \| 200, valid, company name and address \|/);
+    assert.ok(doc.components.securitySchemes.apiKey, 'the scheme the script authorises exists');
+  });
+});
+
+describe('the playground switched off', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ OPENVAT_PLAYGROUND: 'off' });
+  });
+  after(() => t.close());
+
+  it('the demo key is an unknown key, and the docs neither load nor name it', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v1/validate?vat_number=DE100000008',
+      headers: demo,
+    });
+    assert.equal(res.statusCode, 401);
+    assert.equal(res.json().error.code, 'unauthorized');
+    const page = await t.app.inject({ method: 'GET', url: '/docs/' });
+    assert.doesNotMatch(page.body, /playground\.js/);
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    assert.ok(!doc.info.description.includes(PLAYGROUND_KEY));
+    // With the demo key, rates are public as for anyone.
+    for (let i = 0; i < 35; i++) {
+      const rates = await t.app.inject({ method: 'GET', url: '/v1/rates/de', headers: demo });
+      assert.equal(rates.statusCode, 200);
+    }
+  });
+});
