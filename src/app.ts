@@ -1,9 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  type onSendHookHandler,
+} from 'fastify';
 import type { Container } from './container.js';
-import { isAuthenticatedRoute } from './http/auth.js';
+import { authenticatedOperation } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
@@ -15,6 +20,7 @@ import { confirmationsRoutes } from './modules/confirmations/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
 import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
+import { usageRoutes } from './modules/usage/routes.js';
 import { validationRoutes } from './modules/validation/routes.js';
 import { ValidationDataSchema } from './modules/validation/schemas.js';
 import { testModeTable } from './modules/validation/test-mode.js';
@@ -115,10 +121,21 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     description: `### Test-mode magic numbers\n\n${testModeTable()}`,
   });
 
-  // Authenticated routes are limited per API key, by plan; the limit runs after authentication.
+  // Authenticated routes count their answers per key and operation (the usage report), and are
+  // limited per API key, by plan; the limit runs after authentication.
   const perMinute = config.keyRateLimitPerMinute;
+  const { usage } = container;
   app.addHook('onRoute', (route) => {
-    if (!isAuthenticatedRoute(route.onRequest) || route.config?.rateLimit !== undefined) return;
+    const operation = authenticatedOperation(route.onRequest);
+    if (operation === null) return;
+    // Counted as the answer is sent (its status is final then): an `onResponse` hook would make
+    // Fastify listen for the end of every response of these routes.
+    const count: onSendHookHandler = (request, reply, payload, done) => {
+      if (request.principal) usage.record(request.principal.id, operation, reply.statusCode);
+      done(null, payload);
+    };
+    route.onSend = [...(route.onSend ? [route.onSend].flat() : []), count];
+    if (route.config?.rateLimit !== undefined) return;
     route.config = {
       ...(route.config ?? {}),
       rateLimit: {
@@ -173,6 +190,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     }),
   );
   await app.register(webhooksRoutes({ webhooks: container.webhooks, requireKey: container.requireKey }));
+  await app.register(usageRoutes({ usage: container.usage, requireKey: container.requireKey }));
 
   return app;
 }

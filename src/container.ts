@@ -24,6 +24,8 @@ import { createKeysService, type KeysService } from './modules/keys/service.js';
 import { createPlayground, type Playground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
+import { createUsageRepository } from './modules/usage/repository.js';
+import { createUsageService, type UsageService } from './modules/usage/service.js';
 import { createLiveAnswers, type LiveAnswers } from './modules/validation/live.js';
 import { createRegistryAnswersRepository } from './modules/validation/repository.js';
 import { createValidationService, type ValidationService } from './modules/validation/service.js';
@@ -85,6 +87,8 @@ export interface Container {
   readonly liveAnswers: LiveAnswers;
   /** Qualified confirmations through eVatR and their evidence chain. */
   readonly confirmations: ConfirmationsService;
+  /** Requests per key, day and operation, counted in memory and written every few seconds. */
+  readonly usage: UsageService;
   readonly webhooks: WebhooksService;
   /** Delivers queued webhooks; started by `start()`, driven by `runOnce()`/`drain()` in tests. */
   readonly webhookWorker: Worker;
@@ -97,6 +101,9 @@ export interface Container {
   /** Releases every resource (database, Redis). */
   close(): Promise<void>;
 }
+
+/** How often the usage counts kept in memory are added to the database. */
+const USAGE_FLUSH_MS = 5_000;
 
 /** The composition root: every service is created and wired here, once. */
 export async function createContainer(config: Config, ports: Ports = {}): Promise<Container> {
@@ -114,6 +121,12 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
 
   const keys = createKeysService({ db: db.kysely, repository: createKeysRepository(db.kysely), clock, ids });
   const playground = createPlayground({ enabled: config.playground, clock });
+  const usage = createUsageService({
+    repository: createUsageRepository(db.kysely),
+    clock,
+    requestsPerMinute: config.keyRateLimitPerMinute,
+    onError: (error) => log.error({ err: error }, 'writing usage counts failed'),
+  });
   const rates = createRatesService({
     dataset: ports.ratesDataset ?? loadRatesDataset(config.ratesPath),
     clock,
@@ -245,6 +258,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     decide,
     liveAnswers,
     confirmations,
+    usage,
     webhooks,
     webhookWorker,
     batch,
@@ -259,6 +273,11 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       };
       purge();
       timers.push(setInterval(purge, 3_600_000).unref());
+      timers.push(
+        setInterval(() => {
+          usage.flush().catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed'));
+        }, USAGE_FLUSH_MS).unref(),
+      );
       if (r.statusPollMs > 0) {
         const poll = () => {
           liveAnswers.applyStatus(registries.viesStatus).catch(() => {});
@@ -272,6 +291,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       await webhookWorker.stop();
       webhookTransport.close();
       for (const timer of timers.splice(0)) clearInterval(timer);
+      await usage.flush().catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed'));
       if (redis) redis.disconnect();
       await db.close();
     },

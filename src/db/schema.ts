@@ -210,6 +210,16 @@ export interface BatchItemsTable {
   finished_at: string | null;
 }
 
+/** Requests per key, UTC day and operation; `errors` counts answers with a status of 400 or more. */
+export interface UsageDailyTable {
+  key_id: string;
+  day: string;
+  operation: string;
+  /** bigint: PostgreSQL returns it as a string. */
+  requests: number | string;
+  errors: number | string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -224,6 +234,7 @@ export interface Database {
   confirmation_idempotency: ConfirmationIdempotencyTable;
   batch_jobs: BatchJobsTable;
   batch_items: BatchItemsTable;
+  usage_daily: UsageDailyTable;
 }
 
 export type { Generated };

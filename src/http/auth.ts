@@ -39,7 +39,7 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: 
       if (!planIncludes(principal.plan, operation))
         throw errors.planRequired(operationName(operation), plansFor(operation));
     };
-    return Object.assign(hook, { [AUTHENTICATED]: true });
+    return Object.assign(hook, { [AUTHENTICATED]: operation });
   };
 }
 
@@ -52,12 +52,15 @@ function playgroundChecks(playground: Playground, operation: Operation, request:
 
 const AUTHENTICATED = Symbol('authenticated route');
 
-/** Whether a route's `onRequest` hooks include `requireKey` (its calls are limited per key). */
-export function isAuthenticatedRoute(onRequest: unknown): boolean {
+/** The operation of a route whose `onRequest` hooks include `requireKey`, else `null`. */
+export function authenticatedOperation(onRequest: unknown): Operation | null {
   const hooks = Array.isArray(onRequest) ? onRequest : [onRequest];
-  return hooks.some(
-    (h) => typeof h === 'function' && (h as unknown as Record<symbol, unknown>)[AUTHENTICATED] === true,
-  );
+  for (const hook of hooks) {
+    const operation =
+      typeof hook === 'function' ? (hook as Record<symbol, unknown>)[AUTHENTICATED] : undefined;
+    if (typeof operation === 'string') return operation as Operation;
+  }
+  return null;
 }
 
 export type RequireKey = ReturnType<typeof createAuth>;

@@ -6,6 +6,7 @@ import * as confirmations from './2026-11-22-004-confirmations.js';
 import * as registryAnswers from './2026-11-22-005-registry-answers.js';
 import * as batch from './2026-11-22-006-batch.js';
 import * as batchClaimIndex from './2026-11-22-007-batch-claim-index.js';
+import * as usage from './2026-11-22-008-usage.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-005-registry-answers': registryAnswers,
   '2026-11-22-006-batch': batch,
   '2026-11-22-007-batch-claim-index': batchClaimIndex,
+  '2026-11-22-008-usage': usage,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,12 +5,13 @@ export const MODES = ['live', 'test'] as const;
 export type Mode = (typeof MODES)[number];
 
 /** Operations gated by plan. Rates, health and docs are public and not listed. */
-export type Operation = 'validate' | 'decide' | 'batch' | 'webhooks' | 'confirm' | 'audits';
+export type Operation = 'validate' | 'decide' | 'batch' | 'webhooks' | 'confirm' | 'audits' | 'usage';
 
 const INCLUDED: Record<Operation, readonly Plan[]> = {
   validate: ['free', 'starter', 'pro', 'business'],
   // Audit look-ups are open to every plan; Free keys always get 404 (their records are not kept).
   audits: ['free', 'starter', 'pro', 'business'],
+  usage: ['free', 'starter', 'pro', 'business'],
   decide: ['starter', 'pro', 'business'],
   batch: ['pro', 'business'],
   webhooks: ['pro', 'business'],
@@ -20,6 +21,7 @@ const INCLUDED: Record<Operation, readonly Plan[]> = {
 const OPERATION_NAMES: Record<Operation, string> = {
   validate: 'Validation',
   audits: 'Audit records',
+  usage: 'Usage report',
   decide: 'Decide',
   batch: 'Batch validation',
   webhooks: 'Webhooks',

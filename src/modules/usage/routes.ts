@@ -1,0 +1,74 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf, type RequireKey } from '../../http/auth.js';
+import { baseMeta } from '../../http/meta.js';
+import { Envelope, errorResponses } from '../../http/schemas.js';
+import { errors } from '../../lib/errors.js';
+import type { UsageService } from './service.js';
+
+const Count = {
+  requests: Type.Integer({ description: 'Requests answered.' }),
+  errors: Type.Integer({ description: 'Of those, answers with a status of 400 or more.' }),
+};
+
+const UsageReport = Type.Object({
+  key_id: Type.String(),
+  plan: Type.Union([
+    Type.Literal('free'),
+    Type.Literal('starter'),
+    Type.Literal('pro'),
+    Type.Literal('business'),
+  ]),
+  mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  from: Type.String({ format: 'date', description: 'First UTC day of the report.' }),
+  to: Type.String({ format: 'date', description: 'Last UTC day of the report: today.' }),
+  requests_per_minute: Type.Integer({ description: "The key's rate limit." }),
+  totals: Type.Object(Count),
+  operations: Type.Array(
+    Type.Object({
+      operation: Type.String({
+        description: '`validate`, `batch`, `decide`, `confirm`, `audits`, `webhooks` or `usage`.',
+      }),
+      ...Count,
+    }),
+    { description: 'Operations used in the period, most requested first.' },
+  ),
+  daily: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), ...Count }), {
+    description: 'Every day of the period, oldest first, days without requests included.',
+  }),
+});
+
+export function usageRoutes(deps: { usage: UsageService; requireKey: RequireKey }) {
+  const { usage, requireKey } = deps;
+  return async function register(app: FastifyInstance) {
+    app.get(
+      '/v1/usage',
+      {
+        onRequest: requireKey('usage'),
+        schema: {
+          tags: ['Usage'],
+          summary: "This key's requests per day and operation",
+          description:
+            "Requests made with this key over the last `days` UTC days (default 30, at most 366), per day and per operation, with the key's plan and rate limit. Requests refused for a missing or unknown key are not counted; every other answer is, errors included. Counts from other instances can take a few seconds to appear.",
+          security: [{ apiKey: [] }],
+          querystring: Type.Object(
+            {
+              days: Type.Optional(
+                Type.String({ pattern: '^[0-9]{1,3}$', description: '1–366, default 30.' }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: Envelope(UsageReport), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { days: raw } = request.query as { days?: string };
+        const days = raw === undefined ? 30 : Number(raw);
+        if (days < 1 || days > 366) throw errors.invalidRequest('days must be between 1 and 366.');
+        const data = await usage.report(principalOf(request), days);
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+  };
+}
