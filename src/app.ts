@@ -17,6 +17,7 @@ import { ApiError, errors } from './lib/errors.js';
 import { auditsRoutes } from './modules/audits/routes.js';
 import { batchRoutes } from './modules/batch/routes.js';
 import { confirmationsRoutes } from './modules/confirmations/routes.js';
+import { dashboardRoutes } from './modules/dashboard/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
 import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
@@ -191,6 +192,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   );
   await app.register(webhooksRoutes({ webhooks: container.webhooks, requireKey: container.requireKey }));
   await app.register(usageRoutes({ usage: container.usage, requireKey: container.requireKey }));
+  await app.register(dashboardRoutes());
 
   return app;
 }

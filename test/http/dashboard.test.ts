@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+
+describe('GET /dashboard', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(() => t.close());
+
+  const get = (url: string) => t.app.inject({ method: 'GET', url });
+
+  it('serves the page, its script and its style with headers that keep the key in the page', async () => {
+    const page = await get('/dashboard');
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-type']), /^text\/html; charset=utf-8/);
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'(;|$)/, 'no inline or foreign script');
+    assert.match(csp, /connect-src 'self'/, 'the key is sent to this server only');
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.equal(page.headers['referrer-policy'], 'no-referrer');
+    assert.equal(page.headers['x-content-type-options'], 'nosniff');
+    assert.ok(page.headers['service-request-id']);
+    assert.doesNotMatch(page.body, /<script>|\son\w+=/i, 'no inline script or handler');
+    assert.equal((await get('/dashboard/')).body, page.body);
+
+    const script = await get('/dashboard/dashboard.js');
+    assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-type']), /^application\/javascript/);
+    assert.doesNotThrow(() => new Function(script.body), 'a script a browser can run');
+    assert.doesNotMatch(
+      script.body,
+      /innerHTML|insertAdjacentHTML|document\.write/,
+      'data is never parsed as HTML',
+    );
+    assert.ok(page.body.includes('src="/dashboard/dashboard.js"'));
+
+    const style = await get('/dashboard/dashboard.css');
+    assert.equal(style.statusCode, 200);
+    assert.match(String(style.headers['content-type']), /^text\/css/);
+    assert.ok(page.body.includes('href="/dashboard/dashboard.css"'));
+  });
+
+  it('every element the script uses is on the page, and every API path it calls exists', async () => {
+    const html = (await get('/dashboard')).body;
+    const script = (await get('/dashboard/dashboard.js')).body;
+    const ids = [...script.matchAll(/\$\('([\w-]+)'\)/g)].map((m) => m[1]);
+    assert.ok(ids.length > 20);
+    for (const id of new Set(ids)) assert.ok(html.includes(`id="${id}"`), `#${id} is on the page`);
+
+    const doc = (await get('/openapi.json')).json();
+    const calls = [...script.matchAll(/api\('(GET|POST|PATCH|DELETE)', ['`]([^`']+)/g)].map((m) => [
+      (m[1] as string).toLowerCase(),
+      (m[2] as string).replace(/\?.*$/, '').replace(/\$\{[^}]+\}/g, '{x}'),
+    ]);
+    assert.equal(calls.length, 9);
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([path, methods]) => Object.keys(methods).map((m) => `${m} ${path.replace(/\{[^}]+\}/g, '{x}')}`),
+    );
+    for (const [method, path] of calls) {
+      assert.ok(documented.includes(`${method} ${path}`), `${method} ${path} is an API operation`);
+    }
+  });
+
+  it('is not part of the API reference', async () => {
+    const doc = (await get('/openapi.json')).json();
+    assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/dashboard')));
+  });
+});
