@@ -94,6 +94,8 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
       { url: 'ftp://hooks.example.com/' },
       { url: 'http://hooks.example.com/' },
       { url: 'https://user:pass@hooks.example.com/' },
+      { url: 'https://hooks.example.com/a"><script>alert(1)</script>' },
+      { url: 'https://hooks.example.com/a b' },
     ];
     for (const body of cases) {
       const res = await post(pro, body);

@@ -165,6 +165,21 @@ describe('webhook address rules', () => {
     assert.equal(checkUrlSyntax('http://127.0.0.1:3000/', true).ok, true);
     assert.equal(checkUrlSyntax('file:///etc/passwd', true).ok, false);
     assert.equal(checkUrlSyntax('https://u:p@hooks.example.com/', false).ok, false);
+    for (const bad of [
+      'https://hooks.example.com/a b',
+      'https://hooks.example.com/a"><img src=x>',
+      'https://hooks.example.com/\tx',
+      'https://hooks.example.com/x\n',
+      'https://hooks.example.com/{id}',
+      'https://hooks.example.com/a|b',
+      ' https://hooks.example.com/',
+    ]) {
+      const check = checkUrlSyntax(bad, false);
+      assert.equal(check.ok, false, JSON.stringify(bad));
+      assert.match(check.ok ? '' : check.reason, /percent-encode/);
+    }
+    assert.equal(checkUrlSyntax('https://hooks.example.com/a%20b?x=%22', false).ok, true);
+    assert.equal(checkUrlSyntax('https://bücher.example/hook', false).ok, true, 'an internationalised name');
     const mapped = checkUrlSyntax('https://[::ffff:127.0.0.1]/', false);
     assert.ok(mapped.ok);
     assert.equal(isPublicAddress(mapped.hostname), false);

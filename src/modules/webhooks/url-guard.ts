@@ -36,10 +36,35 @@ function bareHost(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
+/** Characters that are never part of a URL (RFC 3986); a lenient parser would encode them silently. */
+const STRAY = new Set(['"', '<', '>', '\\', '^', '`', '{', '|', '}']);
+
+/**
+ * The first character of `raw` that may not appear in a URL unencoded, described, or `null`. Such a
+ * URL would be stored as given but called as the parser rewrote it; it is refused instead, so the
+ * URL an endpoint shows is the one it is called at. Non-ASCII characters (internationalised names)
+ * are left to the parser.
+ */
+function strayCharacter(raw: string): string | null {
+  for (const ch of raw) {
+    const code = ch.codePointAt(0) as number;
+    if (code <= 0x20 || code === 0x7f) return code === 0x20 ? 'a space' : 'a control character';
+    if (STRAY.has(ch)) return `"${ch}"`;
+  }
+  return null;
+}
+
 /** Syntax rules of a webhook URL: absolute, `https:` (or `http:` when private targets are allowed), no credentials. */
 export function checkUrlSyntax(raw: string, allowPrivate: boolean): UrlCheck {
   if (raw.length > MAX_URL_LENGTH) {
     return { ok: false, reason: `The URL is longer than ${MAX_URL_LENGTH} characters.` };
+  }
+  const stray = strayCharacter(raw);
+  if (stray !== null) {
+    return {
+      ok: false,
+      reason: `The URL contains ${stray}, which a URL cannot hold as is: percent-encode it.`,
+    };
   }
   let url: URL;
   try {
