@@ -18,7 +18,7 @@ function playgroundIntro(): string {
   return `**Playground.** This page is signed in with the demo key \`${PLAYGROUND_KEY}\`, so *Try it out*
 works at once. It is a test-mode key (deterministic answers for the magic numbers below, no
 registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per hour per IP address (rates
-included), and it cannot manage webhooks. Use **Authorize** to replace it with a key of your own.`;
+included), it cannot manage webhooks, and its batch jobs hold at most 100 numbers. Use **Authorize** to replace it with a key of your own.`;
 }
 
 /**

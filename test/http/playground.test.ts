@@ -70,6 +70,34 @@ describe('the playground demo key', () => {
     assert.equal(rows.length, 0);
   });
 
+  it('may create batch jobs of at most 100 numbers', async () => {
+    const post = (vat_numbers: string[]) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/validate/batch',
+        headers: demo,
+        remoteAddress: '198.51.100.3',
+        payload: { vat_numbers, async: true },
+      });
+    const large = await post(Array.from({ length: 101 }, () => 'DE100000008'));
+    assert.equal(large.statusCode, 400);
+    assert.equal(large.json().error.code, 'batch_too_large');
+    assert.deepEqual(large.json().error.details, { max: 100, got: 101 });
+    const jobs = await t.container.db.kysely.selectFrom('batch_jobs').select('id').execute();
+    assert.equal(jobs.length, 0, 'nothing stored');
+    const small = await post(['DE100000008', 'DE300000002']);
+    assert.equal(small.statusCode, 202, small.body);
+    // A key of one's own is not held to it.
+    const own = await t.key('business');
+    const ownLarge = await t.app.inject({
+      method: 'POST',
+      url: '/v1/validate/batch',
+      headers: own.headers,
+      payload: { vat_numbers: Array.from({ length: 101 }, () => 'DE100000008'), async: true },
+    });
+    assert.equal(ownLarge.statusCode, 202);
+  });
+
   it('allows 30 requests per hour per IP address, rates included, and is free of the per-key limit', async () => {
     const ip = '203.0.113.7';
     for (let i = 0; i < 20; i++) {

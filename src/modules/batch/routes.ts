@@ -124,7 +124,7 @@ export function batchRoutes(deps: {
         const body = request.body as BatchBody;
         const requester = body.requester_vat_number ?? null;
         const asynchronous = body.async === true;
-        batch.checkRequest({ count: body.vat_numbers.length, asynchronous, requester });
+        batch.checkRequest({ principal, count: body.vat_numbers.length, asynchronous, requester });
         if (asynchronous) {
           const job = await batch.createJob({
             principal,

@@ -10,6 +10,7 @@ import type { AuditsService } from '../audits/service.js';
 import type { EventsService } from '../events/service.js';
 import type { Mode, Plan } from '../keys/plans.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
+import { PLAYGROUND_JOB_LIMIT } from '../playground/playground.js';
 import { outcomeError } from '../validation/routes.js';
 import type { ValidationService } from '../validation/service.js';
 import type { ValidationData, ValidationOutcome } from '../validation/types.js';
@@ -322,7 +323,21 @@ export function createBatchService(deps: BatchServiceDeps) {
     limits: { sync: SYNC_BATCH_LIMIT, async: ASYNC_BATCH_LIMIT },
 
     /** Rejects a request before any work: too many numbers, or a malformed requester. */
-    checkRequest(input: { count: number; asynchronous: boolean; requester: string | null }): void {
+    checkRequest(input: {
+      principal: ApiKeyPrincipal;
+      count: number;
+      asynchronous: boolean;
+      requester: string | null;
+    }): void {
+      // The playground's public demo key may try jobs, but not store 10,000 items at a time.
+      if (input.asynchronous && input.principal.playground && input.count > PLAYGROUND_JOB_LIMIT) {
+        throw new ApiError(
+          400,
+          'batch_too_large',
+          `A batch job of the playground's demo key takes at most ${PLAYGROUND_JOB_LIMIT} VAT numbers (got ${input.count.toLocaleString('en')}); a key of your own takes ${ASYNC_BATCH_LIMIT.toLocaleString('en')}.`,
+          { max: PLAYGROUND_JOB_LIMIT, got: input.count },
+        );
+      }
       const limit = input.asynchronous ? ASYNC_BATCH_LIMIT : SYNC_BATCH_LIMIT;
       if (input.count > limit) throw tooLarge(limit, input.count, input.asynchronous);
       checkRequester(input.requester);

@@ -14,6 +14,9 @@ export const PLAYGROUND_KEY = 'svc_test_PlaygroundDemoKey000000000000000';
 /** Requests per hour per IP address made with the demo key (spec: limits). */
 export const PLAYGROUND_LIMIT_PER_HOUR = 30;
 
+/** Numbers a batch job of the demo key may hold (a key of one's own: 10,000). */
+export const PLAYGROUND_JOB_LIMIT = 100;
+
 export const PLAYGROUND_PRINCIPAL: Readonly<ApiKeyPrincipal> = Object.freeze({
   id: '00000000-0000-7000-8000-000000000001',
   accountId: '00000000-0000-7000-8000-000000000002',
