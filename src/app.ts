@@ -24,7 +24,6 @@ import { systemRoutes } from './modules/system/routes.js';
 import { usageRoutes } from './modules/usage/routes.js';
 import { validationRoutes } from './modules/validation/routes.js';
 import { ValidationDataSchema } from './modules/validation/schemas.js';
-import { testModeTable } from './modules/validation/test-mode.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
 
 /** Raw answer for errors the HTTP parser catches before Fastify sees a request (oversized headers, bad syntax). */
@@ -117,10 +116,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.addSchema(ErrorEnvelope);
   app.addSchema(CountryRate);
   app.addSchema(ValidationDataSchema);
-  await registerOpenApi(app, {
-    playground: container.playground,
-    description: `### Test-mode magic numbers\n\n${testModeTable()}`,
-  });
+  await registerOpenApi(app, { playground: container.playground });
 
   // Authenticated routes count their answers per key and operation (the usage report), and are
   // limited per API key, by plan; the limit runs after authentication.

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import {
+  PLAYGROUND_JOB_LIMIT,
   PLAYGROUND_KEY,
   PLAYGROUND_LIMIT_PER_HOUR,
   type Playground,
@@ -16,9 +17,10 @@ export interface OpenApiOptions {
 
 function playgroundIntro(): string {
   return `**Playground.** This page is signed in with the demo key \`${PLAYGROUND_KEY}\`, so *Try it out*
-works at once. It is a test-mode key (deterministic answers for the magic numbers below, no
-registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per hour per IP address (rates
-included), it cannot manage webhooks, and its batch jobs hold at most 100 numbers. Use **Authorize** to replace it with a key of your own.`;
+works at once. It is a test-mode key (deterministic answers for the magic numbers listed under
+\`GET /v1/validate\`, no registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per hour
+per IP address (rates included); it cannot manage webhooks, and its batch jobs hold at most
+${PLAYGROUND_JOB_LIMIT} numbers. Use **Authorize** to replace it with a key of your own.`;
 }
 
 /**
