@@ -35,6 +35,8 @@ export async function startServer(
     print(
       `  Try: curl -H "Authorization: Bearer ${created.key}" "http://${config.host}:${config.port}/v1/rates/de"`,
     );
+    print(`  API reference and playground: http://${config.host}:${config.port}/docs`);
+    print(`  Dashboard (sign in with a key): http://${config.host}:${config.port}/dashboard`);
     print('  More keys: npx openvat keys create --plan business --mode live');
     print('');
   }
