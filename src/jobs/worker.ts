@@ -25,6 +25,11 @@ export interface WorkerOptions<T> {
   concurrency: number;
   /** Pause between polls when nothing is due. */
   idleDelayMs: number;
+  /**
+   * How long after an item finishes the worker claims again (default 0). Items finish one at a time;
+   * a short wait lets one claim refill the slots several of them freed.
+   */
+  refillDelayMs?: number;
   onError(error: unknown): void;
   timers?: Timers;
 }
@@ -54,6 +59,7 @@ const NOTIFY_DELAY_MS = 5;
  */
 export function createWorker<T>(options: WorkerOptions<T>): Worker {
   const timers = options.timers ?? systemTimers;
+  const refillDelayMs = options.refillDelayMs ?? 0;
   const inFlight = new Set<Promise<void>>();
   const newController = () => {
     const created = new AbortController();
@@ -88,7 +94,7 @@ export function createWorker<T>(options: WorkerOptions<T>): Worker {
       .catch((error: unknown) => options.onError(error))
       .finally(() => {
         inFlight.delete(task);
-        schedule(0);
+        schedule(refillDelayMs);
       });
     inFlight.add(task);
     return task;

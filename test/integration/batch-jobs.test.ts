@@ -271,6 +271,32 @@ for (const target of await databaseTargets()) {
       assert.equal(data.done, 60);
     });
 
+    it('commits items that finish close together in one transaction', async () => {
+      const test = await t.key('business', 'test');
+      const id = (
+        await submit(test, [...wellFormedNumbers('IT', 4, 900), ...wellFormedNumbers('FR', 4, 900)])
+      ).json().data.id;
+      const claimed = await t.container.batch.claimDue(50);
+      assert.equal(claimed.length, 8);
+      const kysely = shared.kysely;
+      const original = kysely.transaction;
+      let transactions = 0;
+      kysely.transaction = function (this: typeof kysely) {
+        transactions++;
+        return original.call(this);
+      } as typeof original;
+      try {
+        await Promise.all(claimed.map((item) => t.container.batch.processItem(item)));
+      } finally {
+        kysely.transaction = original;
+      }
+      // One transaction for the eight results, one for the job's completion.
+      assert.equal(transactions, 2);
+      const data = (await get(test, id)).json().data;
+      assert.equal(data.status, 'completed');
+      assert.equal(data.done, 8);
+    });
+
     it('two instances claiming at once take disjoint items', async () => {
       const other = await buildTestApp(env(urls), { db: shared, clock });
       try {

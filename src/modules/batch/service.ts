@@ -94,6 +94,12 @@ export interface BatchServiceDeps {
 const RETRY_CAP_MS = 5 * 60_000;
 /** Most finished items written in one transaction. */
 const COMMIT_GROUP = 200;
+/**
+ * How long a finished item waits for others before its group is committed. Items finish one by one
+ * as their registry answers arrive; without the wait, nearly every group would hold one item and cost
+ * a commit of its own.
+ */
+const GROUP_COMMIT_DELAY_MS = 10;
 /** How long a claim that found only full countries is not repeated (unless work is queued). */
 const BLOCKED_RECHECK_MS = 250;
 
@@ -153,6 +159,8 @@ export function createBatchService(deps: BatchServiceDeps) {
   const { db, repository, validation, clock, workerId } = deps;
   const random = deps.random ?? Math.random;
   const jobs = new LRUCache<string, BatchJobsTable>({ max: 1_000 });
+  /** Jobs this worker has marked running (marking again is harmless: it only moves `queued` jobs). */
+  const started = new LRUCache<string, true>({ max: 10_000 });
   /** Items of each country this process holds. */
   const inFlight = new Map<string, number>();
   /** Items of each job this process holds: a job can only be finished by its last holder. */
@@ -256,6 +264,7 @@ export function createBatchService(deps: BatchServiceDeps) {
       }
     });
     jobs.delete(jobId);
+    started.delete(jobId);
   }
 
   async function finishIfDone(jobId: string): Promise<void> {
@@ -269,11 +278,16 @@ export function createBatchService(deps: BatchServiceDeps) {
    */
   const waiting: Array<Finished & { resolve: () => void; reject: (error: unknown) => void }> = [];
   let flushing = false;
+  let flushTimer: ReturnType<typeof setTimeout> | null = null;
 
   function commit(finished: Finished): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       waiting.push({ ...finished, resolve, reject });
-      if (!flushing) void flush();
+      if (flushing || flushTimer) return;
+      flushTimer = setTimeout(() => {
+        flushTimer = null;
+        void flush();
+      }, GROUP_COMMIT_DELAY_MS);
     });
   }
 
@@ -525,7 +539,10 @@ export function createBatchService(deps: BatchServiceDeps) {
           : null;
       if (kept.length > 0) {
         idleClaims = 0;
-        await repository.markRunning([...new Set(kept.map((i) => i.job_id))], now.toISOString());
+        // A job is marked running once by this worker, not on every claim of its items.
+        const starting = [...new Set(kept.map((i) => i.job_id))].filter((id) => !started.has(id));
+        await repository.markRunning(starting, now.toISOString());
+        for (const id of starting) started.set(id, true);
       } else if (idleClaims++ % SWEEP_EVERY_IDLE_CLAIMS === 0) {
         for (const jobId of await repository.stalledJobs(10)) await finishJob(jobId);
       }
