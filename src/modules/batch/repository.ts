@@ -26,6 +26,24 @@ export interface JobCounts {
   failed: number;
 }
 
+/** A job's row without its request body. */
+export type BatchJob = Omit<BatchJobsTable, 'request_body'>;
+
+const JOB_COLUMNS = [
+  'id',
+  'key_id',
+  'account_id',
+  'plan',
+  'mode',
+  'request_id',
+  'requester_vat_number',
+  'status',
+  'total',
+  'created_at',
+  'started_at',
+  'completed_at',
+] as const satisfies ReadonlyArray<keyof BatchJob>;
+
 /** All SQL of batch jobs and their items. Every method takes an optional transaction. */
 export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
   return {
@@ -43,8 +61,19 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
       }
     },
 
-    async findJob(id: string, trx: Kysely<Database> = db): Promise<BatchJobsTable | undefined> {
-      return trx.selectFrom('batch_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    /** A job without its request body, which can be megabytes and is needed only at completion. */
+    async findJob(id: string, trx: Kysely<Database> = db): Promise<BatchJob | undefined> {
+      return trx.selectFrom('batch_jobs').select(JOB_COLUMNS).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** The request body of a job, as JSON text. */
+    async requestBody(id: string, trx: Kysely<Database> = db): Promise<string | undefined> {
+      const row = await trx
+        .selectFrom('batch_jobs')
+        .select('request_body')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.request_body;
     },
 
     /** Finished items of a job, and how many of them failed. */

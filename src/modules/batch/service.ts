@@ -15,7 +15,7 @@ import { outcomeError } from '../validation/routes.js';
 import type { ValidationService } from '../validation/service.js';
 import type { ValidationData, ValidationOutcome } from '../validation/types.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
-import type { BatchRepository, ItemFinish } from './repository.js';
+import type { BatchJob, BatchRepository, ItemFinish } from './repository.js';
 
 /** Most numbers in one synchronous batch, and in one batch job. */
 export const SYNC_BATCH_LIMIT = 100;
@@ -140,7 +140,7 @@ function tooLarge(limit: number, got: number, asynchronous: boolean): ApiError {
   return new ApiError(400, 'batch_too_large', message, { max: limit, got });
 }
 
-function principalOfJob(job: BatchJobsTable): ApiKeyPrincipal {
+function principalOfJob(job: BatchJob): ApiKeyPrincipal {
   return {
     id: job.key_id,
     accountId: job.account_id,
@@ -158,7 +158,7 @@ function principalOfJob(job: BatchJobsTable): ApiKeyPrincipal {
 export function createBatchService(deps: BatchServiceDeps) {
   const { db, repository, validation, clock, workerId } = deps;
   const random = deps.random ?? Math.random;
-  const jobs = new LRUCache<string, BatchJobsTable>({ max: 1_000 });
+  const jobs = new LRUCache<string, BatchJob>({ max: 1_000 });
   /** Jobs this worker has marked running (marking again is harmless: it only moves `queued` jobs). */
   const started = new LRUCache<string, true>({ max: 10_000 });
   /** Items of each country this process holds. */
@@ -181,7 +181,7 @@ export function createBatchService(deps: BatchServiceDeps) {
     if (!('ok' in parsed)) throw outcomeError(parsed);
   }
 
-  async function job(id: string): Promise<BatchJobsTable | undefined> {
+  async function job(id: string): Promise<BatchJob | undefined> {
     const cached = jobs.get(id);
     if (cached) return cached;
     const row = await repository.findJob(id);
@@ -209,7 +209,7 @@ export function createBatchService(deps: BatchServiceDeps) {
    * for a quarter of a second.
    */
   function completedData(
-    row: BatchJobsTable,
+    row: BatchJob,
     rows: Array<{ ok: number | null; result: string | null; source: string | null }>,
     completedAt: string | null,
   ) {
@@ -249,7 +249,7 @@ export function createBatchService(deps: BatchServiceDeps) {
           requestId: row.request_id,
           endpoint: 'validate_batch',
           responseJson: body,
-          requestBody: JSON.parse(row.request_body) as unknown,
+          requestBody: JSON.parse((await repository.requestBody(jobId, trx)) ?? 'null') as unknown,
           latencyMs: latency,
           statusCode: 202,
           valid: null,
