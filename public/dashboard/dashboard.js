@@ -226,7 +226,7 @@ async function act(action) {
 async function sendTest(endpoint) {
   const result = await api('POST', `/v1/webhooks/${endpoint.id}/test`);
   show(
-    $('webhook-secret'),
+    $('webhook-status'),
     result.delivered
       ? `Test event delivered to ${endpoint.url}: HTTP ${result.status} in ${result.latency_ms} ms.`
       : `Test event not delivered to ${endpoint.url}: ${result.status === null ? 'no answer' : `HTTP ${result.status}`}.`,
