@@ -8,6 +8,8 @@
  * authority asks callers not to repeat a request immediately, so retrying is the caller's decision.
  */
 
+import { type Transport, transportFor } from './http.js';
+
 /** How our service treats an upstream status (DESIGN, "Qualified confirmation"). */
 export type EvatrCategory =
   | 'qualified'
@@ -354,6 +356,9 @@ export interface EvatrClientOptions {
   baseUrl: string;
   /** Deadline for the whole exchange (connect, headers and body). */
   timeoutMs: number;
+  /** How requests are sent (default: Node's HTTP client over keep-alive connections). */
+  transport?: Transport;
+  /** Send requests through this `fetch` instead (when no `transport` is given). */
   fetch?: typeof fetch;
   now?: () => Date;
 }
@@ -387,14 +392,12 @@ export function buildEvatrRequestBody(request: EvatrRequest): string {
 }
 
 export function createEvatrClient(options: EvatrClientOptions): EvatrClient {
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const transport = options.transport ?? transportFor(options.fetch);
   const now = options.now ?? (() => new Date());
   const url = `${options.baseUrl.replace(/\/+$/, '')}/v1/abfrage`;
 
   async function confirm(request: EvatrRequest): Promise<EvatrResult> {
     const requestBody = buildEvatrRequestBody(request);
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
     let httpStatus: number | null = null;
     let contentType: string | null = null;
     let responseBody: string | null = null;
@@ -405,21 +408,26 @@ export function createEvatrClient(options: EvatrClientOptions): EvatrClient {
       raw: { url, requestBody, responseBody, httpStatus, contentType },
     });
 
-    try {
-      const response = await doFetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: requestBody,
-        signal,
-      });
-      httpStatus = response.status;
-      contentType = response.headers.get('content-type');
-      responseBody = new TextDecoder('utf-8').decode(await response.arrayBuffer());
-    } catch (error) {
-      if (timeout.aborted) return failure('timeout', `No answer from eVatR within ${options.timeoutMs} ms`);
-      if (request.signal?.aborted) return failure('timeout', 'The eVatR request was aborted by the caller');
-      return failure('network', `eVatR could not be reached: ${describeError(error)}`);
+    const outcome = await transport({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: requestBody,
+      timeoutMs: options.timeoutMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    if (!outcome.ok) {
+      if (outcome.kind === 'timeout') {
+        return request.signal?.aborted
+          ? failure('timeout', 'The eVatR request was aborted by the caller')
+          : failure('timeout', `No answer from eVatR within ${options.timeoutMs} ms`);
+      }
+      if (outcome.kind === 'too_large') return failure('bad_response', `eVatR sent ${outcome.message}`);
+      return failure('network', `eVatR could not be reached: ${outcome.message}`);
     }
+    httpStatus = outcome.status;
+    contentType = outcome.headers.get('content-type');
+    responseBody = outcome.body;
 
     const parsed = parseJsonObject(responseBody);
     if (parsed === null) {
@@ -507,18 +515,6 @@ function stringOrNull(value: unknown): string | null {
 
 function nonEmptyStringOrNull(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof Error) {
-      const code = (cause as { code?: unknown }).code;
-      return typeof code === 'string' ? `${cause.message} (${code})` : cause.message;
-    }
-    return error.message;
-  }
-  return String(error);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -239,6 +239,26 @@ describe('eVatR client on the wire', () => {
       }
     });
 
+    it('an answer larger than any eVatR answer (over 1 MiB) → bad_response, its body not kept', async () => {
+      next = (_e, res) => send(res, 200, `{"status":"evatr-0000","x":"${'a'.repeat(2 * 1024 * 1024)}"}`);
+      const result = failure(await client().confirm({ requesterVat: 'DE1', vat: 'AT1' }));
+      assert.equal(result.reason, 'bad_response');
+      assert.match(result.message, /larger than/);
+      assert.equal(result.raw.responseBody, null);
+    });
+
+    it('keeps its connection to eVatR open between calls', async () => {
+      next = (_e, res) => send(res, 200, fixture('live-qualified-0000.json'));
+      const c = client();
+      const ports = new Set<number>();
+      for (let i = 0; i < 3; i++) {
+        answer(await c.confirm({ requesterVat: 'DE1', vat: 'AT1' }));
+        const last = server.exchanges.at(-1);
+        if (last?.remotePort !== undefined) ports.add(last.remotePort);
+      }
+      assert.equal(ports.size, 1, 'one connection for three calls');
+    });
+
     it('no answer within timeoutMs → timeout', async () => {
       const hanging = await startHangingServer();
       try {

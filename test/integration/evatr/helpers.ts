@@ -46,6 +46,8 @@ export interface Exchange {
   path: string;
   headers: IncomingMessage['headers'];
   body: Buffer;
+  /** The client's port: calls on one kept-alive connection share it. */
+  remotePort: number | undefined;
 }
 
 /** A tiny server whose answer the test scripts; it records every request byte for byte. */
@@ -59,6 +61,7 @@ export async function startScriptedServer(
       path: req.url ?? '',
       headers: req.headers,
       body: await readBody(req),
+      remotePort: req.socket.remotePort,
     };
     exchanges.push(exchange);
     answer(exchange, res);
