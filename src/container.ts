@@ -120,7 +120,12 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
         : null;
 
   const keys = createKeysService({ db: db.kysely, repository: createKeysRepository(db.kysely), clock, ids });
-  const playground = createPlayground({ enabled: config.playground, clock });
+  const playground = createPlayground({
+    enabled: config.playground,
+    clock,
+    redis,
+    onError: (error) => log.warn({ err: error }, 'playground limit: Redis unavailable, counting locally'),
+  });
   const usage = createUsageService({
     repository: createUsageRepository(db.kysely),
     clock,

@@ -35,7 +35,7 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: 
       const principal = playground?.principalFor(match[1]) ?? (await keys.authenticate(match[1]));
       if (!principal) throw errors.unauthorized('The API key is not valid or has been revoked.');
       request.principal = principal;
-      if (principal.playground && playground) playgroundChecks(playground, operation, request);
+      if (principal.playground && playground) await playgroundChecks(playground, operation, request);
       if (!planIncludes(principal.plan, operation))
         throw errors.planRequired(operationName(operation), plansFor(operation));
     };
@@ -44,9 +44,9 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: 
 }
 
 /** The demo key's own rules: no webhooks, and a budget of requests per hour per IP address. */
-function playgroundChecks(playground: Playground, operation: Operation, request: FastifyRequest) {
+async function playgroundChecks(playground: Playground, operation: Operation, request: FastifyRequest) {
   if (!playground.allows(operation)) throw playgroundExcludes(operation);
-  const wait = playground.take(request.ip);
+  const wait = await playground.take(request.ip);
   if (wait !== 0) throw playgroundLimited(wait);
 }
 

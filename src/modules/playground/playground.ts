@@ -1,4 +1,9 @@
-import { createWindowLimiter } from '../../http/window-limiter.js';
+import {
+  createRedisWindowLimiter,
+  createWindowLimiter,
+  localSharedLimiter,
+  type RedisCounter,
+} from '../../http/window-limiter.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError, errors } from '../../lib/errors.js';
 import { type Operation, operationName, plansFor } from '../keys/plans.js';
@@ -40,7 +45,7 @@ export interface Playground {
   /** Whether the demo key may use an operation. */
   allows(operation: Operation): boolean;
   /** Counts one playground request from `ip`: 0 within the limit, else seconds until it resets. */
-  take(ip: string): number;
+  take(ip: string): Promise<number>;
   readonly limitPerHour: number;
 }
 
@@ -63,14 +68,26 @@ export function playgroundExcludes(operation: Operation): ApiError {
   );
 }
 
-/** The playground when it is enabled, else `null` (the demo key is then an unknown key: 401). */
-export function createPlayground(options: { enabled: boolean; clock: Clock }): Playground | null {
+/**
+ * The playground when it is enabled, else `null` (the demo key is then an unknown key: 401). With
+ * Redis, every instance counts against one budget per IP address; without it, each counts its own.
+ */
+export function createPlayground(options: {
+  enabled: boolean;
+  clock: Clock;
+  redis?: RedisCounter | null;
+  onError?: (error: unknown) => void;
+}): Playground | null {
   if (!options.enabled) return null;
-  const limiter = createWindowLimiter({
-    max: PLAYGROUND_LIMIT_PER_HOUR,
-    windowMs: 3_600_000,
-    clock: options.clock,
-  });
+  const window = { max: PLAYGROUND_LIMIT_PER_HOUR, windowMs: 3_600_000, clock: options.clock };
+  const limiter = options.redis
+    ? createRedisWindowLimiter({
+        ...window,
+        redis: options.redis,
+        prefix: 'openvat:playground:',
+        ...(options.onError ? { onError: options.onError } : {}),
+      })
+    : localSharedLimiter(createWindowLimiter(window));
   const header = `Bearer ${PLAYGROUND_KEY}`;
   return {
     principalFor: (presented) => (presented === PLAYGROUND_KEY ? PLAYGROUND_PRINCIPAL : null),

@@ -147,17 +147,36 @@ export function ratesRoutes(deps: {
   const { rates, limiter } = deps;
   const playground = deps.playground ?? null;
 
-  function limit(request: FastifyRequest, reply: FastifyReply) {
-    // Called with the playground's demo key, the rates count against its hourly budget per IP.
-    const demo = playground?.isPlaygroundHeader(request.headers.authorization) ? playground : null;
-    const wait = (demo ?? limiter).take(request.ip);
-    if (wait === 0) return;
+  function refuse(reply: FastifyReply, max: number, wait: number): void {
     reply
-      .header('x-ratelimit-limit', demo ? demo.limitPerHour : limiter.max)
+      .header('x-ratelimit-limit', max)
       .header('x-ratelimit-remaining', 0)
       .header('x-ratelimit-reset', wait);
-    throw demo ? playgroundLimited(wait) : errors.rateLimited(wait);
   }
+
+  /**
+   * Answers within the request's budget: the public per-IP one, counted here, or, for a request
+   * made with the playground's demo key, the demo key's hourly one, which may be counted in Redis.
+   */
+  function limited(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    answer: () => FastifyReply,
+  ): FastifyReply | Promise<FastifyReply> {
+    const demo = playground?.isPlaygroundHeader(request.headers.authorization) ? playground : null;
+    if (demo) {
+      return demo.take(request.ip).then((wait) => {
+        if (wait === 0) return answer();
+        refuse(reply, demo.limitPerHour, wait);
+        throw playgroundLimited(wait);
+      });
+    }
+    const wait = limiter.take(request.ip);
+    if (wait === 0) return answer();
+    refuse(reply, limiter.max, wait);
+    throw errors.rateLimited(wait);
+  }
+
   const body = bodyWriter(rates);
 
   function send(request: FastifyRequest, reply: FastifyReply, answer: RatesAnswer) {
@@ -167,6 +186,27 @@ export function ratesRoutes(deps: {
       return reply.code(304).send();
     }
     return reply.type(JSON_TYPE).send(body.text(answer, request.id, String(latencyMs(reply))));
+  }
+
+  function one(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const { country } = request.params as { country: string };
+    const { date } = request.query as { date?: string };
+    if (!/^[A-Za-z]{2}$/.test(country)) {
+      throw errors.invalidRequest('country must be a two-letter ISO 3166-1 alpha-2 code, e.g. "de".');
+    }
+    const day = checkDate(date);
+    const found = rates.country(country, day);
+    if (found.kind === 'unknown_country') {
+      throw errors.notFound(`No VAT rates for country "${country.toLowerCase()}".`);
+    }
+    if (found.kind === 'no_rates_on_date') {
+      throw new ApiError(
+        404,
+        'not_found',
+        `No rates recorded for "${country.toLowerCase()}" on ${day}; the history starts on ${found.firstDate}.`,
+      );
+    }
+    return send(request, reply, found.answer);
   }
 
   return async function register(app: FastifyInstance) {
@@ -186,11 +226,11 @@ export function ratesRoutes(deps: {
           },
         },
       },
-      (request, reply) => {
-        limit(request, reply);
-        const { date } = request.query as { date?: string };
-        return send(request, reply, rates.list(checkDate(date)));
-      },
+      (request, reply) =>
+        limited(request, reply, () => {
+          const { date } = request.query as { date?: string };
+          return send(request, reply, rates.list(checkDate(date)));
+        }),
     );
 
     app.get(
@@ -210,27 +250,7 @@ export function ratesRoutes(deps: {
           },
         },
       },
-      (request, reply) => {
-        limit(request, reply);
-        const { country } = request.params as { country: string };
-        const { date } = request.query as { date?: string };
-        if (!/^[A-Za-z]{2}$/.test(country)) {
-          throw errors.invalidRequest('country must be a two-letter ISO 3166-1 alpha-2 code, e.g. "de".');
-        }
-        const day = checkDate(date);
-        const found = rates.country(country, day);
-        if (found.kind === 'unknown_country') {
-          throw errors.notFound(`No VAT rates for country "${country.toLowerCase()}".`);
-        }
-        if (found.kind === 'no_rates_on_date') {
-          throw new ApiError(
-            404,
-            'not_found',
-            `No rates recorded for "${country.toLowerCase()}" on ${day}; the history starts on ${found.firstDate}.`,
-          );
-        }
-        return send(request, reply, found.answer);
-      },
+      (request, reply) => limited(request, reply, () => one(request, reply)),
     );
   };
 }
