@@ -50,10 +50,11 @@ describe('the playground demo key', () => {
     assert.equal((await t.container.keys.listKeys()).length, 1);
   });
 
-  it('cannot manage webhooks: 402 with the plans that can', async () => {
+  it('cannot manage webhooks or read a usage report: 402', async () => {
     for (const [method, url] of [
       ['GET', '/v1/webhooks'],
       ['POST', '/v1/webhooks'],
+      ['GET', '/v1/usage'],
     ] as const) {
       const res = await t.app.inject({
         method,
@@ -64,7 +65,9 @@ describe('the playground demo key', () => {
       });
       assert.equal(res.statusCode, 402, `${method} ${url}`);
       assert.equal(res.json().error.code, 'plan_required');
-      assert.deepEqual(res.json().error.details.required_plans, ['pro', 'business']);
+      const plans = url === '/v1/usage' ? ['free', 'starter', 'pro', 'business'] : ['pro', 'business'];
+      assert.deepEqual(res.json().error.details.required_plans, plans);
+      assert.match(res.json().error.message, /playground's demo key; use a key of your own/);
     }
     const rows = await t.container.db.kysely.selectFrom('webhook_endpoints').selectAll().execute();
     assert.equal(rows.length, 0);

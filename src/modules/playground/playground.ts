@@ -6,7 +6,7 @@ import {
 } from '../../http/window-limiter.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError, errors } from '../../lib/errors.js';
-import { type Operation, operationName, plansFor } from '../keys/plans.js';
+import { type Operation, operationName, PLANS, plansFor } from '../keys/plans.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 
 /**
@@ -33,9 +33,10 @@ export const PLAYGROUND_PRINCIPAL: Readonly<ApiKeyPrincipal> = Object.freeze({
 
 /**
  * Operations the demo key may not use even though its plan has them: webhook endpoints would be
- * shared by every visitor, and their test call would let anyone make this server POST to any URL.
+ * shared by every visitor, and their test call would let anyone make this server POST to any URL;
+ * a usage report of a key every visitor shares would describe no one.
  */
-const EXCLUDED: ReadonlySet<Operation> = new Set(['webhooks']);
+const EXCLUDED: ReadonlySet<Operation> = new Set(['webhooks', 'usage']);
 
 export interface Playground {
   /** The demo key's principal when `presented` is the demo key, else `null`. */
@@ -63,7 +64,7 @@ export function playgroundExcludes(operation: Operation): ApiError {
   return new ApiError(
     402,
     'plan_required',
-    `${operationName(operation)} is not available to the playground's demo key; use a key of your own on the ${plans.join(' or ')} plan.`,
+    `${operationName(operation)} is not available to the playground's demo key; use a key of your own${plans.length === PLANS.length ? '' : ` on the ${plans.join(' or ')} plan`}.`,
     { required_plans: [...plans] },
   );
 }
