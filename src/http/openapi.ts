@@ -18,9 +18,9 @@ export interface OpenApiOptions {
 function playgroundIntro(): string {
   return `**Playground.** This page is signed in with the demo key \`${PLAYGROUND_KEY}\`, so *Try it out*
 works at once. It is a test-mode key (deterministic answers for the magic numbers listed under
-\`GET /v1/validate\`, no registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per hour
-per IP address (rates included); it cannot manage webhooks or read a usage report, and its batch jobs hold at most
-${PLAYGROUND_JOB_LIMIT} numbers. Use **Authorize** to replace it with a key of your own.`;
+\`GET /v1/validate\`, no registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per
+hour per IP address (rates included); it cannot manage webhooks or read a usage report, and its
+batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers. Use **Authorize** to replace it with a key of your own.`;
 }
 
 /**

@@ -170,7 +170,7 @@ describe('the playground in the docs', () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const description: string = doc.info.description;
     assert.ok(description.includes(PLAYGROUND_KEY));
-    assert.match(description, /30 requests per hour\s+per IP address/);
+    assert.match(description, /30 requests per\s+hour\s+per IP address/);
     assert.match(description, /magic numbers listed under\s+`GET \/v1\/validate`/);
     const validate = doc.paths['/v1/validate'].get.description as string;
     assert.match(validate, /\| `DE100000008` \| 200, valid, company name and address \|/);
