@@ -40,11 +40,11 @@ export const errors = {
   unauthorized: (
     message = 'A valid API key is required: send "Authorization: Bearer svc_live_…" or "svc_test_…".',
   ) => new ApiError(401, 'unauthorized', message),
-  planRequired: (operation: string, plans: readonly string[]) =>
+  planRequired: (operation: string, plans: readonly string[], message?: string) =>
     new ApiError(
       402,
       'plan_required',
-      `${operation} is not included in this key's plan; it needs the ${plans.join(' or ')} plan.`,
+      message ?? `${operation} is not included in this key's plan; it needs the ${plans.join(' or ')} plan.`,
       { required_plans: [...plans] },
     ),
   invalidRequest: (message: string, details?: Record<string, unknown>) =>

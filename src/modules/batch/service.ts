@@ -133,10 +133,12 @@ function count(sources: SourceCounts, source: string, status: string): void {
   if (status === 'live' || status === 'cached' || status === 'degraded') entry[status] += 1;
 }
 
-function tooLarge(limit: number, got: number, asynchronous: boolean): ApiError {
-  const message = asynchronous
-    ? `A batch job takes at most ${limit.toLocaleString('en')} VAT numbers (got ${got.toLocaleString('en')}); split the list into several jobs.`
-    : `A synchronous batch takes at most ${limit} VAT numbers (got ${got.toLocaleString('en')}); send up to ${ASYNC_BATCH_LIMIT.toLocaleString('en')} with "async": true and poll GET /v1/validate/batch/{id}.`;
+function tooLarge(limit: number, got: number, asynchronous: boolean, playground: boolean): ApiError {
+  const message = !asynchronous
+    ? `A synchronous batch takes at most ${limit} VAT numbers (got ${got.toLocaleString('en')}); send up to ${ASYNC_BATCH_LIMIT.toLocaleString('en')} with "async": true and poll GET /v1/validate/batch/{id}.`
+    : playground
+      ? `A batch job of the playground's demo key takes at most ${limit} VAT numbers (got ${got.toLocaleString('en')}); a key of your own takes ${ASYNC_BATCH_LIMIT.toLocaleString('en')}.`
+      : `A batch job takes at most ${limit.toLocaleString('en')} VAT numbers (got ${got.toLocaleString('en')}); split the list into several jobs.`;
   return new ApiError(400, 'batch_too_large', message, { max: limit, got });
 }
 
@@ -344,16 +346,13 @@ export function createBatchService(deps: BatchServiceDeps) {
       requester: string | null;
     }): void {
       // The playground's public demo key may try jobs, but not store 10,000 items at a time.
-      if (input.asynchronous && input.principal.playground && input.count > PLAYGROUND_JOB_LIMIT) {
-        throw new ApiError(
-          400,
-          'batch_too_large',
-          `A batch job of the playground's demo key takes at most ${PLAYGROUND_JOB_LIMIT} VAT numbers (got ${input.count.toLocaleString('en')}); a key of your own takes ${ASYNC_BATCH_LIMIT.toLocaleString('en')}.`,
-          { max: PLAYGROUND_JOB_LIMIT, got: input.count },
-        );
-      }
-      const limit = input.asynchronous ? ASYNC_BATCH_LIMIT : SYNC_BATCH_LIMIT;
-      if (input.count > limit) throw tooLarge(limit, input.count, input.asynchronous);
+      const playground = input.principal.playground === true;
+      const limit = !input.asynchronous
+        ? SYNC_BATCH_LIMIT
+        : playground
+          ? PLAYGROUND_JOB_LIMIT
+          : ASYNC_BATCH_LIMIT;
+      if (input.count > limit) throw tooLarge(limit, input.count, input.asynchronous, playground);
       checkRequester(input.requester);
     },
 

@@ -5,7 +5,7 @@ import {
   type RedisCounter,
 } from '../../http/window-limiter.js';
 import type { Clock } from '../../lib/clock.js';
-import { ApiError, errors } from '../../lib/errors.js';
+import { type ApiError, errors } from '../../lib/errors.js';
 import { type Operation, operationName, PLANS, plansFor } from '../keys/plans.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 
@@ -61,11 +61,12 @@ export function playgroundLimited(wait: number): ApiError {
 /** 402 for an operation the demo key may not use. */
 export function playgroundExcludes(operation: Operation): ApiError {
   const plans = plansFor(operation);
-  return new ApiError(
-    402,
-    'plan_required',
-    `${operationName(operation)} is not available to the playground's demo key; use a key of your own${plans.length === PLANS.length ? '' : ` on the ${plans.join(' or ')} plan`}.`,
-    { required_plans: [...plans] },
+  const name = operationName(operation);
+  const which = plans.length === PLANS.length ? '' : ` on the ${plans.join(' or ')} plan`;
+  return errors.planRequired(
+    name,
+    plans,
+    `${name} is not available to the playground's demo key; use a key of your own${which}.`,
   );
 }
 
