@@ -38,9 +38,15 @@ function probePostgres(): Promise<string | false> {
 
 const noticed = new Set<string>();
 
-/** SQLite always; PostgreSQL when TEST_DATABASE_URL answers (otherwise skipped with a printed notice). */
+/**
+ * SQLite always; PostgreSQL when TEST_DATABASE_URL answers (otherwise skipped with a printed notice,
+ * or, with `CI=true`, an error: CI never skips the PostgreSQL suites silently).
+ */
 export async function databaseTargets(): Promise<DatabaseTarget[]> {
   const pgSkip = await probePostgres();
+  if (pgSkip && process.env.CI === 'true') {
+    throw new Error(`CI=true requires PostgreSQL, but ${pgSkip}: start it or unset CI to skip these tests.`);
+  }
   if (pgSkip && !noticed.has(pgSkip)) {
     noticed.add(pgSkip);
     console.log(`# notice: PostgreSQL tests skipped: ${pgSkip}`);

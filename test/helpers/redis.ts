@@ -5,7 +5,7 @@ let noticed = false;
 
 /**
  * Whether TEST_REDIS_URL names a Redis server that answers: `false` when it does, else the reason to
- * skip (printed once as a notice).
+ * skip (printed once as a notice). With `CI=true` an absent Redis is an error, never a silent skip.
  */
 export async function redisSkip(): Promise<string | false> {
   probe ??= (async () => {
@@ -23,6 +23,9 @@ export async function redisSkip(): Promise<string | false> {
     }
   })();
   const skip = await probe;
+  if (skip && process.env.CI === 'true') {
+    throw new Error(`CI=true requires Redis, but ${skip}: start it or unset CI to skip these tests.`);
+  }
   if (skip && !noticed) {
     noticed = true;
     console.log(`# notice: Redis tests skipped: ${skip}`);
