@@ -148,7 +148,10 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   });
   await app.register(rateLimit, {
     global: false,
-    ...(container.redis ? { redis: container.redis } : {}),
+    // While Redis does not answer, requests pass unlimited rather than failing with 500.
+    ...(container.redis
+      ? { redis: container.redis, nameSpace: `${config.redisPrefix}rate-limit:`, skipOnError: true }
+      : {}),
     errorResponseBuilder: (_request, context) =>
       errors.rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
   });

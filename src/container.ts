@@ -137,6 +137,8 @@ async function connectRedis(url: string): Promise<Redis> {
     lazyConnect: true,
     connectTimeout: 3_000,
   });
+  // Connection errors surface through the commands that fail (logged once a minute), not as events.
+  client.on('error', () => {});
   try {
     await withTimeout(
       client.connect().then(() => client.ping()),
