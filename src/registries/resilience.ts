@@ -14,7 +14,7 @@
  * also signal a refusal by throwing (`BrokenCircuitError`, `BulkheadRejectedError`), while the
  * registry port returns every outcome as a value. On the request path the local breaker here is a
  * map lookup and a few comparisons; the shared one costs one Redis round trip per upstream call
- * (cache hits never reach it). One state machine (`breakerStep`) is written once in TypeScript and
+ * (cache hits never reach it). One state machine (`breakerCheck`, `breakerReport`, `breakerOpen`) is written once in TypeScript and
  * mirrored in one Lua script, and the same test suite runs against both.
  */
 import { randomUUID } from 'node:crypto';
