@@ -161,3 +161,45 @@ for (const target of await databaseTargets()) {
     });
   });
 }
+
+describe('the VIES status poll with several instances sharing Redis', { skip }, () => {
+  it('runs on one instance per round, and the circuits it opens are open on every instance', async () => {
+    const db = (await databaseTargets())[0]!;
+    const opened = await db.open();
+    const shared: Db = { ...opened, close: async () => {} };
+    let polls = 0;
+    const registries = {
+      clientForPrefix: () => null,
+      viesStatus: {
+        async checkStatus() {
+          polls += 1;
+          return { AT: { available: false, upstream: 'Unavailable' } };
+        },
+      },
+    };
+    const env = {
+      REDIS_URL: process.env.TEST_REDIS_URL as string,
+      OPENVAT_REDIS_PREFIX: `openvat-test:${run}:poll:`,
+      OPENVAT_STATUS_POLL_MS: '600000',
+    };
+    const apps = [
+      await buildTestApp(env, { db: shared, registries }),
+      await buildTestApp(env, { db: shared, registries }),
+      await buildTestApp(env, { db: shared, registries }),
+    ];
+    try {
+      for (const app of apps) app.container.start();
+      const deadline = Date.now() + 5_000;
+      while (polls === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(polls, 1, 'one poll for the round, not one per instance');
+      for (const app of apps) {
+        const gate = await app.container.liveAnswers.breaker.check('vies:AT');
+        assert.equal(gate.allowed, false, 'AT is open on every instance');
+      }
+    } finally {
+      for (const app of apps) await app.close();
+      await opened.dispose();
+    }
+  });
+});
