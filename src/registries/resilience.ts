@@ -12,10 +12,15 @@
  * balancer need. The shared case therefore needs Redis scripts whatever the library, and cockatiel
  * would only cover the single-process case with a second, different state machine. Its policies
  * also signal a refusal by throwing (`BrokenCircuitError`, `BulkheadRejectedError`), while the
- * registry port returns every outcome as a value. On the request path the local breaker here is a
- * map lookup and a few comparisons; the shared one costs one Redis round trip per upstream call
- * (cache hits never reach it). One state machine (`breakerCheck`, `breakerReport`, `breakerOpen`) is written once in TypeScript and
- * mirrored in one Lua script, and the same test suite runs against both.
+ * registry port returns every outcome as a value. Request-path cost, measured 2026-11-23 on the
+ * 2-core development host (200,000 sequential calls answering at once; cockatiel installed outside
+ * the project for the comparison): breaker check + report + permit here 1.5 µs per call,
+ * cockatiel's `wrap(bulkhead(2), circuitBreaker(ConsecutiveBreaker(5)))` 0.45 µs; the shared Redis
+ * store 113 µs (three round trips; 5,000 calls). Against a registry call of 100+ ms all three are
+ * noise and cache hits reach none of them, so the deciding point is the shared state, which
+ * cockatiel does not offer. One state machine (`breakerCheck`, `breakerReport`, `breakerOpen`) is
+ * written once in TypeScript and mirrored in one Lua script, and the same test suite runs against
+ * both.
  */
 import { randomUUID } from 'node:crypto';
 
