@@ -203,10 +203,12 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
         retryable: true,
         message: aborted
           ? `The ${vat.country} registry call was abandoned before it answered.`
-          : `The ${vat.country} registry call failed (${error instanceof Error ? error.message : 'unknown error'}).`,
+          : `The ${vat.country} registry call failed unexpectedly (${error instanceof Error ? error.name : 'error'}).`,
       };
     }
-    await breaker.report(key, outcomeOf(result), gate.trial);
+    // A call cut short by its caller says nothing about the registry.
+    const aborted = result.kind === 'unavailable' && signal?.aborted === true;
+    await breaker.report(key, aborted ? 'neutral' : outcomeOf(result), gate.trial);
     return result;
   }
 
