@@ -202,7 +202,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       brreg: { baseUrl: r.brregUrl, timeoutMs: r.timeoutMs },
     });
   // Registry limits, breakers and coalescing: shared through Redis when it is configured.
-  const ids0 = ids.uuid();
+  const instanceId = ids.uuid();
   let lastRedisWarning = 0;
   const onDegraded = (error: unknown) => {
     const now = Date.now();
@@ -259,7 +259,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   });
   status = createStatusService({
     clock,
-    instanceId: ids0,
+    instanceId,
     repository: createInstancesRepository(db.kysely),
     breaker,
     permits,
@@ -408,7 +408,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
         const poll = async () => {
           if (redis) {
             try {
-              if ((await withTimeout(redis.set(lockKey, ids0, 'PX', lockMs, 'NX'), 1_000)) !== 'OK') return;
+              if ((await withTimeout(redis.set(lockKey, instanceId, 'PX', lockMs, 'NX'), 1_000)) !== 'OK')
+                return;
             } catch (error) {
               onDegraded(error);
             }
