@@ -11,6 +11,7 @@ import { ROOT, today, updateReadme, writeResult } from './lib.js';
 import { benchParser } from './parser.js';
 import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
+import { benchScale } from './scale.js';
 import { benchValidateTestMode } from './validate.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWebhooksApi } from './webhooks-api.js';
@@ -38,6 +39,7 @@ const benches: Record<string, Bench> = {
   parser: () => benchParserRecorded(),
   'validate-test': () => benchValidateTestMode(),
   registries: () => benchRegistries(),
+  scale: () => benchScale(),
   decide: () => benchDecide(),
   webhooks: () => benchWebhooks(),
   'webhooks-api': () => benchWebhooksApi(),

@@ -20,6 +20,7 @@ import { confirmationsRoutes } from './modules/confirmations/routes.js';
 import { dashboardRoutes } from './modules/dashboard/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
 import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.js';
+import { statusRoutes } from './modules/status/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { usageRoutes } from './modules/usage/routes.js';
 import { validationRoutes } from './modules/validation/routes.js';
@@ -147,12 +148,16 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   });
   await app.register(rateLimit, {
     global: false,
-    ...(container.redis ? { redis: container.redis } : {}),
+    // While Redis does not answer, requests pass unlimited rather than failing with 500.
+    ...(container.redis
+      ? { redis: container.redis, nameSpace: `${config.redisPrefix}rate-limit:`, skipOnError: true }
+      : {}),
     errorResponseBuilder: (_request, context) =>
       errors.rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
 
-  await app.register(systemRoutes({ db: container.db }));
+  await app.register(systemRoutes({ db: container.db, warnings: () => container.status.warnings() }));
+  await app.register(statusRoutes({ status: container.status }));
   await app.register(
     validationRoutes({
       validation: container.validation,

@@ -9,6 +9,10 @@ export interface Config {
   readonly port: number;
   readonly databaseUrl: string;
   readonly redisUrl: string | null;
+  /** Prefix of every Redis key the service writes, so several deployments can share one Redis. */
+  readonly redisPrefix: string;
+  /** How long a registry permit held in Redis lives without renewal (a dead instance's permits free after it). */
+  readonly permitLeaseMs: number;
   readonly logLevel: string;
   readonly ratesPath: string;
   /** Request body limit in bytes. */
@@ -120,6 +124,15 @@ function databaseUrl(env: Env): string {
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${value}"`);
 }
 
+function redisPrefix(env: Env): string {
+  const value = str(env, 'OPENVAT_REDIS_PREFIX', 'openvat:');
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(value))
+    throw new ConfigError(
+      `OPENVAT_REDIS_PREFIX may hold letters, digits and ": _ . -" (at most 64), got "${value}"`,
+    );
+  return value;
+}
+
 const DAY = 86_400;
 
 /** Parses the environment once into a frozen, typed configuration. Fails fast with a clear message. */
@@ -129,6 +142,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: int(env, 'PORT', 8080, 0, 65_535),
     databaseUrl: databaseUrl(env),
     redisUrl: optional(env, 'REDIS_URL'),
+    redisPrefix: redisPrefix(env),
+    permitLeaseMs: int(env, 'OPENVAT_PERMIT_LEASE_MS', 5_000, 300, 600_000),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     ratesPath: resolve(str(env, 'OPENVAT_RATES_PATH', resolve(PACKAGE_ROOT, 'data/rates.json'))),
     bodyLimit: int(env, 'OPENVAT_BODY_LIMIT', 1_048_576, 1_024, 64 * 1_048_576),

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
-import type { Config } from './config.js';
+import { type Config, ConfigError } from './config.js';
 import { createDatabase, type Db } from './db/database.js';
 import { createAuth, type RequireKey } from './http/auth.js';
 import { createResponder, type Responder } from './http/respond.js';
@@ -24,6 +24,13 @@ import { createKeysService, type KeysService } from './modules/keys/service.js';
 import { createPlayground, type Playground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
+import { createInstancesRepository } from './modules/status/repository.js';
+import {
+  createStatusService,
+  HEARTBEAT_MS,
+  type StatusService,
+  type StatusSnapshot,
+} from './modules/status/service.js';
 import { createUsageRepository } from './modules/usage/repository.js';
 import { createUsageService, type UsageService } from './modules/usage/service.js';
 import { createLiveAnswers, type LiveAnswers } from './modules/validation/live.js';
@@ -35,7 +42,20 @@ import { createWebhooksService, type WebhooksService } from './modules/webhooks/
 import { createHttpTransport, type WebhookTransport } from './modules/webhooks/transport.js';
 import { type DnsResolver, systemDns } from './modules/webhooks/url-guard.js';
 import { createEvatrClient, type EvatrClient } from './registries/evatr.js';
+import { guardEvatr } from './registries/evatr-guard.js';
 import { createRegistryClients, type RegistryClients } from './registries/index.js';
+import {
+  type BreakerStore,
+  type Coalescer,
+  createCoalescer,
+  createLocalBreaker,
+  createPermits,
+  createRedisBreaker,
+  createSharedCoalescer,
+  type Permits,
+  type RedisLike,
+  withTimeout,
+} from './registries/resilience.js';
 
 /** Side effects the container can be given instead of the real ones (tests, benchmarks). */
 export interface Ports {
@@ -83,8 +103,12 @@ export interface Container {
   readonly validation: ValidationService;
   /** Decide: the VAT treatment of a sale. */
   readonly decide: DecideService;
-  /** The live answer source with its limiter and breakers (exposed for tests and metrics). */
+  /** The live answer source with its permits and breakers (exposed for tests and metrics). */
   readonly liveAnswers: LiveAnswers;
+  /** Registry breakers, permits and instances, for `GET /v1/status` and `/ready`. */
+  readonly status: StatusService;
+  /** The same snapshot `GET /v1/status` answers (breaker states, in-flight calls per registry and member state). */
+  registryStatus(): Promise<StatusSnapshot>;
   /** Qualified confirmations through eVatR and their evidence chain. */
   readonly confirmations: ConfirmationsService;
   /** Requests per key, day and operation, counted in memory and written every few seconds. */
@@ -105,6 +129,31 @@ export interface Container {
 /** How often the usage counts kept in memory are added to the database. */
 const USAGE_FLUSH_MS = 5_000;
 
+/** Connects to `REDIS_URL` at start; one that does not answer is a start-up error naming it. */
+async function connectRedis(url: string): Promise<Redis> {
+  const client = new Redis(url, {
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+    lazyConnect: true,
+    connectTimeout: 3_000,
+  });
+  // Connection errors surface through the commands that fail (logged once a minute), not as events.
+  client.on('error', () => {});
+  try {
+    await withTimeout(
+      client.connect().then(() => client.ping()),
+      5_000,
+    );
+    return client;
+  } catch (error) {
+    client.disconnect();
+    const shown = url.replace(/\/\/[^@/]*@/, '//***@');
+    throw new ConfigError(
+      `REDIS_URL ${shown} does not answer (${(error as Error).message}); start Redis or unset REDIS_URL to keep limits per instance.`,
+    );
+  }
+}
+
 /** The composition root: every service is created and wired here, once. */
 export async function createContainer(config: Config, ports: Ports = {}): Promise<Container> {
   const db = ports.db ?? createDatabase(config.databaseUrl);
@@ -113,17 +162,14 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const log = ports.log ?? pino({ level: config.logLevel });
   const ids = ports.ids ?? createIdGenerator();
   const redis =
-    ports.redis !== undefined
-      ? ports.redis
-      : config.redisUrl
-        ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true })
-        : null;
+    ports.redis !== undefined ? ports.redis : config.redisUrl ? await connectRedis(config.redisUrl) : null;
 
   const keys = createKeysService({ db: db.kysely, repository: createKeysRepository(db.kysely), clock, ids });
   const playground = createPlayground({
     enabled: config.playground,
     clock,
     redis,
+    redisPrefix: config.redisPrefix,
     onError: (error) => log.warn({ err: error }, 'playground limit: Redis unavailable, counting locally'),
   });
   const usage = createUsageService({
@@ -155,6 +201,51 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       bfs: { baseUrl: r.bfsUrl, timeoutMs: r.timeoutMs },
       brreg: { baseUrl: r.brregUrl, timeoutMs: r.timeoutMs },
     });
+  // Registry limits, breakers and coalescing: shared through Redis when it is configured.
+  const instanceId = ids.uuid();
+  let lastRedisWarning = 0;
+  const onDegraded = (error: unknown) => {
+    const now = Date.now();
+    if (now - lastRedisWarning < 60_000) return;
+    lastRedisWarning = now;
+    log.warn(
+      { err: error },
+      'Redis is unreachable: registry limits fall back to a per-instance share (ceil(limit / instances)) until it answers again',
+    );
+  };
+  const breakerOptions = {
+    failureThreshold: r.breakerThreshold,
+    openMs: r.breakerOpenMs,
+    // A trial whose caller died is presumed lost once no registry call could still be running.
+    trialMs: r.deadlineMs + r.timeoutMs + 1_000,
+    now: () => clock.millis(),
+  };
+  let status: StatusService | null = null;
+  const shared = redis
+    ? { redis: redis as unknown as RedisLike, prefix: config.redisPrefix, onDegraded }
+    : null;
+  const breaker: BreakerStore = shared
+    ? createRedisBreaker({ ...breakerOptions, ...shared })
+    : createLocalBreaker(breakerOptions);
+  const permits: Permits = createPermits({
+    limitFor: () => r.concurrencyPerCountry,
+    ...(shared
+      ? { shared: { ...shared, leaseMs: config.permitLeaseMs, instances: () => status?.instances() ?? null } }
+      : {}),
+  });
+  const coalescer: Coalescer = shared
+    ? createSharedCoalescer({
+        ...shared,
+        lockMs: r.deadlineMs + r.timeoutMs + 1_000,
+        encode: (value) => JSON.stringify(value),
+        decode: (text) => {
+          const value = JSON.parse(text) as { kind: string; checkedAt?: string | Date };
+          if (value.kind === 'answer' && typeof value.checkedAt === 'string')
+            value.checkedAt = new Date(value.checkedAt);
+          return value;
+        },
+      })
+    : createCoalescer();
   const liveAnswers = createLiveAnswers({
     clientFor: (prefix) => registries.clientForPrefix(prefix),
     repository: createRegistryAnswersRepository(db.kysely),
@@ -163,8 +254,19 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     concurrencyPerCountry: r.concurrencyPerCountry,
     deadlineMs: r.deadlineMs,
     backoffBaseMs: r.backoffMs,
-    breaker: { failureThreshold: r.breakerThreshold, openMs: r.breakerOpenMs },
+    breaker: breakerOptions,
+    stores: { breaker, permits, coalescer },
   });
+  status = createStatusService({
+    clock,
+    instanceId,
+    repository: createInstancesRepository(db.kysely),
+    breaker,
+    permits,
+    redisConfigured: redis !== null,
+    onWarning: (message) => log.warn(message),
+  });
+  const statusService = status;
   const validation = createValidationService({
     rates,
     clock,
@@ -176,7 +278,10 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     upstream: {
-      live: ports.evatr ?? createEvatrClient({ baseUrl: r.evatrUrl, timeoutMs: r.timeoutMs }),
+      live: guardEvatr(ports.evatr ?? createEvatrClient({ baseUrl: r.evatrUrl, timeoutMs: r.timeoutMs }), {
+        breaker,
+        permits,
+      }),
       test: createTestModeEvatrClient({ clock }),
     },
     limiter:
@@ -265,6 +370,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     validation,
     decide,
     liveAnswers,
+    status: statusService,
+    registryStatus: () => statusService.snapshot(),
     confirmations,
     usage,
     webhooks,
@@ -286,12 +393,34 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
           usage.flush().catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed'));
         }, USAGE_FLUSH_MS).unref(),
       );
+      const beat = () => {
+        statusService
+          .heartbeat()
+          .catch((error: unknown) => log.error({ err: error }, 'instance heartbeat failed'));
+      };
+      beat();
+      timers.push(setInterval(beat, HEARTBEAT_MS).unref());
       if (r.statusPollMs > 0) {
-        const poll = () => {
-          liveAnswers.applyStatus(registries.viesStatus).catch(() => {});
+        // With Redis one instance at a time polls (a lock that expires before the next round); the
+        // breakers it opens are shared, so every instance sees the result.
+        const lockKey = `${config.redisPrefix}vies-status:lock`;
+        const lockMs = Math.max(1_000, r.statusPollMs - 1_000);
+        const poll = async () => {
+          if (redis) {
+            try {
+              if ((await withTimeout(redis.set(lockKey, instanceId, 'PX', lockMs, 'NX'), 1_000)) !== 'OK')
+                return;
+            } catch (error) {
+              onDegraded(error);
+            }
+          }
+          await liveAnswers.applyStatus(registries.viesStatus);
         };
-        poll();
-        timers.push(setInterval(poll, r.statusPollMs).unref());
+        const run = () => {
+          poll().catch(() => {});
+        };
+        run();
+        timers.push(setInterval(run, r.statusPollMs).unref());
       }
     },
     async close() {
@@ -300,6 +429,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       webhookTransport.close();
       for (const timer of timers.splice(0)) clearInterval(timer);
       await usage.flush().catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed'));
+      await statusService.stop().catch(() => {});
+      permits.close();
       if (redis) redis.disconnect();
       await db.close();
     },

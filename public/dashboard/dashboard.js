@@ -317,6 +317,48 @@ $('audit-form').addEventListener('submit', async (event) => {
   }
 });
 
+// ---- registry status (public: GET /v1/status needs no key) -----------------------------------
+
+const REGISTRY_NAMES = { vies: 'VIES', hmrc: 'HMRC', bfs: 'Swiss UID', brreg: 'Brønnøysund', evatr: 'eVatR' };
+
+async function loadRegistryStatus() {
+  try {
+    const res = await fetch('/v1/status', { cache: 'no-store' });
+    const json = await res.json();
+    if (!res.ok) throw new ApiError(res.status, json);
+    const { shared, instances, registries } = json.data;
+    const count = instances === null ? 'unknown' : String(instances);
+    $('registry-summary').textContent =
+      `${shared ? 'Limits shared through Redis' : 'Limits per instance'} · instances: ${count}` +
+      (registries.length === 0 ? ' · no registry called since start' : '');
+    const body = $('registry-table').tBodies[0];
+    body.replaceChildren();
+    for (const r of registries) {
+      const tr = row([
+        REGISTRY_NAMES[r.registry] ?? r.registry,
+        r.country ?? '—',
+        r.breaker.replace('_', '-'),
+        String(r.in_flight),
+        String(r.queued),
+        when(r.last_success_at),
+        when(r.last_failure_at),
+        r.retry_after_seconds === null ? '—' : `${r.retry_after_seconds} s`,
+      ]);
+      tr.className = `breaker-${r.breaker}`;
+      for (const i of [3, 4, 7]) tr.cells[i].className = 'num';
+      body.append(tr);
+    }
+    show($('registry-error'), null);
+  } catch (error) {
+    show($('registry-error'), `Registry status unavailable: ${error.message}`);
+  }
+}
+
+loadRegistryStatus();
+setInterval(() => {
+  if (document.visibilityState === 'visible') loadRegistryStatus();
+}, 10_000);
+
 // ---- start -----------------------------------------------------------------------------------
 
 if (apiKey) signIn(apiKey);

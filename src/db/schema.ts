@@ -220,6 +220,13 @@ export interface UsageDailyTable {
   errors: number | string;
 }
 
+/** A running instance and its last heartbeat (ISO timestamps). */
+export interface InstancesTable {
+  id: string;
+  started_at: string;
+  seen_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -235,6 +242,7 @@ export interface Database {
   batch_jobs: BatchJobsTable;
   batch_items: BatchItemsTable;
   usage_daily: UsageDailyTable;
+  instances: InstancesTable;
 }
 
 export type { Generated };

@@ -334,12 +334,15 @@ export interface EvatrAnswer {
   raw: EvatrRawExchange;
 }
 
-export type EvatrFailureReason = 'network' | 'timeout' | 'bad_response';
+/** `circuit_open`: not sent, because the authority failed repeatedly (see `evatr-guard.ts`). */
+export type EvatrFailureReason = 'network' | 'timeout' | 'bad_response' | 'circuit_open';
 
 export interface EvatrFailure {
   kind: 'failure';
   reason: EvatrFailureReason;
   message: string;
+  /** With `circuit_open`: seconds until the next call is tried. */
+  retryAfterSeconds?: number;
   raw: {
     url: string;
     requestBody: string;

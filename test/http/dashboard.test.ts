@@ -43,6 +43,25 @@ describe('GET /dashboard', () => {
     assert.ok(page.body.includes('href="/dashboard/dashboard.css"'));
   });
 
+  it('shows the public registry status from GET /v1/status, built with textContent', async () => {
+    const html = (await get('/dashboard')).body;
+    const script = (await get('/dashboard/dashboard.js')).body;
+    assert.ok(html.includes('id="registry-status"'));
+    assert.match(script, /fetch\('\/v1\/status'/);
+    const status = await get('/v1/status');
+    assert.equal(status.statusCode, 200, 'the path the panel reads exists and needs no key');
+    for (const field of ['shared', 'instances', 'registries']) assert.ok(field in status.json().data);
+    for (const field of [
+      'in_flight',
+      'queued',
+      'last_success_at',
+      'last_failure_at',
+      'retry_after_seconds',
+    ]) {
+      assert.ok(script.includes(`r.${field}`), `the panel shows ${field}`);
+    }
+  });
+
   it('every element the script uses is on the page, and every API path it calls exists', async () => {
     const html = (await get('/dashboard')).body;
     const script = (await get('/dashboard/dashboard.js')).body;

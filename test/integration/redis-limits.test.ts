@@ -73,7 +73,11 @@ for (const target of await databaseTargets()) {
     before(async () => {
       db = await target.open();
       const shared: Db = { ...db, close: async () => {} };
-      const env = { REDIS_URL: process.env.TEST_REDIS_URL as string, OPENVAT_RATE_LIMIT_PRO: '3' };
+      const env = {
+        REDIS_URL: process.env.TEST_REDIS_URL as string,
+        OPENVAT_REDIS_PREFIX: `openvat-test:${run}:${target.name}:`,
+        OPENVAT_RATE_LIMIT_PRO: '3',
+      };
       a = await buildTestApp(env, { db: shared });
       b = await buildTestApp(env, { db: shared });
     });

@@ -7,6 +7,7 @@ import * as registryAnswers from './2026-11-22-005-registry-answers.js';
 import * as batch from './2026-11-22-006-batch.js';
 import * as batchClaimIndex from './2026-11-22-007-batch-claim-index.js';
 import * as usage from './2026-11-22-008-usage.js';
+import * as instances from './2026-11-23-001-instances.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-006-batch': batch,
   '2026-11-22-007-batch-claim-index': batchClaimIndex,
   '2026-11-22-008-usage': usage,
+  '2026-11-23-001-instances': instances,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -218,6 +218,16 @@ export function createConfirmationsService(deps: {
   /** DESIGN's mapping of an upstream result that is not a 200. */
   function refusal(result: EvatrResult): Rejected | null {
     if (result.kind === 'failure') {
+      if (result.reason === 'circuit_open') {
+        const wait = result.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS;
+        return rejected(
+          503,
+          'registry_unavailable',
+          `The tax authority is unavailable (${result.message}); nothing was confirmed. Retry after ${wait} seconds.`,
+          undefined,
+          wait,
+        );
+      }
       if (result.reason === 'bad_response') {
         return rejected(
           503,

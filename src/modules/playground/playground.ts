@@ -78,6 +78,8 @@ export function createPlayground(options: {
   enabled: boolean;
   clock: Clock;
   redis?: RedisCounter | null;
+  /** Prefix of the Redis keys (`OPENVAT_REDIS_PREFIX`). */
+  redisPrefix?: string;
   onError?: (error: unknown) => void;
 }): Playground | null {
   if (!options.enabled) return null;
@@ -86,7 +88,7 @@ export function createPlayground(options: {
     ? createRedisWindowLimiter({
         ...window,
         redis: options.redis,
-        prefix: 'openvat:playground:',
+        prefix: `${options.redisPrefix ?? 'openvat:'}playground:`,
         ...(options.onError ? { onError: options.onError } : {}),
       })
     : localSharedLimiter(createWindowLimiter(window));

@@ -3,7 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { baseMeta } from '../../http/meta.js';
 
-export function systemRoutes(deps: { db: Pick<Db, 'ping'> }) {
+export function systemRoutes(deps: {
+  db: Pick<Db, 'ping'>;
+  /** Operator warnings shown in `/ready` (e.g. several instances without Redis). */
+  warnings?: () => string[];
+}) {
   return async function register(app: FastifyInstance) {
     app.get(
       '/health',
@@ -24,7 +28,16 @@ export function systemRoutes(deps: { db: Pick<Db, 'ping'> }) {
           tags: ['System'],
           summary: 'Readiness: the database answers',
           response: {
-            200: Type.Object({ ok: Type.Literal(true), database: Type.Literal('ok') }),
+            200: Type.Object({
+              ok: Type.Literal(true),
+              database: Type.Literal('ok'),
+              warnings: Type.Optional(
+                Type.Array(Type.String(), {
+                  description:
+                    'Present when something needs an operator (e.g. registry limits are per instance).',
+                }),
+              ),
+            }),
             503: Type.Object({
               ok: Type.Literal(false),
               database: Type.Literal('unavailable'),
@@ -34,7 +47,10 @@ export function systemRoutes(deps: { db: Pick<Db, 'ping'> }) {
         },
       },
       async (request, reply) => {
-        if (await deps.db.ping()) return { ok: true as const, database: 'ok' as const };
+        if (await deps.db.ping()) {
+          const warnings = deps.warnings?.() ?? [];
+          return { ok: true as const, database: 'ok' as const, ...(warnings.length > 0 ? { warnings } : {}) };
+        }
         return reply
           .code(503)
           .send({ ok: false as const, database: 'unavailable' as const, meta: baseMeta(request, reply) });

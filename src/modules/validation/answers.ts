@@ -13,6 +13,11 @@ export interface AnswerQuery {
   /** `false` forces a live call. */
   useCache: boolean;
   signal?: AbortSignal;
+  /**
+   * `background` callers (monitoring, scheduled re-checks) take a registry permit only when no
+   * `interactive` caller waits for the same registry and member state. Default `interactive`.
+   */
+  priority?: 'interactive' | 'background';
 }
 
 export type AnswerOutcome =

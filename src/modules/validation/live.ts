@@ -8,10 +8,14 @@ import type {
   RegistryUnavailable,
 } from '../../registries/port.js';
 import {
+  type BreakerStore,
   backoffDelay,
+  type CallOutcome,
+  type Coalescer,
   createCoalescer,
-  createKeyedBreaker,
-  createKeyedLimiter,
+  createLocalBreaker,
+  createPermits,
+  type Permits,
 } from '../../registries/resilience.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
@@ -29,7 +33,9 @@ export interface LiveAnswersOptions {
   deadlineMs: number;
   /** Base of the jittered exponential backoff between retries. */
   backoffBaseMs: number;
-  breaker: { failureThreshold: number; openMs: number };
+  breaker: { failureThreshold: number; openMs: number; trialMs?: number };
+  /** Shared stores (Redis); default: kept in this process. */
+  stores?: { breaker: BreakerStore; permits: Permits; coalescer: Coalescer };
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -51,10 +57,28 @@ function retryable(result: RegistryUnavailable): boolean {
   );
 }
 
-/** Failures that say the registry is unhealthy (they open the breaker); throttling and refusals do not. */
-function unhealthy(result: RegistryUnavailable): boolean {
-  return result.reason === 'down' || result.reason === 'timeout' || result.reason === 'bad_response';
+/**
+ * What a call's result says about the registry's health. An answer, throttling and a refusal of our
+ * request all come from a registry that is up (they close a half-open breaker); down, timeout and
+ * unreadable answers count as failures; `not_configured` made no call and teaches nothing.
+ */
+export function outcomeOf(result: RegistryResult): CallOutcome {
+  if (result.kind === 'answer') return 'success';
+  switch (result.reason) {
+    case 'down':
+    case 'timeout':
+    case 'bad_response':
+      return 'failure';
+    case 'throttled':
+    case 'rejected':
+      return 'success';
+    case 'not_configured':
+      return 'neutral';
+  }
 }
+
+/** The result of an upstream call the breaker refused. */
+type Refused = { kind: 'refused'; retryAfterSeconds: number };
 
 const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -65,8 +89,8 @@ const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  * window is served as `degraded`; without one the answer is `unavailable`. Never `valid: false`.
  */
 export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
-  breaker: ReturnType<typeof createKeyedBreaker>;
-  limiter: ReturnType<typeof createKeyedLimiter>;
+  breaker: BreakerStore;
+  permits: Permits;
   /** Opens the breaker of each VIES member state the status endpoint reports as unavailable. */
   applyStatus(reader: RegistryStatusReader): Promise<void>;
 } {
@@ -74,9 +98,15 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? sleepReal;
   const memory = new LRUCache<string, RegistryAnswersTable>({ max: 100_000 });
-  const limiter = createKeyedLimiter(() => options.concurrencyPerCountry);
-  const breaker = createKeyedBreaker({ ...options.breaker, now: () => clock.now().getTime() });
-  const coalescer = createCoalescer();
+  const breaker =
+    options.stores?.breaker ??
+    createLocalBreaker({
+      ...options.breaker,
+      trialMs: options.breaker.trialMs ?? 60_000,
+      now: () => clock.millis(),
+    });
+  const permits = options.stores?.permits ?? createPermits({ limitFor: () => options.concurrencyPerCountry });
+  const coalescer = options.stores?.coalescer ?? createCoalescer();
 
   async function stored(vatNumber: string): Promise<RegistryAnswersTable | null> {
     const hit = memory.get(vatNumber);
@@ -125,10 +155,11 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     vat: ParsedVatNumber,
     requester: ParsedVatNumber | null,
     signal: AbortSignal | undefined,
+    priority: 'interactive' | 'background',
   ): Promise<RegistryResult> {
     const deadline = Date.now() + options.deadlineMs;
     for (let attempt = 0; ; attempt++) {
-      const result = await limiter.run(
+      const result = await permits.run(
         key,
         () =>
           client.lookup({
@@ -136,7 +167,7 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
             ...(requester ? { requester: { country: requester.country, national: requester.national } } : {}),
             ...(signal ? { signal } : {}),
           }),
-        signal,
+        { priority, ...(signal ? { signal } : {}) },
       );
       if (result.kind === 'answer' || !retryable(result)) return result;
       const delay = backoffDelay(attempt, options.backoffBaseMs, 5_000, random);
@@ -145,15 +176,51 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     }
   }
 
+  /**
+   * One upstream call behind the breaker; every outcome is reported to it (an exception counts as a
+   * failure, an abort hands a half-open trial back), so no breaker stays half-open.
+   */
+  async function guarded(
+    client: RegistryClient,
+    key: string,
+    vat: ParsedVatNumber,
+    requester: ParsedVatNumber | null,
+    signal: AbortSignal | undefined,
+    priority: 'interactive' | 'background',
+  ): Promise<RegistryResult | Refused> {
+    const gate = await breaker.check(key);
+    if (!gate.allowed) return { kind: 'refused', retryAfterSeconds: gate.retryAfterSeconds };
+    let result: RegistryResult;
+    try {
+      result = await callWithRetries(client, key, vat, requester, signal, priority);
+    } catch (error) {
+      const aborted = signal?.aborted === true;
+      await breaker.report(key, aborted ? 'neutral' : 'failure', gate.trial);
+      return {
+        kind: 'unavailable',
+        source: client.source,
+        reason: aborted ? 'timeout' : 'down',
+        retryable: true,
+        message: aborted
+          ? `The ${vat.country} registry call was abandoned before it answered.`
+          : `The ${vat.country} registry call failed unexpectedly (${error instanceof Error ? error.name : 'error'}).`,
+      };
+    }
+    // A call cut short by its caller says nothing about the registry.
+    const aborted = result.kind === 'unavailable' && signal?.aborted === true;
+    await breaker.report(key, aborted ? 'neutral' : outcomeOf(result), gate.trial);
+    return result;
+  }
+
   return {
     breaker,
-    limiter,
+    permits,
 
     async applyStatus(reader) {
       const status = await reader.checkStatus();
       if (!status) return;
       for (const [country, s] of Object.entries(status)) {
-        if (!s.available) breaker.open(`vies:${country}`);
+        if (!s.available) await breaker.open(`vies:${country}`);
       }
     },
 
@@ -174,27 +241,23 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
         return fromStore(row, 'cached');
 
       const key = `${client.source}:${vat.country}`;
-      const gate = breaker.check(key);
-      if (!gate.allowed) {
+      const result = await coalescer.run(`${vat.normalised}|${requester?.normalised ?? ''}`, () =>
+        guarded(client, key, vat, requester, query.signal, query.priority ?? 'interactive'),
+      );
+      if (result.kind === 'refused') {
         return fallback(
           row,
           client.source,
           `The ${vat.country} registry is unavailable (circuit open after repeated failures); retry later.`,
-          gate.retryAfterSeconds,
+          result.retryAfterSeconds,
         );
       }
 
-      const result = await coalescer.run(`${vat.normalised}|${requester?.normalised ?? ''}`, () =>
-        callWithRetries(client, key, vat, requester, query.signal),
-      );
-
       if (result.kind === 'unavailable') {
-        if (unhealthy(result)) breaker.failure(key);
         const retryAfter = result.retryAfterSeconds ?? (result.reason === 'throttled' ? 5 : 60);
         return fallback(row, client.source, result.message, retryAfter);
       }
 
-      breaker.success(key);
       const answer: RegistryAnswersTable = {
         vat_number: vat.normalised,
         source: result.source,

@@ -69,6 +69,7 @@ export function createValidationService(deps: {
         vat: target.vat,
         requester,
         useCache: request.useCache !== false,
+        ...(request.priority ? { priority: request.priority } : {}),
         ...(signal ? { signal } : {}),
       });
       if (outcome.kind !== 'answer') return outcome;

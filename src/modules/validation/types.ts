@@ -60,6 +60,8 @@ export interface ValidationRequest {
   requesterVatNumber?: string | null;
   /** `false` forces a live call (`cache=false`). */
   useCache?: boolean;
+  /** `background` waits behind interactive callers for a registry permit (default `interactive`). */
+  priority?: 'interactive' | 'background';
 }
 
 /** The one path every validation takes (single, batch items, decide's buyer and seller numbers). */

@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { baseMeta } from '../../http/meta.js';
+import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import type { StatusService } from './service.js';
+
+const RegistryStatus = Type.Object({
+  registry: Type.Union(['vies', 'hmrc', 'bfs', 'brreg', 'evatr'].map((r) => Type.Literal(r))),
+  country: Nullable(Type.String({ description: 'VAT prefix (`DE`, `EL`, `XI`, …); null for eVatR.' })),
+  breaker: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')], {
+    description:
+      '`open`: calls are refused until `retry_after_seconds`; `half_open`: the next call is a trial.',
+  }),
+  in_flight: Type.Integer({ description: 'Calls running now (on every instance when `shared`).' }),
+  queued: Type.Integer({ description: 'Calls of the answering instance waiting for a permit.' }),
+  last_success_at: Nullable(Type.String({ format: 'date-time' })),
+  last_failure_at: Nullable(Type.String({ format: 'date-time' })),
+  retry_after_seconds: Nullable(Type.Integer()),
+});
+
+/** `GET /v1/status`: public, no key; the snapshot is reused for about two seconds. */
+export function statusRoutes(deps: { status: StatusService }) {
+  return async function register(app: FastifyInstance) {
+    app.get(
+      '/v1/status',
+      {
+        schema: {
+          tags: ['System'],
+          summary: 'Registry status: breakers, in-flight calls, last success and failure',
+          description:
+            'Per registry and member state seen since start: the circuit breaker, calls in flight and waiting, and the last success and failure. Public, no key; answers are reused for about two seconds.',
+          response: {
+            200: Envelope(
+              Type.Object({
+                shared: Type.Boolean({
+                  description: 'Whether limits and breakers are shared through Redis now.',
+                }),
+                instances: Nullable(Type.Integer({ description: 'Instances alive by their heartbeat.' })),
+                registries: Type.Array(RegistryStatus),
+              }),
+            ),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const data = await deps.status.snapshot();
+        reply.header('cache-control', 'public, max-age=2');
+        return { data, meta: baseMeta(request, reply) };
+      },
+    );
+  };
+}

@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { createPermits, type Permit, type RedisLike } from '../../src/registries/resilience.js';
+import { redisSkip } from '../helpers/redis.js';
+
+const skip = await redisSkip();
+const run = randomBytes(4).toString('hex');
+const clients: Redis[] = [];
+after(() => {
+  for (const c of clients) c.disconnect();
+});
+const connect = () => {
+  const c = new Redis(process.env.TEST_REDIS_URL as string);
+  clients.push(c);
+  return c;
+};
+const prefix = () => `openvat-test:${run}:${randomBytes(3).toString('hex')}:`;
+
+/** Resolves with the order in which the given acquisitions were granted. */
+function order(entries: Array<[string, Promise<Permit>]>): {
+  granted: string[];
+  permits: Map<string, Permit>;
+} {
+  const granted: string[] = [];
+  const permits = new Map<string, Permit>();
+  for (const [name, p] of entries) {
+    p.then((permit) => {
+      granted.push(name);
+      permits.set(name, permit);
+    });
+  }
+  return { granted, permits };
+}
+
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await condition()) return;
+    await sleep(10);
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+describe('permits in this process', () => {
+  it('holds the limit per key, FIFO, and interactive callers go before background ones', async () => {
+    const permits = createPermits({ limitFor: () => 1 });
+    const first = await permits.acquire('vies:DE');
+    const { granted, permits: got } = order([
+      ['background-1', permits.acquire('vies:DE', { priority: 'background' })],
+      ['interactive-1', permits.acquire('vies:DE')],
+      ['interactive-2', permits.acquire('vies:DE', { priority: 'interactive' })],
+    ]);
+    const other = await permits.acquire('vies:FR');
+    assert.ok(other, 'another key has its own limit');
+    await sleep(5);
+    assert.deepEqual(granted, []);
+    assert.deepEqual(await permits.snapshot(), [
+      { key: 'vies:DE', inFlight: 1, queued: 3 },
+      { key: 'vies:FR', inFlight: 1, queued: 0 },
+    ]);
+    first.release();
+    await until(() => granted.length === 1, 'first grant');
+    got.get('interactive-1')?.release();
+    await until(() => granted.length === 2, 'second grant');
+    got.get('interactive-2')?.release();
+    await until(() => granted.length === 3, 'third grant');
+    assert.deepEqual(granted, ['interactive-1', 'interactive-2', 'background-1']);
+  });
+
+  it('an aborted waiter leaves the queue and rejects with the reason', async () => {
+    const permits = createPermits({ limitFor: () => 1 });
+    const held = await permits.acquire('k');
+    const controller = new AbortController();
+    const waiting = permits.acquire('k', { signal: controller.signal });
+    controller.abort(new Error('client gone'));
+    await assert.rejects(waiting, /client gone/);
+    held.release();
+    assert.ok(await permits.acquire('k'), 'the permit is free again');
+  });
+});
+
+describe('permits shared through Redis', { skip }, () => {
+  it('two instances never exceed the limit together, and interactive callers go first on each', async () => {
+    const p = prefix();
+    const shared = (redis: Redis) => ({
+      redis: redis as unknown as RedisLike,
+      prefix: p,
+      leaseMs: 2_000,
+      instances: () => 2,
+      onDegraded: (error: unknown) => assert.fail(String(error)),
+    });
+    const a = createPermits({ limitFor: () => 2, shared: shared(connect()) });
+    const b = createPermits({ limitFor: () => 2, shared: shared(connect()) });
+    let running = 0;
+    let peak = 0;
+    const task = async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await sleep(5 + Math.random() * 10);
+      running--;
+    };
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? a : b).run('vies:DE', task, i % 3 ? {} : { priority: 'background' }),
+      ),
+    );
+    assert.equal(peak, 2);
+
+    const held = [await a.acquire('vies:DE'), await b.acquire('vies:DE')];
+    const { granted, permits: got } = order([
+      ['background', a.acquire('vies:DE', { priority: 'background' })],
+      ['interactive', a.acquire('vies:DE')],
+    ]);
+    await sleep(50);
+    assert.deepEqual(granted, [], 'both permits are held elsewhere');
+    assert.equal((await a.snapshot()).find((v) => v.key === 'vies:DE')?.inFlight, 2);
+    held[1]?.release();
+    await until(() => granted.length === 1, 'a grant');
+    assert.deepEqual(granted, ['interactive'], 'the free permit goes to the interactive caller');
+    got.get('interactive')?.release();
+    await until(() => granted.length === 2, 'the background grant');
+    got.get('background')?.release();
+    held[0]?.release();
+    a.close();
+    b.close();
+  });
+
+  it('a dead holder’s permits are freed by their lease; a live holder keeps them by renewing', async () => {
+    const p = prefix();
+    const dying = connect();
+    const options = (redis: Redis) => ({
+      limitFor: () => 1,
+      shared: {
+        redis: redis as unknown as RedisLike,
+        prefix: p,
+        leaseMs: 400,
+        instances: () => 2,
+        onDegraded: () => {},
+      },
+    });
+    const a = createPermits(options(dying));
+    const b = createPermits(options(connect()));
+    await a.acquire('vies:DE');
+    let bGot = false;
+    const waiting = b.acquire('vies:DE').then((permit) => {
+      bGot = true;
+      return permit;
+    });
+    await sleep(1_300);
+    assert.equal(bGot, false, 'held for three leases: renewals keep it');
+    // The holder dies: no release, no more renewals.
+    a.close();
+    dying.disconnect();
+    const permit = await waiting;
+    assert.equal(bGot, true, 'freed once the lease ran out');
+    permit.release();
+    b.close();
+  });
+
+  it('falls back to ceil(limit / instances) per instance while Redis fails, and returns to Redis after', async () => {
+    const real = connect();
+    let broken = true;
+    const warnings: unknown[] = [];
+    const flaky: RedisLike = new Proxy(real as unknown as RedisLike, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) =>
+          broken ? Promise.reject(new Error('ECONNREFUSED')) : value.apply(target, args);
+      },
+    });
+    const p = prefix();
+    const permits = createPermits({
+      limitFor: () => 5,
+      shared: {
+        redis: flaky,
+        prefix: p,
+        leaseMs: 2_000,
+        instances: () => 3,
+        onDegraded: (e) => warnings.push(e),
+      },
+    });
+    const first = await permits.acquire('vies:DE');
+    const second = await permits.acquire('vies:DE');
+    let third: Permit | null = null;
+    const pending = permits.acquire('vies:DE').then((permit) => {
+      third = permit;
+    });
+    await sleep(50);
+    assert.equal(third, null, 'ceil(5 / 3) = 2 per instance');
+    assert.ok(warnings.length > 0);
+    assert.equal(permits.shared(), false);
+    first.release();
+    await pending;
+    assert.ok(third);
+    broken = false;
+    await sleep(2_100);
+    const again = await permits.acquire('vies:DE');
+    assert.equal(await real.zcard(`${p}permits:vies:DE`), 1, 'counted in Redis again');
+    assert.equal(permits.shared(), true);
+    again.release();
+    second.release();
+    (third as Permit | null)?.release();
+    permits.close();
+  });
+});
