@@ -103,8 +103,8 @@ describe('every registry recovers after an outage, without a restart', () => {
     assert.equal(await breakerOf('evatr', null), 'open');
     const before = calls('evatr');
     const refused = await confirm();
-    assert.equal(refused.statusCode, 502);
-    assert.equal(refused.json().error.code, 'registry_unavailable');
+    assert.equal(refused.statusCode, 503);
+    assert.equal(refused.json().error.code, 'taxauth_unavailable');
     assert.ok(Number(refused.headers['retry-after']) > 0);
     assert.equal(calls('evatr'), before, 'refused without an upstream call');
 

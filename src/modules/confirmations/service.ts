@@ -225,7 +225,7 @@ export function createConfirmationsService(deps: {
         const wait = result.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS;
         return rejected(
           503,
-          'registry_unavailable',
+          'taxauth_unavailable',
           `The tax authority is unavailable (${result.message}); nothing was confirmed. Retry after ${wait} seconds.`,
           undefined,
           wait,
