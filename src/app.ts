@@ -13,7 +13,7 @@ import { registerErrorHandling } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { serverWithFastPath } from './http/server.js';
-import { ApiError, errors } from './lib/errors.js';
+import { errors, MALFORMED_CODE } from './lib/errors.js';
 import { auditsRoutes } from './modules/audits/routes.js';
 import { batchRoutes } from './modules/batch/routes.js';
 import { confirmationsRoutes } from './modules/confirmations/routes.js';
@@ -33,7 +33,7 @@ function clientErrorResponse(error: { code?: string }, id: string): string {
   const status = tooLarge ? 431 : 400;
   const body = JSON.stringify({
     error: {
-      code: 'invalid_request',
+      code: MALFORMED_CODE,
       message: tooLarge ? 'The request line or headers are too large.' : 'The HTTP request is malformed.',
     },
     meta: { request_id: id, latency_ms: 0 },
@@ -108,7 +108,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       return;
     }
     parseJson(request, buffer.toString('utf8'), (error, value) => {
-      if (error) done(new ApiError(400, 'invalid_request', 'The request body is not valid JSON.'), undefined);
+      if (error) done(errors.invalidRequest('The request body is not valid JSON.'), undefined);
       else done(null, value);
     });
   });

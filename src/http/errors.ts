@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, type ErrorCode } from '../lib/errors.js';
+import { ApiError, type ErrorCode, MALFORMED_CODE } from '../lib/errors.js';
 import { baseMeta } from './meta.js';
 
 function envelope(
@@ -40,7 +40,7 @@ export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
         .send(envelope(request, reply, error.code, error.message, error.details));
     }
     if (error.validation) {
-      return reply.code(400).send(envelope(request, reply, 'invalid_request', describeValidation(error)));
+      return reply.code(400).send(envelope(request, reply, MALFORMED_CODE, describeValidation(error)));
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -54,18 +54,18 @@ export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
             envelope(
               request,
               reply,
-              'invalid_request',
+              MALFORMED_CODE,
               'Unsupported Content-Type: send the body as application/json.',
             ),
           );
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return reply
           .code(400)
-          .send(envelope(request, reply, 'invalid_request', 'The JSON request body is empty.'));
+          .send(envelope(request, reply, MALFORMED_CODE, 'The JSON request body is empty.'));
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return reply
           .code(400)
-          .send(envelope(request, reply, 'invalid_request', 'Content-Length does not match the body.'));
+          .send(envelope(request, reply, MALFORMED_CODE, 'Content-Length does not match the body.'));
     }
     const status = error.statusCode ?? 500;
     if (status === 429) {
@@ -78,7 +78,7 @@ export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
           : error.message || 'Bad request.';
       return reply
         .code(status === 415 ? 400 : status)
-        .send(envelope(request, reply, 'invalid_request', message));
+        .send(envelope(request, reply, MALFORMED_CODE, message));
     }
     log.error(
       { err: error, request_id: request.id, method: request.method, url: request.url },

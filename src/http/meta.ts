@@ -7,12 +7,15 @@ declare module 'fastify' {
   }
 }
 
-/** Milliseconds since `startedAt` (a `performance.now()`), rounded to 0.01 ms. */
+/**
+ * Whole milliseconds since `startedAt` (a `performance.now()`): the hosted contract types
+ * `latency_ms` as an integer, and an integer is also the spec's "number".
+ */
 export function msSince(startedAt: number): number {
-  return Math.round((performance.now() - startedAt) * 100) / 100;
+  return Math.round(performance.now() - startedAt);
 }
 
-/** Milliseconds since the request arrived, rounded to 0.01 ms. */
+/** Whole milliseconds since the request arrived. */
 export function latencyMs(reply: FastifyReply): number {
   return msSince(reply.request.startedAt);
 }

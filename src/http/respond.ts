@@ -17,8 +17,6 @@ export interface Completion {
   data: unknown;
   /** Fields of `meta` besides `request_id` and `latency_ms`. */
   meta?: Record<string, unknown>;
-  /** Integer latency (confirmations). */
-  integerLatency?: boolean;
   requestBody: unknown;
   valid: boolean | null;
   /**
@@ -38,7 +36,7 @@ export interface Completion {
 export function createResponder(deps: { db: Db; audits: AuditsService; events: EventsService }) {
   const commit = createGroupCommit(deps.db.kysely);
   return async function complete(c: Completion): Promise<FastifyReply> {
-    const latency = c.integerLatency ? Math.round(latencyMs(c.reply)) : latencyMs(c.reply);
+    const latency = latencyMs(c.reply);
     const statusCode = c.statusCode ?? 200;
     // Serialised through the route's response schema, so only contract fields leave the service.
     c.reply.code(statusCode);

@@ -5,7 +5,7 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const MetaBase = {
   request_id: Type.String({ format: 'uuid', description: 'Identifies this HTTP request (UUID v7).' }),
-  latency_ms: Type.Number({ description: 'Processing time in milliseconds.' }),
+  latency_ms: Type.Integer({ minimum: 0, description: 'Processing time in whole milliseconds.' }),
 };
 
 export const ErrorEnvelope = Type.Object(

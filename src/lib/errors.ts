@@ -1,26 +1,37 @@
 /**
- * The closed list of error codes of the API (DESIGN §2). Every error response carries one of them.
+ * The closed list of error codes of the API (DESIGN §2, docs/compatibility.md). Every error response
+ * carries one of them. They are the codes of the hosted API's published contract (a malformed
+ * request of any kind is `invalid_format`, as there; the confirmation codes are those of its SDK),
+ * plus the three it has no word for: `idempotency_conflict`, `payload_too_large`, `internal_error`.
  */
 export const ERROR_CODES = [
   'unauthorized',
   'plan_required',
-  'invalid_request',
   'invalid_format',
+  'invalid_requester_vat',
   'country_unsupported',
   'seller_country_unsupported',
   'not_found',
   'batch_too_large',
   'webhook_limit_reached',
   'idempotency_conflict',
-  'requester_not_authorised',
   'rate_limited',
   'registry_unavailable',
-  'upstream_error',
+  'taxauth_session_limit',
+  'taxauth_unavailable',
+  'taxauth_server_error',
+  'taxauth_rejected',
   'payload_too_large',
   'internal_error',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * The code of every malformed request, wherever it is refused (schema, JSON, media type, a bad
+ * parameter value): the hosted contract has no separate code for it.
+ */
+export const MALFORMED_CODE = 'invalid_format' satisfies ErrorCode;
 
 /** An error meant for the API client: a status, a code from the closed list and a clear message. */
 export class ApiError extends Error {
@@ -47,8 +58,9 @@ export const errors = {
       message ?? `${operation} is not included in this key's plan; it needs the ${plans.join(' or ')} plan.`,
       { required_plans: [...plans] },
     ),
+  /** A malformed request (body, query, header or path): `400 invalid_format`, as in the hosted contract. */
   invalidRequest: (message: string, details?: Record<string, unknown>) =>
-    new ApiError(400, 'invalid_request', message, details),
+    new ApiError(400, MALFORMED_CODE, message, details),
   notFound: (message = 'Not found.') => new ApiError(404, 'not_found', message),
   rateLimited: (retryAfterSeconds: number, message?: string) =>
     new ApiError(

@@ -144,7 +144,7 @@ describe('the openvat process', () => {
       const res = await rawRequest(`${server.url}/v1/rates/de`, { 'x-big': 'a'.repeat(20_000) });
       assert.equal(res.status, 431);
       const body = JSON.parse(res.body);
-      assert.equal(body.error.code, 'invalid_request');
+      assert.equal(body.error.code, 'invalid_format');
       assert.ok(body.meta.request_id);
     } finally {
       server.child.kill('SIGTERM');

@@ -77,19 +77,25 @@ describe('POST /v1/confirm with a test key', () => {
   });
 
   const ERRORS: { vat: string; status: number; code: string; taxauth?: string; retryAfter?: boolean }[] = [
-    { vat: 'ATU99990004', status: 422, code: 'requester_not_authorised', taxauth: 'taxauth-0004' },
-    { vat: 'ATU99992005', status: 422, code: 'requester_not_authorised', taxauth: 'taxauth-2005' },
-    { vat: 'ATU99990005', status: 400, code: 'invalid_request', taxauth: 'taxauth-0005' },
-    { vat: 'ATU99990008', status: 429, code: 'rate_limited', taxauth: 'taxauth-0008', retryAfter: true },
+    { vat: 'ATU99990004', status: 422, code: 'invalid_requester_vat', taxauth: 'taxauth-0004' },
+    { vat: 'ATU99992005', status: 422, code: 'invalid_requester_vat', taxauth: 'taxauth-2005' },
+    { vat: 'ATU99990005', status: 400, code: 'taxauth_rejected', taxauth: 'taxauth-0005' },
+    {
+      vat: 'ATU99990008',
+      status: 429,
+      code: 'taxauth_session_limit',
+      taxauth: 'taxauth-0008',
+      retryAfter: true,
+    },
     {
       vat: 'ATU99990011',
       status: 503,
-      code: 'registry_unavailable',
+      code: 'taxauth_unavailable',
       taxauth: 'taxauth-0011',
       retryAfter: true,
     },
-    { vat: 'ATU88880502', status: 502, code: 'upstream_error' },
-    { vat: 'ATU88880504', status: 502, code: 'upstream_error' },
+    { vat: 'ATU88880502', status: 502, code: 'taxauth_unavailable' },
+    { vat: 'ATU88880504', status: 502, code: 'taxauth_unavailable' },
   ];
   for (const c of ERRORS) {
     it(`${c.vat} → ${c.status} ${c.code}`, async () => {

@@ -173,31 +173,31 @@ describe('POST /v1/confirm against the eVatR simulator', () => {
   /** DESIGN's mapping, written out independently of the implementation. */
   const EXPECTED: Record<string, { status: number; code?: string; valid?: boolean; qualified?: boolean }> = {
     'evatr-0000': { status: 200, valid: true },
-    'evatr-0001': { status: 503, code: 'registry_unavailable' },
-    'evatr-0002': { status: 400, code: 'invalid_request' },
+    'evatr-0001': { status: 503, code: 'taxauth_server_error' },
+    'evatr-0002': { status: 400, code: 'taxauth_rejected' },
     'evatr-0003': { status: 200, valid: true, qualified: false },
-    'evatr-0004': { status: 422, code: 'requester_not_authorised' },
-    'evatr-0005': { status: 400, code: 'invalid_request' },
-    'evatr-0006': { status: 422, code: 'requester_not_authorised' },
-    'evatr-0007': { status: 400, code: 'invalid_request' },
-    'evatr-0008': { status: 429, code: 'rate_limited' },
-    'evatr-0011': { status: 503, code: 'registry_unavailable' },
-    'evatr-0012': { status: 400, code: 'invalid_request' },
-    'evatr-0013': { status: 503, code: 'registry_unavailable' },
-    'evatr-1001': { status: 503, code: 'registry_unavailable' },
-    'evatr-1002': { status: 503, code: 'registry_unavailable' },
-    'evatr-1003': { status: 503, code: 'registry_unavailable' },
-    'evatr-1004': { status: 503, code: 'registry_unavailable' },
+    'evatr-0004': { status: 422, code: 'invalid_requester_vat' },
+    'evatr-0005': { status: 400, code: 'taxauth_rejected' },
+    'evatr-0006': { status: 422, code: 'invalid_requester_vat' },
+    'evatr-0007': { status: 400, code: 'taxauth_rejected' },
+    'evatr-0008': { status: 429, code: 'taxauth_session_limit' },
+    'evatr-0011': { status: 503, code: 'taxauth_unavailable' },
+    'evatr-0012': { status: 400, code: 'taxauth_rejected' },
+    'evatr-0013': { status: 503, code: 'taxauth_unavailable' },
+    'evatr-1001': { status: 503, code: 'taxauth_server_error' },
+    'evatr-1002': { status: 503, code: 'taxauth_server_error' },
+    'evatr-1003': { status: 503, code: 'taxauth_server_error' },
+    'evatr-1004': { status: 503, code: 'taxauth_server_error' },
     'evatr-2001': { status: 200, valid: false, qualified: false },
     'evatr-2002': { status: 200, valid: false, qualified: false },
-    'evatr-2003': { status: 400, code: 'invalid_request' },
-    'evatr-2004': { status: 503, code: 'registry_unavailable' },
-    'evatr-2005': { status: 422, code: 'requester_not_authorised' },
+    'evatr-2003': { status: 400, code: 'taxauth_rejected' },
+    'evatr-2004': { status: 503, code: 'taxauth_server_error' },
+    'evatr-2005': { status: 422, code: 'invalid_requester_vat' },
     'evatr-2006': { status: 200, valid: false, qualified: false },
-    'evatr-2007': { status: 503, code: 'registry_unavailable' },
+    'evatr-2007': { status: 503, code: 'taxauth_server_error' },
     'evatr-2008': { status: 200, valid: true, qualified: false },
-    'evatr-2011': { status: 503, code: 'registry_unavailable' },
-    'evatr-3011': { status: 503, code: 'registry_unavailable' },
+    'evatr-2011': { status: 503, code: 'taxauth_server_error' },
+    'evatr-3011': { status: 503, code: 'taxauth_server_error' },
   };
 
   it('covers the whole official status list', () => {
@@ -262,35 +262,35 @@ describe('POST /v1/confirm against the eVatR simulator', () => {
     }
   });
 
-  it('maintenance (HTML 503 page) → 503 registry_unavailable with Retry-After', async () => {
+  it('maintenance (HTML 503 page) → 503 taxauth_server_error with Retry-After', async () => {
     sim.control({ maintenance: true });
     try {
       const res = await confirm({ vat_number: 'ATU12345678', company: { name: 'X', town: 'Y' } });
       assert.equal(res.statusCode, 503);
-      assert.equal((res.json() as ErrorBody).error.code, 'registry_unavailable');
+      assert.equal((res.json() as ErrorBody).error.code, 'taxauth_server_error');
       assert.ok(Number(res.headers['retry-after']) > 0);
     } finally {
       sim.control({ maintenance: false });
     }
   });
 
-  it('network failure → 502 upstream_error, nothing stored', async () => {
+  it('network failure → 502 taxauth_unavailable, nothing stored', async () => {
     current = createEvatrClient({ baseUrl: `${await refusedUrl()}/evatr/app`, timeoutMs: 5_000 });
     try {
       const res = await confirm({ vat_number: 'ATU12345678', company: { name: 'X', town: 'Y' } });
       assert.equal(res.statusCode, 502);
-      assert.equal((res.json() as ErrorBody).error.code, 'upstream_error');
+      assert.equal((res.json() as ErrorBody).error.code, 'taxauth_unavailable');
     } finally {
       current = real;
     }
   });
 
-  it('timeout → 502 upstream_error', async () => {
+  it('timeout → 502 taxauth_unavailable', async () => {
     current = createEvatrClient({ baseUrl: `${hanging.url}/evatr/app`, timeoutMs: 200 });
     try {
       const res = await confirm({ vat_number: 'ATU12345678', company: { name: 'X', town: 'Y' } });
       assert.equal(res.statusCode, 502);
-      assert.equal((res.json() as ErrorBody).error.code, 'upstream_error');
+      assert.equal((res.json() as ErrorBody).error.code, 'taxauth_unavailable');
     } finally {
       current = real;
     }
@@ -387,7 +387,7 @@ describe('POST /v1/confirm against the eVatR simulator', () => {
     it('a key that is not a UUID → 400', async () => {
       const res = await confirm(body, live, { 'idempotency-key': 'retry-1' });
       assert.equal(res.statusCode, 400);
-      assert.equal((res.json() as ErrorBody).error.code, 'invalid_request');
+      assert.equal((res.json() as ErrorBody).error.code, 'invalid_format');
       assert.match((res.json() as ErrorBody).error.message, /UUID/);
     });
   });
@@ -451,45 +451,45 @@ describe('POST /v1/confirm against the eVatR simulator', () => {
       {
         name: 'missing company.name',
         payload: { vat_number: 'ATU12345678', company: { town: 'Wien' } },
-        code: 'invalid_request',
+        code: 'invalid_format',
       },
-      { name: 'missing company', payload: { vat_number: 'ATU12345678' }, code: 'invalid_request' },
+      { name: 'missing company', payload: { vat_number: 'ATU12345678' }, code: 'invalid_format' },
       {
         name: 'unknown field',
         payload: { vat_number: 'ATU12345678', company: { name: 'X' }, country: 'AT' },
-        code: 'invalid_request',
+        code: 'invalid_format',
       },
       {
         name: 'unknown company field',
         payload: { vat_number: 'ATU12345678', company: { name: 'X', city: 'Wien' } },
-        code: 'invalid_request',
+        code: 'invalid_format',
       },
       {
         name: 'vat_number shorter than 3',
         payload: { vat_number: 'AT', company: { name: 'X' } },
-        code: 'invalid_request',
+        code: 'invalid_format',
       },
       {
         name: 'a German target',
         payload: { vat_number: 'DE 136 695 976', company: { name: 'X' } },
-        code: 'invalid_request',
+        code: 'invalid_format',
       },
       {
         name: 'a requester with a bad check digit',
         payload: { vat_number: 'ATU12345678', company: { name: 'X' }, requester_vat_number: 'DE136695978' },
-        code: 'invalid_format',
+        code: 'invalid_requester_vat',
         reason: 'checksum',
       },
       {
         name: 'a requester that is not German',
         payload: { vat_number: 'ATU12345678', company: { name: 'X' }, requester_vat_number: 'ATU12345678' },
-        code: 'invalid_format',
+        code: 'invalid_requester_vat',
         reason: 'country',
       },
       {
         name: 'no requester at all',
         payload: { vat_number: 'ATU12345678', company: { name: 'X' } },
-        code: 'invalid_request',
+        code: 'invalid_requester_vat',
         key: 'noDefault',
       },
     ];

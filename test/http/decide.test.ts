@@ -39,23 +39,39 @@ describe('POST /v1/decide', () => {
     assert.equal(data.country_of_taxation, 'FR');
     assert.deepEqual(data.articles, ['44', '196']);
     assert.match(data.legal_basis, /Articles 44 and 196 of Council Directive 2006\/112\/EC/);
-    assert.match(data.invoice_note.text, /^Reverse charge/);
-    assert.deepEqual(data.invoice_note.translations, [{ language: 'fr', text: 'Autoliquidation' }]);
+    assert.match(data.invoice_note, /^Reverse charge/);
+    assert.deepEqual(data.invoice_note_translations, [{ language: 'fr', text: 'Autoliquidation' }]);
     assert.ok(data.disclaimer.length > 20);
     assert.equal(data.customer_type, 'business');
     assert.equal(data.supply_type, 'services');
     assert.equal(data.supply_date, '2026-03-01');
     assert.equal(data.oss_threshold, null);
-    assert.deepEqual(data.seller_vat, { vat_number: 'DE100000008', valid: true, country: 'DE' });
-    assert.deepEqual(data.buyer_vat, { vat_number: BUYER_FR, valid: true, country: 'FR' });
+    assert.deepEqual(data.seller_vat, {
+      vat_number: 'DE100000008',
+      valid: true,
+      country: { code: 'DE', name: 'Germany' },
+    });
+    assert.deepEqual(data.buyer_vat, {
+      vat_number: BUYER_FR,
+      valid: true,
+      country: { code: 'FR', name: 'France' },
+    });
     assert.equal(data.buyer_country, 'FR');
     assert.equal(data.decided_at, '2026-03-01T10:00:00.000Z');
     assert.ok(isUuidV7(meta.request_id));
     assert.equal(res.headers['service-request-id'], meta.request_id);
     assert.equal(typeof meta.latency_ms, 'number');
+    assert.equal(meta.source_status, 'live');
+    const live = {
+      source: 'vies',
+      source_status: 'live',
+      cached: false,
+      cached_at: null,
+      stale_seconds: null,
+    };
     assert.deepEqual(meta.sources, [
-      { role: 'seller', vat_number: 'DE100000008', source: 'test', source_status: 'live', cached: false },
-      { role: 'buyer', vat_number: BUYER_FR, source: 'test', source_status: 'live', cached: false },
+      { role: 'seller', vat_number: 'DE100000008', ...live },
+      { role: 'buyer', vat_number: BUYER_FR, ...live },
     ]);
   });
 
@@ -75,7 +91,8 @@ describe('POST /v1/decide', () => {
       assert.equal(data.rate, 24);
       assert.equal(data.country_of_taxation, 'GR');
       assert.deepEqual(data.articles, ['58']);
-      assert.equal(data.invoice_note, null);
+      assert.equal(data.invoice_note, '');
+      assert.deepEqual(data.invoice_note_translations, []);
       assert.equal(data.buyer_vat, null);
       assert.equal(data.customer_type, 'consumer');
       assert.deepEqual(data.oss_threshold, {
@@ -124,8 +141,8 @@ describe('POST /v1/decide', () => {
     assert.equal(data.rate, 0);
     assert.equal(data.country_of_taxation, 'NL');
     assert.deepEqual(data.articles, ['138']);
-    assert.equal(data.invoice_note.translations[0].language, 'nl');
-    assert.match(data.invoice_note.translations[0].text, /intracommunautaire levering/);
+    assert.equal(data.invoice_note_translations[0].language, 'nl');
+    assert.match(data.invoice_note_translations[0].text, /intracommunautaire levering/);
   });
 
   it('XI counts as a member state for goods and as the UK for services', async () => {
@@ -154,14 +171,18 @@ describe('POST /v1/decide', () => {
     assert.equal(data.country_of_taxation, 'FR');
     assert.equal(data.rate, 20);
     assert.deepEqual(data.articles, ['45']);
-    assert.deepEqual(data.buyer_vat, { vat_number: 'DE300000002', valid: false, country: 'DE' });
+    assert.deepEqual(data.buyer_vat, {
+      vat_number: 'DE300000002',
+      valid: false,
+      country: { code: 'DE', name: 'Germany' },
+    });
     assert.match(data.explanation, /buyer's VAT number as not valid/);
   });
 
-  it('503 registry_unavailable with Retry-After when the buyer registry is down or throttling with nothing stored', async () => {
+  it('502 registry_unavailable with Retry-After when the buyer registry is down or throttling with nothing stored', async () => {
     for (const buyer of ['DE400000000', 'DE600000004']) {
       const res = await post({ seller_vat: SELLER_FR, buyer_vat: buyer });
-      assert.equal(res.statusCode, 503, res.body);
+      assert.equal(res.statusCode, 502, res.body);
       const body = res.json();
       assert.equal(body.error.code, 'registry_unavailable');
       assert.equal(body.error.details.field, 'buyer_vat');
@@ -177,6 +198,7 @@ describe('POST /v1/decide', () => {
     assert.equal(data.country_of_taxation, 'DE');
     const buyer = meta.sources.find((s: { role: string }) => s.role === 'buyer');
     assert.equal(buyer.source_status, 'degraded');
+    assert.equal(meta.source_status, 'degraded', 'the worst status of the look-ups');
     assert.equal(buyer.cached, true);
     assert.ok(buyer.stale_seconds > 0);
     assert.ok(buyer.cached_at);
@@ -186,6 +208,7 @@ describe('POST /v1/decide', () => {
     const { meta } = (await post({ seller_vat: SELLER_FR, buyer_vat: 'DE700000001' })).json();
     assert.equal(meta.sources[1].source_status, 'cached');
     assert.equal(meta.sources[1].cached, true);
+    assert.equal(meta.source_status, 'cached');
   });
 
   it('429 when the look-up is rate limited', async () => {
@@ -195,7 +218,7 @@ describe('POST /v1/decide', () => {
     assert.ok(res.headers['retry-after']);
   });
 
-  it('400 invalid_request for malformed bodies', async () => {
+  it('400 invalid_format for malformed bodies', async () => {
     const cases: [unknown, RegExp][] = [
       [{ seller_vat: SELLER_DE, buyer_vat: BUYER_FR, buyer_country: 'FR' }, /not both/],
       [{ seller_vat: SELLER_DE }, /buyer_vat .* or buyer_country/],
@@ -217,7 +240,7 @@ describe('POST /v1/decide', () => {
       const res = await post(payload);
       assert.equal(res.statusCode, 400, JSON.stringify(payload));
       const body = res.json();
-      assert.equal(body.error.code, 'invalid_request', JSON.stringify(payload));
+      assert.equal(body.error.code, 'invalid_format', JSON.stringify(payload));
       assert.match(body.error.message, message, JSON.stringify(payload));
       assert.ok(isUuidV7(body.meta.request_id));
     }

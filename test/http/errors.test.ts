@@ -64,25 +64,25 @@ describe('envelope and error handling', () => {
     assert.ok(body.error.message.length < 300);
   });
 
-  it('malformed JSON → 400 invalid_request', async () => {
+  it('malformed JSON → 400 invalid_format', async () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/__echo',
       headers: { 'content-type': 'application/json' },
       payload: '{"name": "x",',
     });
-    const body = assertErrorEnvelope(res, 400, 'invalid_request');
+    const body = assertErrorEnvelope(res, 400, 'invalid_format');
     assert.match(body.error.message, /not valid JSON/);
   });
 
-  it('wrong content type → 400 invalid_request', async () => {
+  it('wrong content type → 400 invalid_format', async () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/__echo',
       headers: { 'content-type': 'text/plain' },
       payload: 'name=x',
     });
-    assertErrorEnvelope(res, 400, 'invalid_request');
+    assertErrorEnvelope(res, 400, 'invalid_format');
   });
 
   it('wrong types, missing and unknown fields → 400 naming the field', async () => {
@@ -103,7 +103,7 @@ describe('envelope and error handling', () => {
         payload: JSON.stringify(payload),
         headers: { 'content-type': 'application/json' },
       });
-      const body = assertErrorEnvelope(res, 400, 'invalid_request');
+      const body = assertErrorEnvelope(res, 400, 'invalid_format');
       assert.match(body.error.message, message, JSON.stringify(payload));
     }
   });
@@ -114,17 +114,17 @@ describe('envelope and error handling', () => {
       url: '/__echo',
       headers: { 'content-type': 'application/json' },
     });
-    assertErrorEnvelope(res, 400, 'invalid_request');
+    assertErrorEnvelope(res, 400, 'invalid_format');
   });
 
-  it('non-UTF-8 bytes → 400 invalid_request', async () => {
+  it('non-UTF-8 bytes → 400 invalid_format', async () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/__echo',
       headers: { 'content-type': 'application/json' },
       payload: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]),
     });
-    const body = assertErrorEnvelope(res, 400, 'invalid_request');
+    const body = assertErrorEnvelope(res, 400, 'invalid_format');
     assert.match(body.error.message, /UTF-8/);
   });
 
@@ -135,7 +135,7 @@ describe('envelope and error handling', () => {
       headers: { 'content-type': 'application/json; charset=latin1' },
       payload: '{"name":"x"}',
     });
-    assertErrorEnvelope(res, 400, 'invalid_request');
+    assertErrorEnvelope(res, 400, 'invalid_format');
   });
 
   it('oversize body → 413 payload_too_large', async () => {

@@ -23,7 +23,7 @@ describe('the playground demo key', () => {
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.equal(body.data.valid, true);
-    assert.equal(body.meta.source, 'test');
+    assert.equal(body.meta.source, 'vies');
     const audit = await t.app.inject({
       method: 'GET',
       url: `/v1/audits/${body.meta.request_id}`,

@@ -154,7 +154,7 @@ describe('GET /v1/rates', () => {
     ]) {
       const res = await t.app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 400, url);
-      assert.equal(res.json().error.code, 'invalid_request', url);
+      assert.equal(res.json().error.code, 'invalid_format', url);
     }
     const unknown = await t.app.inject({ method: 'GET', url: '/v1/rates/zz' });
     assert.equal(unknown.statusCode, 404);

@@ -82,7 +82,7 @@ describe('GET /v1/usage', () => {
     for (const url of ['/v1/usage?days=0', '/v1/usage?days=367', '/v1/usage?days=x', '/v1/usage?day=3']) {
       const res = await get(url, other.headers);
       assert.equal(res.statusCode, 400, url);
-      assert.equal(res.json().error.code, 'invalid_request');
+      assert.equal(res.json().error.code, 'invalid_format');
     }
     assert.equal((await get('/v1/usage', {})).statusCode, 401);
   });

@@ -56,13 +56,22 @@ describe('GET /v1/validate with a test key', () => {
     assert.equal(body.data.country.vat.standard_rate, 19);
     assert.deepEqual(body.data.country.vat.reduced_rates, [7]);
     assert.equal(body.data.country.vat.currency, 'EUR');
+    assert.equal(body.data.country.vat.name, 'Umsatzsteuer');
+    assert.equal(body.data.country.vat.abbreviation, 'USt');
+    assert.match(body.data.vat_number, new RegExp(body.data.country.vat.number_pattern));
+    assert.equal(typeof body.data.country.vat.number_format, 'string');
+    assert.match(body.data.country.vat.updated_at, /^\d{4}-\d{2}-\d{2}$/);
     assert.equal(body.data.verify_id, null);
     assert.equal(body.data.verified_at, '2026-11-22T12:00:00.000Z');
     assert.ok(isUuidV7(body.meta.request_id));
     assert.equal(typeof body.meta.latency_ms, 'number');
+    assert.ok(Number.isInteger(body.meta.latency_ms));
     assert.equal(body.meta.cached, false);
-    assert.equal(body.meta.source, 'test');
+    // The registry a live key would get the answer from, as for live keys.
+    assert.equal(body.meta.source, 'vies');
     assert.equal(body.meta.source_status, 'live');
+    assert.equal(body.meta.cached_at, null);
+    assert.equal(body.meta.stale_seconds, null);
     assert.equal(res.headers['service-request-id'], body.meta.request_id);
   });
 
@@ -92,12 +101,12 @@ describe('GET /v1/validate with a test key', () => {
     assert.equal(invalid.data.company, null);
 
     const down = await get(`/v1/validate?vat_number=${byVat.registry_down}`);
-    assert.equal(down.statusCode, 503);
+    assert.equal(down.statusCode, 502);
     assert.equal(down.json().error.code, 'registry_unavailable');
     assert.ok(Number(down.headers['retry-after']) > 0);
 
     const throttled = await get(`/v1/validate?vat_number=${byVat.registry_throttled}`);
-    assert.equal(throttled.statusCode, 503);
+    assert.equal(throttled.statusCode, 502);
     assert.match(throttled.json().error.message, /MS_MAX_CONCURRENT_REQ/);
     assert.ok(Number(throttled.headers['retry-after']) > 0);
 
@@ -168,10 +177,15 @@ describe('GET /v1/validate with a test key', () => {
     assert.equal(res.json().error.code, 'country_unsupported');
   });
 
-  it('400 for unknown, missing, oversized and injection-laden parameters', async () => {
+  it('ignores unknown parameters', async () => {
+    const res = await get('/v1/validate?vat_number=DE100000008&foo=bar');
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().data.vat_number, 'DE100000008');
+  });
+
+  it('400 for missing, oversized and injection-laden parameters', async () => {
     for (const url of [
       '/v1/validate',
-      '/v1/validate?vat_number=DE100000008&foo=bar',
       '/v1/validate?vat_number=DE100000008&cache=maybe',
       `/v1/validate?vat_number=${'1'.repeat(300)}`,
       "/v1/validate?vat_number=DE100000008'%3B%20DROP%20TABLE%20api_keys%3B--",
@@ -180,10 +194,7 @@ describe('GET /v1/validate with a test key', () => {
     ]) {
       const res = await get(url);
       assert.equal(res.statusCode, 400, url);
-      assert.ok(
-        ['invalid_request', 'invalid_format', 'country_unsupported'].includes(res.json().error.code),
-        url,
-      );
+      assert.ok(['invalid_format', 'country_unsupported'].includes(res.json().error.code), url);
     }
     // Nothing was stored by the refused calls and the keys table is intact.
     assert.ok((await t.container.keys.countKeys()) >= 2);

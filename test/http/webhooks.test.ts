@@ -88,7 +88,6 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
       {},
       { url: 42 },
       { url: '' },
-      { url: 'https://hooks.example.com/', extra: true },
       { url: `https://hooks.example.com/${'a'.repeat(2048)}` },
       { url: 'not a url' },
       { url: 'ftp://hooks.example.com/' },
@@ -100,10 +99,16 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
     for (const body of cases) {
       const res = await post(pro, body);
       assert.equal(res.statusCode, 400, JSON.stringify(body).slice(0, 80));
-      assert.equal(errorCode(res), 'invalid_request');
+      assert.equal(errorCode(res), 'invalid_format');
     }
     const http = await post(pro, { url: 'http://hooks.example.com/' });
     assert.match((http.json() as { error: { message: string } }).error.message, /https:\/\//);
+    // Unknown fields are ignored, not refused, as by the hosted contract.
+    const extra = await post(pro, { url: 'https://hooks.example.com/', extra: true });
+    assert.equal(extra.statusCode, 201, extra.body);
+    const { id } = extra.json() as { id: string };
+    const deleted = await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${id}`, headers: pro.headers });
+    assert.equal(deleted.statusCode, 204);
   });
 
   it('refuses targets that are not public addresses', async () => {
@@ -130,7 +135,7 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
     for (const url of refused) {
       const res = await post(pro, { url });
       assert.equal(res.statusCode, 400, url);
-      assert.equal(errorCode(res), 'invalid_request', url);
+      assert.equal(errorCode(res), 'invalid_format', url);
     }
     const named = await post(pro, { url: 'https://internal.example.com/hook' });
     assert.match(
@@ -316,7 +321,7 @@ describe('webhook test events, deliveries and replay (private targets allowed)',
     );
   });
 
-  it('reports status null when the receiver cannot be reached', async () => {
+  it('reports status 0 and the error when the receiver cannot be reached', async () => {
     const closed = await startWebhookReceiver();
     const port = closed.port;
     await closed.close();
@@ -328,9 +333,11 @@ describe('webhook test events, deliveries and replay (private targets allowed)',
     });
     const { id } = res.json() as { id: string };
     const test = await t.app.inject({ method: 'POST', url: `/v1/webhooks/${id}/test`, headers: key.headers });
+    const answer = test.json() as { error?: string };
+    assert.match(String(answer.error), /ECONNREFUSED/);
     assert.deepEqual(
-      { ...(test.json() as object), latency_ms: 0 },
-      { delivered: false, status: null, latency_ms: 0 },
+      { ...answer, latency_ms: 0, error: 'x' },
+      { delivered: false, status: 0, latency_ms: 0, error: 'x' },
     );
     await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${id}`, headers: key.headers });
   });

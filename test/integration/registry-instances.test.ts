@@ -143,12 +143,12 @@ for (const target of await databaseTargets()) {
           url: '/v1/validate?vat_number=ATU13585627&cache=false',
           headers: keys[0]!.headers,
         });
-        assert.equal(res.statusCode, 503);
+        assert.equal(res.statusCode, 502);
       }
       const calls = viesStats(sim).calls.AT;
       for (const i of [1, 2]) {
         const res = await validate(i, 'ATU13585627', '&cache=false');
-        assert.equal(res.statusCode, 503);
+        assert.equal(res.statusCode, 502);
         assert.match(res.json().error.message, /circuit open/);
       }
       assert.equal(viesStats(sim).calls.AT, calls, 'the other instances did not call');

@@ -78,11 +78,11 @@ describe('every registry recovers after an outage, without a restart', () => {
   for (const c of cases) {
     it(`${c.name}: outage → open → back → live within the open period plus one trial`, async () => {
       sim.control({ [c.module]: { down: [c.country] } });
-      for (let i = 0; i < 2; i++) assert.equal((await validate(c.vat)).statusCode, 503);
+      for (let i = 0; i < 2; i++) assert.equal((await validate(c.vat)).statusCode, 502);
       assert.equal(await breakerOf(c.module, c.country), 'open');
       const before = calls(c.module, c.country);
       const refused = await validate(c.vat);
-      assert.equal(refused.statusCode, 503);
+      assert.equal(refused.statusCode, 502);
       assert.match(refused.json().error.message, /circuit open/);
       assert.equal(calls(c.module, c.country), before, 'refused without an upstream call');
 
@@ -104,7 +104,7 @@ describe('every registry recovers after an outage, without a restart', () => {
     const before = calls('evatr');
     const refused = await confirm();
     assert.equal(refused.statusCode, 503);
-    assert.equal(refused.json().error.code, 'registry_unavailable');
+    assert.equal(refused.json().error.code, 'taxauth_unavailable');
     assert.ok(Number(refused.headers['retry-after']) > 0);
     assert.equal(calls('evatr'), before, 'refused without an upstream call');
 
@@ -118,11 +118,11 @@ describe('every registry recovers after an outage, without a restart', () => {
 
   it('a half-open trial that answers "throttled" closes the breaker instead of wedging it', async () => {
     sim.control({ vies: { down: ['FR'] } });
-    for (let i = 0; i < 2; i++) assert.equal((await validate('FR40303265045')).statusCode, 503);
+    for (let i = 0; i < 2; i++) assert.equal((await validate('FR40303265045')).statusCode, 502);
     sim.control({ vies: { up: ['FR'], errorRate: { FR: { rate: 1, code: 'MS_MAX_CONCURRENT_REQ' } } } });
     clock.advance(OPEN_MS);
     const trial = await validate('FR40303265045');
-    assert.equal(trial.statusCode, 503, 'still busy, so no answer yet');
+    assert.equal(trial.statusCode, 502, 'still busy, so no answer yet');
     sim.control({ vies: { errorRate: { FR: null } } });
     clock.advance(1_000);
     const next = await validate('FR40303265045');
@@ -146,7 +146,7 @@ describe('every registry recovers after an outage, without a restart', () => {
       await unconfigured.container.liveAnswers.breaker.open('hmrc:GB', 1_000);
       clock.advance(1_000);
       const res = await gb();
-      assert.equal(res.statusCode, 503);
+      assert.equal(res.statusCode, 502);
       assert.match(res.json().error.message, /HMRC_CLIENT_ID/, 'the trial reached the client');
       const again = await gb();
       assert.match(

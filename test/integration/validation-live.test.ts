@@ -141,7 +141,7 @@ describe('GET /v1/validate with a live key against the registry simulators', () 
     }
   });
 
-  it('serves a stored answer as degraded when the registry is down, and 503 without one', async () => {
+  it('serves a stored answer as degraded when the registry is down, and 502 without one', async () => {
     const [known, unknown] = germanNumbers(2, true, 800);
     const first = (await validate(known!)).json();
     assert.equal(first.meta.source_status, 'live');
@@ -154,24 +154,24 @@ describe('GET /v1/validate with a live key against the registry simulators', () 
     assert.equal(degraded.json().data.valid, true);
     assert.ok(degraded.json().meta.stale_seconds >= 30 * 86_400, degraded.body);
     const missing = await validate(unknown!);
-    assert.equal(missing.statusCode, 503);
+    assert.equal(missing.statusCode, 502);
     assert.equal(missing.json().error.code, 'registry_unavailable');
     assert.ok(Number(missing.headers['retry-after']) > 0);
     // Past the degraded window (7 more days) the stored answer is no longer served.
     clock.advance(8 * 86_400_000);
     const tooOld = await validate(known!);
-    assert.equal(tooOld.statusCode, 503);
+    assert.equal(tooOld.statusCode, 502);
     clock.set(new Date());
   });
 
   it('opens the circuit after repeated failures and stops calling the registry', async () => {
     sim.control({ down: ['PL'] });
     const numbers = ['PL5260250274', 'PL7740001454', 'PL5261040828', 'PL1132191233', 'PL5213017228'];
-    for (const vat of numbers.slice(0, 3)) assert.equal((await validate(vat)).statusCode, 503);
+    for (const vat of numbers.slice(0, 3)) assert.equal((await validate(vat)).statusCode, 502);
     const calls = viesStats(sim).calls.PL ?? 0;
     for (const vat of numbers.slice(3)) {
       const res = await validate(vat);
-      assert.equal(res.statusCode, 503);
+      assert.equal(res.statusCode, 502);
       assert.match(res.json().error.message, /circuit/);
     }
     assert.equal(viesStats(sim).calls.PL ?? 0, calls, 'no further upstream calls while open');
@@ -184,13 +184,13 @@ describe('GET /v1/validate with a live key against the registry simulators', () 
     });
     const before = viesStats(sim).calls.AT ?? 0;
     const res = await validate('ATU13585627');
-    assert.equal(res.statusCode, 503);
+    assert.equal(res.statusCode, 502);
     assert.equal(viesStats(sim).calls.AT ?? 0, before);
   });
 
-  it('an unconfigured registry answers 503 naming the missing setting, never invalid', async () => {
+  it('an unconfigured registry answers 502 naming the missing setting, never invalid', async () => {
     const res = await validate('GB980780684');
-    assert.equal(res.statusCode, 503);
+    assert.equal(res.statusCode, 502);
     assert.equal(res.json().error.code, 'registry_unavailable');
     assert.match(res.json().error.message, /HMRC_CLIENT_ID/);
   });

@@ -5,18 +5,18 @@ import { baseMeta } from '../../http/meta.js';
 import type { Responder } from '../../http/respond.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
-import { ASYNC_BATCH_LIMIT, type BatchService, SYNC_BATCH_LIMIT } from './service.js';
+import { ValidationMetaFields } from '../validation/schemas.js';
+import { ASYNC_BATCH_LIMIT, type BatchService, rollup, SYNC_BATCH_LIMIT } from './service.js';
 
 const Body = Type.Object(
   {
-    vat_numbers: Type.Array(Type.String({ maxLength: 256 }), {
+    vat_numbers: Type.Array(Type.String(), {
       minItems: 1,
       description: `The VAT numbers, written any common way. At most ${SYNC_BATCH_LIMIT} synchronously, ${ASYNC_BATCH_LIMIT.toLocaleString('en')} with \`"async": true\`; more is \`400 batch_too_large\`.`,
     }),
     requester_vat_number: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 256,
         description: 'Your own VAT number: every item is then a live call with a consultation number.',
       }),
     ),
@@ -27,7 +27,8 @@ const Body = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  // Unknown fields are ignored, not refused, as by the hosted contract.
+  { description: 'Unknown fields are ignored.' },
 );
 
 const ItemError = Type.Object({
@@ -36,9 +37,11 @@ const ItemError = Type.Object({
       Type.Literal('invalid_format'),
       Type.Literal('country_unsupported'),
       Type.Literal('registry_unavailable'),
-      Type.Literal('rate_limited'),
     ],
-    { description: 'The code a single validation of this number would give.' },
+    {
+      description:
+        'Why this number has no answer: `invalid_format` (malformed, or the registry refused the requester), `country_unsupported`, `registry_unavailable` (retry later).',
+    },
   ),
   message: Type.String(),
 });
@@ -113,7 +116,16 @@ export function batchRoutes(deps: {
           security: [{ apiKey: [] }],
           body: Body,
           response: {
-            200: Envelope(BatchData, { sources: Sources }),
+            200: Envelope(BatchData, {
+              cached: Type.Boolean({ description: 'True when every answer was a stored one (none live).' }),
+              source: Type.Union(ValidationMetaFields.source.anyOf, {
+                description: 'The registry that gave the most answers (`vies` when none answered).',
+              }),
+              source_status: Type.Union(ValidationMetaFields.source_status.anyOf, {
+                description: 'The worst status among the answers: `degraded` over `cached` over `live`.',
+              }),
+              sources: Sources,
+            }),
             202: Envelope(JobData),
             ...errorResponses,
           },
@@ -142,7 +154,7 @@ export function batchRoutes(deps: {
           principal,
           endpoint: 'validate_batch',
           data: { summary: validated.summary, results: validated.results },
-          meta: { sources: validated.sources },
+          meta: { ...rollup(validated.sources), sources: validated.sources },
           requestBody: body,
           valid: null,
           event: 'batch.completed',

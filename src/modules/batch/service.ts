@@ -13,7 +13,12 @@ import type { ApiKeyPrincipal } from '../keys/service.js';
 import { PLAYGROUND_JOB_LIMIT } from '../playground/playground.js';
 import { outcomeError } from '../validation/routes.js';
 import type { ValidationService } from '../validation/service.js';
-import type { ValidationData, ValidationOutcome } from '../validation/types.js';
+import type {
+  SourceStatus,
+  ValidationData,
+  ValidationOutcome,
+  ValidationSource,
+} from '../validation/types.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
 import type { BatchJob, BatchRepository, ItemFinish } from './repository.js';
 
@@ -21,11 +26,8 @@ import type { BatchJob, BatchRepository, ItemFinish } from './repository.js';
 export const SYNC_BATCH_LIMIT = 100;
 export const ASYNC_BATCH_LIMIT = 10_000;
 
-export type BatchItemErrorCode =
-  | 'invalid_format'
-  | 'country_unsupported'
-  | 'registry_unavailable'
-  | 'rate_limited';
+/** The hosted contract's closed list of per-item codes: a batch item fails with one of these three. */
+export type BatchItemErrorCode = 'invalid_format' | 'country_unsupported' | 'registry_unavailable';
 
 export type BatchItemResult =
   | { ok: true; data: ValidationData }
@@ -120,10 +122,13 @@ function itemResult(outcome: ValidationOutcome): BatchItemResult {
     case 'invalid_format':
     case 'country_unsupported':
       return { ok: false, error: { code: outcome.kind, message: outcome.message } };
+    case 'requester_rejected':
+      return { ok: false, error: { code: 'invalid_format', message: outcome.message } };
     case 'unavailable':
-      return { ok: false, error: { code: 'registry_unavailable', message: outcome.message } };
+    // The number could not be checked now (the test-mode throttled number): retry later, as for an
+    // unavailable registry. A caller's own limit fails the whole batch before any item is looked up.
     case 'rate_limited':
-      return { ok: false, error: { code: 'rate_limited', message: outcome.message } };
+      return { ok: false, error: { code: 'registry_unavailable', message: outcome.message } };
   }
 }
 
@@ -131,6 +136,37 @@ function count(sources: SourceCounts, source: string, status: string): void {
   const entry = sources[source] ?? { live: 0, cached: 0, degraded: 0 };
   sources[source] = entry;
   if (status === 'live' || status === 'cached' || status === 'degraded') entry[status] += 1;
+}
+
+/** The hosted contract's batch `meta` fields, rolled up from the per-registry counts. */
+export interface BatchMetaRollup {
+  /** True when every answer was a stored one (none live). */
+  cached: boolean;
+  /** The registry that gave the most answers (`vies` when none answered). */
+  source: ValidationSource;
+  /** The worst status among the answers: `degraded` over `cached` over `live`. */
+  source_status: SourceStatus;
+}
+
+export function rollup(sources: SourceCounts): BatchMetaRollup {
+  let source: ValidationSource = 'vies';
+  let most = 0;
+  const totals = { live: 0, cached: 0, degraded: 0 };
+  for (const [name, counts] of Object.entries(sources)) {
+    const answers = counts.live + counts.cached + counts.degraded;
+    if (answers > most) {
+      most = answers;
+      source = name as ValidationSource;
+    }
+    totals.live += counts.live;
+    totals.cached += counts.cached;
+    totals.degraded += counts.degraded;
+  }
+  return {
+    cached: most > 0 && totals.live === 0,
+    source,
+    source_status: totals.degraded > 0 ? 'degraded' : totals.cached > 0 ? 'cached' : 'live',
+  };
 }
 
 function tooLarge(limit: number, got: number, asynchronous: boolean, playground: boolean): ApiError {
@@ -242,7 +278,8 @@ export function createBatchService(deps: BatchServiceDeps) {
         now.toISOString(),
       );
       const latency = Math.max(0, now.getTime() - Date.parse(row.created_at));
-      const body = `{"data":${dataJson},"meta":${JSON.stringify({ request_id: row.request_id, latency_ms: latency, sources })}}`;
+      const meta = { request_id: row.request_id, latency_ms: latency, ...rollup(sources), sources };
+      const body = `{"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
       const principal = principalOfJob(row);
       // The audit record of the call that created the job: the full result, once it exists.
       await deps.audits.record(

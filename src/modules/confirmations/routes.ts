@@ -6,7 +6,7 @@ import type { Responder } from '../../http/respond.js';
 import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
 import { ApiError, errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { ConfirmationsService, ConfirmBody as ConfirmBodyType } from './service.js';
+import type { ConfirmationData, ConfirmationsService, ConfirmBody as ConfirmBodyType } from './service.js';
 import { toTaxauthCode } from './service.js';
 
 const MatchCode = Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C'), Type.Literal('D')], {
@@ -84,12 +84,42 @@ const ConfirmationMeta = Type.Object({
   taxauth_id: Nullable(Type.String({ description: "The authority's own request id." })),
 });
 
+const NullableMatch = Nullable(MatchCode);
+
+/**
+ * A stored confirmation: first the record of the hosted contract (`id` … `created_at`), then
+ * openvat's evidence (the exchange byte for byte and the record's place in the hash chain).
+ */
 const StoredConfirmation = Type.Object({
-  confirmation_id: Type.String({ format: 'uuid' }),
+  id: Type.String({ format: 'uuid', description: 'The `confirmation_id`.' }),
   request_id: Type.String({ description: 'The `meta.request_id` of the original response.' }),
+  requester_vat: Type.String({ description: 'The German requester VAT number used.' }),
+  queried_vat: Type.String({ description: 'The confirmed number, normalised with its prefix.' }),
+  taxauth_status_code: Type.String({ description: "The authority's status, e.g. `taxauth-0000`." }),
+  taxauth_id: Nullable(Type.String({ description: "The authority's own request id." })),
+  valid: Type.Boolean(),
+  qualified: Type.Boolean(),
+  matches: Type.Object({
+    name: NullableMatch,
+    street: NullableMatch,
+    postcode: NullableMatch,
+    town: NullableMatch,
+  }),
+  result: Type.Object(
+    {
+      name: Nullable(Type.String()),
+      street: Nullable(Type.String()),
+      postcode: Nullable(Type.String()),
+      town: Nullable(Type.String()),
+    },
+    { description: 'Company data as held by the foreign registry (`data.company` of the response).' },
+  ),
+  valid_from: Nullable(Type.String({ format: 'date' })),
+  valid_to: Nullable(Type.String({ format: 'date' })),
+  created_at: Type.String({ format: 'date-time' }),
+  confirmation_id: Type.String({ format: 'uuid', description: 'Same as `id`.' }),
   key_id: Type.String({ description: 'The API key that made the request (same account).' }),
   mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
-  created_at: Type.String({ format: 'date-time' }),
   retain_until: Type.String({ format: 'date-time', description: 'Kept at least until then (10 years).' }),
   request: Type.Object({}, { additionalProperties: true, description: 'The API request body.' }),
   response: Type.Object(
@@ -112,9 +142,20 @@ const StoredConfirmation = Type.Object({
   }),
 });
 
+/** The record fields of the hosted contract, read from the stored response (its `data`). */
+function recordFields(responseJson: string) {
+  const data = (JSON.parse(responseJson) as { data: ConfirmationData }).data;
+  return {
+    matches: data.matches,
+    result: data.company,
+    valid_from: data.valid_from,
+    valid_to: data.valid_to,
+  };
+}
+
 const CONFIRM_DESCRIPTION = `Business plan. Asks the German federal tax authority (eVatR, §18e UStG) to confirm a foreign EU VAT number and compare the supplied company details field by field. Every 200 is stored for 10 years as evidence (retrievable with GET /v1/confirmations/{id}) together with the authority's raw exchange, in a hash chain.
 
-Statuses: 200 qualified, valid-not-qualified or invalid; 400 bad body, bad requester check digit (\`invalid_format\`, \`details.reason = checksum\`), a DE target, or a caller-fixable authority code; 409/422 \`idempotency_conflict\` (key in flight / key reused with another body); 422 \`requester_not_authorised\`; 429 \`rate_limited\` (local burst limit or the authority's session limit, with Retry-After); 502 \`upstream_error\` (network failure or timeout); 503 \`registry_unavailable\` (with Retry-After). \`error.details.taxauth_status_code\` carries the authority's code where there is one.
+Statuses: 200 qualified, valid-not-qualified or invalid; 400 \`invalid_format\` (bad body, a DE target), 400 \`invalid_requester_vat\` (no requester, or its check digit fails: \`details.reason = checksum\`), 400 \`taxauth_rejected\` (a caller-fixable authority code); 409/422 \`idempotency_conflict\` (key in flight / key reused with another body); 422 \`invalid_requester_vat\` (the authority does not accept the requester, \`taxauth-0004\`); 429 \`rate_limited\` (local burst limit) or \`taxauth_session_limit\` (the authority's session limit, \`taxauth-0008\`), with Retry-After; 502 \`taxauth_unavailable\` (network failure or timeout); 503 \`taxauth_unavailable\` (\`taxauth-0011\`, \`taxauth-0013\`) or \`taxauth_server_error\` (the authority's server errors and unknown codes), with Retry-After. \`error.details.taxauth_status_code\` carries the authority's code where there is one.
 
 \`Idempotency-Key\` (UUID, optional): per account for 24 hours; the same key and body replay the stored response (header \`Idempotent-Replayed: true\`). Only 200s are stored; an error frees the key.
 
@@ -189,7 +230,6 @@ export function confirmationsRoutes(deps: {
                 endpoint: 'confirm',
                 data: outcome.data,
                 meta: { ...outcome.meta },
-                integerLatency: true,
                 requestBody: body,
                 valid: outcome.data.valid,
                 writes: outcome.writes,
@@ -210,7 +250,7 @@ export function confirmationsRoutes(deps: {
           tags: ['Qualified confirmations'],
           summary: 'Retrieve a confirmation with its evidence',
           description:
-            "Business plan. Returns a stored confirmation with its evidence: the API request, our response byte for byte, the authority's raw request and response, and the record's place in the hash chain (`openvat evidence verify` checks the whole chain). Visible to every key of the same account for 10 years; other accounts and unknown ids get 404.",
+            "Business plan. Returns a stored confirmation (`id`, `requester_vat`, `queried_vat`, `taxauth_status_code`, `taxauth_id`, `valid`, `qualified`, `matches`, `result`, `valid_from`, `valid_to`, `created_at`) with its evidence: the API request, our response byte for byte, the authority's raw request and response, and the record's place in the hash chain (`openvat evidence verify` checks the whole chain). Visible to every key of the same account for 10 years; other accounts and unknown ids get 404.",
           security: [{ apiKey: [] }],
           params: Type.Object({ id: Type.String({ maxLength: 64, description: 'The `confirmation_id`.' }) }),
           response: {
@@ -225,11 +265,26 @@ export function confirmationsRoutes(deps: {
         const row = isUuid(id) ? await confirmations.find(principal, id.toLowerCase()) : null;
         if (!row) throw errors.notFound('No confirmation with this id for this account.');
         // Stored JSON documents are spliced in as stored, so they are byte for byte what was kept.
+        const fields = recordFields(row.response);
+        const head = JSON.stringify({
+          id: row.id,
+          request_id: row.request_id,
+          requester_vat: row.requester_vat_number,
+          queried_vat: row.vat_number,
+          taxauth_status_code: toTaxauthCode(row.taxauth_status),
+          taxauth_id: row.upstream_id,
+          valid: Number(row.valid) === 1,
+          qualified: Number(row.qualified) === 1,
+          ...fields,
+          created_at: row.created_at,
+          confirmation_id: row.id,
+          key_id: row.key_id,
+          mode: row.mode,
+          retain_until: row.retain_until,
+        });
+        // Stored JSON documents are spliced in as stored, so they are byte for byte what was kept.
         const body =
-          `{"data":{"confirmation_id":${JSON.stringify(row.id)},"request_id":${JSON.stringify(row.request_id)},` +
-          `"key_id":${JSON.stringify(row.key_id)},"mode":${JSON.stringify(row.mode)},` +
-          `"created_at":${JSON.stringify(row.created_at)},"retain_until":${JSON.stringify(row.retain_until)},` +
-          `"request":${row.api_request},"response":${row.response},` +
+          `{"data":${head.slice(0, -1)},"request":${row.api_request},"response":${row.response},` +
           `"taxauth":{"status_code":${JSON.stringify(toTaxauthCode(row.taxauth_status))},` +
           `"id":${JSON.stringify(row.upstream_id)},"url":${JSON.stringify(row.upstream_url)},` +
           `"http_status":${Number(row.upstream_http_status)},"request":${JSON.stringify(row.upstream_request)},` +

@@ -134,7 +134,7 @@ export function checkRequester(input: string): { ok: true; vat: string } | Rejec
   const vat = compactInput(input) ?? input;
   if (vat === OFFICIAL_TEST_REQUESTER) return { ok: true, vat };
   const fail = (reason: 'country' | 'characters' | 'length' | 'checksum', message: string) =>
-    rejected(400, 'invalid_format', message, { reason, field: 'requester_vat_number' });
+    rejected(400, 'invalid_requester_vat', message, { reason, field: 'requester_vat_number' });
   if (!vat.startsWith('DE')) {
     return fail('country', 'The requester VAT number must be a German VAT number (DE followed by 9 digits).');
   }
@@ -177,6 +177,9 @@ export async function verifyEvidenceChain(
   }
   return verifier.finish(await repository.head());
 }
+
+/** Upstream codes that say the authority (or the foreign registry behind it) is unavailable. */
+const AUTHORITY_UNAVAILABLE_CODES = new Set(['evatr-0011', 'evatr-0013']);
 
 export function createConfirmationsService(deps: {
   repository: ConfirmationsRepository;
@@ -222,7 +225,7 @@ export function createConfirmationsService(deps: {
         const wait = result.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS;
         return rejected(
           503,
-          'registry_unavailable',
+          'taxauth_unavailable',
           `The tax authority is unavailable (${result.message}); nothing was confirmed. Retry after ${wait} seconds.`,
           undefined,
           wait,
@@ -231,7 +234,7 @@ export function createConfirmationsService(deps: {
       if (result.reason === 'bad_response') {
         return rejected(
           503,
-          'registry_unavailable',
+          'taxauth_server_error',
           `The tax authority is unavailable (${result.message}); try again later.`,
           undefined,
           UNAVAILABLE_RETRY_AFTER_SECONDS,
@@ -239,7 +242,7 @@ export function createConfirmationsService(deps: {
       }
       return rejected(
         502,
-        'upstream_error',
+        'taxauth_unavailable',
         result.reason === 'timeout'
           ? 'The tax authority did not answer in time; nothing was confirmed. Try again later.'
           : 'The tax authority could not be reached; nothing was confirmed. Try again later.',
@@ -255,29 +258,31 @@ export function createConfirmationsService(deps: {
       case 'caller_error':
         return rejected(
           400,
-          'invalid_request',
+          'taxauth_rejected',
           `The tax authority rejected the request (${code}): ${result.description}`,
           upstreamDetails(result),
         );
       case 'requester_refused':
         return rejected(
           422,
-          'requester_not_authorised',
+          'invalid_requester_vat',
           `The tax authority does not accept the requester VAT number (${code}): ${result.description}`,
           upstreamDetails(result),
         );
       case 'session_limit':
         return rejected(
           429,
-          'rate_limited',
+          'taxauth_session_limit',
           `The tax authority's limit of qualified confirmations was reached (${code}); retry after ${SESSION_LIMIT_RETRY_AFTER_SECONDS} seconds.`,
           { ...upstreamDetails(result), retry_after_seconds: SESSION_LIMIT_RETRY_AFTER_SECONDS },
           SESSION_LIMIT_RETRY_AFTER_SECONDS,
         );
       case 'unavailable':
+        // The authority's own "unavailable" codes (taxauth-0011, -0013) and its server errors
+        // (1001–1004, 2004, 2011, 3011, unknown codes) keep apart, as the hosted SDK's codes do.
         return rejected(
           503,
-          'registry_unavailable',
+          AUTHORITY_UNAVAILABLE_CODES.has(result.status) ? 'taxauth_unavailable' : 'taxauth_server_error',
           `The tax authority is unavailable (${code}): ${result.description}`,
           { ...upstreamDetails(result), retry_after_seconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
           UNAVAILABLE_RETRY_AFTER_SECONDS,
@@ -311,7 +316,7 @@ export function createConfirmationsService(deps: {
       if (target.startsWith('DE')) {
         return rejected(
           400,
-          'invalid_request',
+          'invalid_format',
           'The German tax authority cannot confirm German (DE) VAT numbers for a German requester; confirm foreign EU VAT numbers only, and use GET /v1/validate for DE numbers.',
           { field: 'vat_number' },
         );
@@ -320,7 +325,7 @@ export function createConfirmationsService(deps: {
       if (!requesterInput) {
         return rejected(
           400,
-          'invalid_request',
+          'invalid_requester_vat',
           'A German requester VAT number is required: send requester_vat_number, or set a default on the key with "openvat keys create --default-requester-vat DE…".',
           { field: 'requester_vat_number' },
         );
@@ -408,7 +413,7 @@ export function createConfirmationsService(deps: {
       if (refused || result.kind !== 'answer') {
         // Nothing was confirmed, so nothing is kept: a retry with the same key asks again.
         await release();
-        return refused ?? rejected(503, 'registry_unavailable', 'The tax authority is unavailable.');
+        return refused ?? rejected(503, 'taxauth_unavailable', 'The tax authority is unavailable.');
       }
 
       const answer = result;

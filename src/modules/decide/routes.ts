@@ -60,7 +60,10 @@ export const DecideBody = Type.Object(
 const VatCheckSchema = Type.Object({
   vat_number: Type.String({ description: 'Normalised, with its prefix.' }),
   valid: Type.Boolean({ description: "The registry's answer." }),
-  country: Type.String({ description: 'ISO 3166-1 alpha-2 (GR for EL numbers, XI for Northern Ireland).' }),
+  country: Type.Object({
+    code: Type.String({ description: 'ISO 3166-1 alpha-2 (GR for EL numbers, XI for Northern Ireland).' }),
+    name: Type.String({ description: 'English name.' }),
+  }),
 });
 
 export const DecideData = Type.Object(
@@ -93,20 +96,18 @@ export const DecideData = Type.Object(
     legal_basis: Type.String({ description: 'The articles of Council Directive 2006/112/EC applied.' }),
     articles: Type.Array(Type.String(), { description: 'The article numbers, e.g. `["44", "196"]`.' }),
     explanation: Type.String(),
-    invoice_note: Nullable(
-      Type.Object(
-        {
-          text: Type.String({ description: 'The mention in English.' }),
-          translations: Type.Array(
-            Type.Object({
-              language: Type.String({ description: 'ISO 639-1.' }),
-              text: Type.String(),
-            }),
-            { description: "The mention in the official language(s) of the buyer's country." },
-          ),
-        },
-        { description: 'The mention the invoice must carry; null when none is required.' },
-      ),
+    invoice_note: Type.String({
+      description: 'The mention the invoice must carry, in English; `""` when none is required.',
+    }),
+    invoice_note_translations: Type.Array(
+      Type.Object({
+        language: Type.String({ description: 'ISO 639-1.' }),
+        text: Type.String(),
+      }),
+      {
+        description:
+          "The same mention in the official language(s) of the buyer's country (English excluded); empty when none is required.",
+      },
     ),
     disclaimer: Type.String(),
     customer_type: Type.Union([Type.Literal('business'), Type.Literal('consumer')], {
@@ -145,6 +146,9 @@ export const DecideData = Type.Object(
 );
 
 const DecideMeta = {
+  source_status: Type.Union(ValidationMetaFields.source_status.anyOf, {
+    description: 'The worst `source_status` of the look-ups: `degraded` over `cached` over `live`.',
+  }),
   sources: Type.Array(
     Type.Object({
       role: Type.Union([Type.Literal('seller'), Type.Literal('buyer')]),
@@ -170,7 +174,7 @@ export function decideRoutes(deps: { decide: DecideService; requireKey: RequireK
           tags: ['Decide'],
           summary: 'The VAT treatment of a sale',
           description:
-            'Whether to charge VAT, at which rate and in which country, and what the invoice must say, under Council Directive 2006/112/EC. B2B: `{seller_vat, buyer_vat}`; B2C: `{seller_vat, buyer_country}`. Both numbers are checked through the same path as `GET /v1/validate` (cache, degraded answers); a buyer number the registry says is not valid makes the sale B2C. When a registry cannot answer and nothing is stored: `503 registry_unavailable` with `Retry-After`. Starter, Pro and Business plans; test keys use the magic numbers of `GET /v1/validate`.',
+            'Whether to charge VAT, at which rate and in which country, and what the invoice must say, under Council Directive 2006/112/EC. B2B: `{seller_vat, buyer_vat}`; B2C: `{seller_vat, buyer_country}`. Both numbers are checked through the same path as `GET /v1/validate` (cache, degraded answers); a buyer number the registry says is not valid makes the sale B2C. When a registry cannot answer and nothing is stored: `502 registry_unavailable` with `Retry-After`. Starter, Pro and Business plans; test keys use the magic numbers of `GET /v1/validate`.',
           security: [{ apiKey: [] }],
           body: DecideBody,
           response: { 200: Envelope(DecideData, DecideMeta), ...errorResponses },

@@ -4,6 +4,7 @@ import { type Clock, isoDate } from '../../lib/clock.js';
 import { ApiError, errors } from '../../lib/errors.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 import type { RatesService } from '../rates/service.js';
+import { outcomeError } from '../validation/routes.js';
 import type {
   SourceStatus,
   ValidationOutcome,
@@ -34,15 +35,28 @@ export interface DecideSource {
   source: ValidationSource;
   source_status: SourceStatus;
   cached: boolean;
-  cached_at?: string;
-  stale_seconds?: number;
+  /** When the stored answer was obtained; null for a live answer. */
+  cached_at: string | null;
+  /** Age of the stored answer in seconds; null for a live answer. */
+  stale_seconds: number | null;
 }
 
 export interface VatCheck {
   vat_number: string;
   valid: boolean;
-  /** ISO 3166-1 alpha-2, upper case (GR for an EL number). */
-  country: string;
+  /** `code`: ISO 3166-1 alpha-2, upper case (GR for an EL number); `name`: English name. */
+  country: { code: string; name: string };
+}
+
+const STATUS_ORDER: readonly SourceStatus[] = ['live', 'cached', 'degraded'];
+
+/** The worst `source_status` of the look-ups (live < cached < degraded). */
+export function worstStatus(statuses: readonly SourceStatus[]): SourceStatus {
+  let worst: SourceStatus = 'live';
+  for (const status of statuses) {
+    if (STATUS_ORDER.indexOf(status) > STATUS_ORDER.indexOf(worst)) worst = status;
+  }
+  return worst;
 }
 
 /** `data` of a decide response. */
@@ -55,7 +69,10 @@ export interface DecideData {
   legal_basis: string;
   articles: string[];
   explanation: string;
-  invoice_note: InvoiceNote | null;
+  /** The mention in English; `""` when the invoice needs none. */
+  invoice_note: string;
+  /** The same mention in the official language(s) of the buyer's country; empty when none. */
+  invoice_note_translations: InvoiceNote['translations'];
   disclaimer: string;
   customer_type: CustomerType;
   supply_type: SupplyType;
@@ -75,7 +92,7 @@ export interface DecideData {
 
 export interface DecideResult {
   data: DecideData;
-  meta: { sources: DecideSource[] };
+  meta: { source_status: SourceStatus; sources: DecideSource[] };
   /** The buyer's VAT number validity (null for the B2C form), for the audit record. */
   valid: boolean | null;
   /** Rows the look-ups want written (cache), to run in the response's transaction. */
@@ -102,34 +119,6 @@ export function normaliseBuyerCountry(value: string): string | null {
 
 function formatError(field: Field, reason: string, message: string): ApiError {
   return new ApiError(400, 'invalid_format', `${field}: ${message}`, { reason, field });
-}
-
-function lookupError(field: Field, outcome: Exclude<ValidationOutcome, { kind: 'ok' }>): ApiError {
-  switch (outcome.kind) {
-    case 'invalid_format':
-      return formatError(field, outcome.reason, outcome.message);
-    case 'country_unsupported':
-      return new ApiError(400, 'country_unsupported', `${field}: ${outcome.message}`, {
-        country: outcome.country,
-        field,
-      });
-    case 'unavailable':
-      return new ApiError(
-        503,
-        'registry_unavailable',
-        `${field}: ${outcome.message}`,
-        { field, source: outcome.source, retry_after_seconds: outcome.retryAfterSeconds },
-        { 'retry-after': String(outcome.retryAfterSeconds) },
-      );
-    case 'rate_limited':
-      return new ApiError(
-        429,
-        'rate_limited',
-        `${field}: ${outcome.message}`,
-        { field, retry_after_seconds: outcome.retryAfterSeconds },
-        { 'retry-after': String(outcome.retryAfterSeconds) },
-      );
-  }
 }
 
 /**
@@ -223,8 +212,8 @@ export function createDecideService(deps: {
         validation.validate({ vatNumber: seller.normalised }, principal),
         buyerNumber === null ? null : validation.validate({ vatNumber: buyerNumber }, principal),
       ]);
-      if (sellerOutcome.kind !== 'ok') throw lookupError('seller_vat', sellerOutcome);
-      if (buyerOutcome && buyerOutcome.kind !== 'ok') throw lookupError('buyer_vat', buyerOutcome);
+      if (sellerOutcome.kind !== 'ok') throw outcomeError(sellerOutcome, 'seller_vat');
+      if (buyerOutcome && buyerOutcome.kind !== 'ok') throw outcomeError(buyerOutcome, 'buyer_vat');
 
       const sources: DecideSource[] = [];
       const source = (role: Role, o: Extract<ValidationOutcome, { kind: 'ok' }>): DecideSource => ({
@@ -233,8 +222,8 @@ export function createDecideService(deps: {
         source: o.meta.source,
         source_status: o.meta.source_status,
         cached: o.meta.cached,
-        ...(o.meta.cached_at !== undefined ? { cached_at: o.meta.cached_at } : {}),
-        ...(o.meta.stale_seconds !== undefined ? { stale_seconds: o.meta.stale_seconds } : {}),
+        cached_at: o.meta.cached_at,
+        stale_seconds: o.meta.stale_seconds,
       });
       sources.push(source('seller', sellerOutcome));
       if (buyerOutcome) sources.push(source('buyer', buyerOutcome));
@@ -267,6 +256,7 @@ export function createDecideService(deps: {
       const writes = [sellerOutcome.writes, buyerOutcome?.writes].filter(
         (w): w is NonNullable<typeof w> => w !== undefined,
       );
+      const note = d.note ? invoiceNote(d.note, buyerCountry, d.noteArticle ?? '') : null;
       const data: DecideData = {
         charge_vat: d.chargeVat,
         rate: d.rate,
@@ -276,7 +266,8 @@ export function createDecideService(deps: {
         legal_basis: d.legalBasis,
         articles: d.articles,
         explanation: d.explanation + sellerWarning,
-        invoice_note: d.note ? invoiceNote(d.note, buyerCountry, d.noteArticle ?? '') : null,
+        invoice_note: note?.text ?? '',
+        invoice_note_translations: note?.translations ?? [],
         disclaimer: DISCLAIMER,
         customer_type: d.customerType,
         supply_type: supplyType,
@@ -293,13 +284,13 @@ export function createDecideService(deps: {
         seller_vat: {
           vat_number: sellerOutcome.data.vat_number,
           valid: sellerOutcome.data.valid,
-          country: seller.isoCountry,
+          country: { code: seller.isoCountry, name: names(seller.isoCountry) },
         },
         buyer_vat: buyerOutcome
           ? {
               vat_number: buyerOutcome.data.vat_number,
               valid: buyerOutcome.data.valid,
-              country: buyerCountry,
+              country: { code: buyerCountry, name: names(buyerCountry) },
             }
           : null,
         buyer_country: buyerCountry,
@@ -307,7 +298,7 @@ export function createDecideService(deps: {
       };
       return {
         data,
-        meta: { sources },
+        meta: { source_status: worstStatus(sources.map((s) => s.source_status)), sources },
         valid: buyerOutcome ? buyerOutcome.data.valid : null,
         ...(writes.length
           ? {

@@ -74,12 +74,14 @@ function bodyWriter(rates: RatesService) {
   const tail = `","data_version":"${rates.dataVersion}","cached":true,"latency_ms":`;
   const end = '}}';
   const fixedBytes = Buffer.byteLength(head + middle + tail + end);
+  /** The list's `meta.count`, ASCII: `,"count":44`. */
+  const count = (answer: RatesAnswer) => (answer.count === undefined ? '' : `,"count":${answer.count}`);
   return {
     text: (answer: RatesAnswer, requestId: string, latency: string) =>
-      head + answer.json + middle + requestId + tail + latency + end,
+      head + answer.json + middle + requestId + tail + latency + count(answer) + end,
     /** The text's length in bytes, from its parts: the request's own parts are ASCII. */
     bytes: (answer: RatesAnswer, requestId: string, latency: string) =>
-      fixedBytes + answer.bytes + requestId.length + latency.length,
+      fixedBytes + answer.bytes + requestId.length + latency.length + count(answer).length,
   };
 }
 
@@ -220,7 +222,10 @@ export function ratesRoutes(deps: {
             'Public: no key needed. Rates in force today, or on `date`. Conditional requests with `If-None-Match` get 304.',
           querystring: DateQuery,
           response: {
-            200: Envelope(Type.Array(Type.Ref('CountryRate')), RatesMeta),
+            200: Envelope(Type.Array(Type.Ref('CountryRate')), {
+              ...RatesMeta,
+              count: Type.Integer({ minimum: 0, description: 'Number of countries in `data`.' }),
+            }),
             304: Type.Null({ description: 'Not modified.' }),
             ...errorResponses,
           },

@@ -66,10 +66,12 @@ export interface RatesAnswer {
   json: string;
   bytes: number;
   etag: string;
+  /** For the list: the number of countries in it (`meta.count`). */
+  count?: number;
 }
 
-function answerOf(json: string, etag: string): RatesAnswer {
-  return { json, bytes: Buffer.byteLength(json), etag };
+function answerOf(json: string, etag: string, count?: number): RatesAnswer {
+  return { json, bytes: Buffer.byteLength(json), etag, ...(count !== undefined ? { count } : {}) };
 }
 
 export type RatesLookup =
@@ -185,7 +187,7 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
           froms.push(period.from);
         }
         const latest = froms.sort().at(-1) ?? 'none';
-        answer = answerOf(`[${parts.join(',')}]`, `W/"${dataset.data_version}-all-${latest}"`);
+        answer = answerOf(`[${parts.join(',')}]`, `W/"${dataset.data_version}-all-${latest}"`, parts.length);
         if (answers.size < 10_000) answers.set(key, answer);
       }
       return answer;

@@ -37,6 +37,8 @@ export type AnswerOutcome =
       writes?: (trx: Kysely<Database>) => Promise<void>;
     }
   | { kind: 'unavailable'; source: ValidationSource; message: string; retryAfterSeconds: number }
+  /** The registry refused the requester's VAT number: retrying will not help, the caller must fix it. */
+  | { kind: 'requester_rejected'; source: ValidationSource; message: string }
   | { kind: 'rate_limited'; message: string; retryAfterSeconds: number };
 
 export interface AnswerSource {

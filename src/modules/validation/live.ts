@@ -254,6 +254,10 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
       }
 
       if (result.kind === 'unavailable') {
+        // The registry refused our requester: the caller's error, which no stored answer or retry fixes.
+        if (requester && result.upstreamCode === 'INVALID_REQUESTER_INFO') {
+          return { kind: 'requester_rejected', source: client.source, message: result.message };
+        }
         const retryAfter = result.retryAfterSeconds ?? (result.reason === 'throttled' ? 5 : 60);
         return fallback(row, client.source, result.message, retryAfter);
       }

@@ -12,14 +12,12 @@ const Query = Type.Object(
   {
     vat_number: Type.String({
       minLength: 1,
-      maxLength: 256,
       description:
         'The VAT number with its country prefix, written any common way (`de 136.695.976`, `CHE-116.281.710 MWST`).',
     }),
     requester_vat_number: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 256,
         description:
           'Your own VAT number: the registry then returns a consultation number (`verify_id`). Always a live call.',
       }),
@@ -30,30 +28,49 @@ const Query = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  // Unknown parameters are ignored, not refused, as by the hosted contract.
+  { description: 'Unknown query parameters are ignored.' },
 );
 
-/** Maps a validation outcome that is not a success to its API error. */
-export function outcomeError(outcome: Exclude<ValidationOutcome, { kind: 'ok' }>): ApiError {
+/** HTTP status of `registry_unavailable`: the hosted contract's 502 for an upstream registry failure. */
+export const REGISTRY_UNAVAILABLE_STATUS = 502;
+
+/**
+ * Maps a validation outcome that is not a success to its API error: the one mapping for validate,
+ * decide (with `field`, the body field the number came from) and a batch's requester.
+ */
+export function outcomeError(
+  outcome: Exclude<ValidationOutcome, { kind: 'ok' }>,
+  field?: 'seller_vat' | 'buyer_vat' | 'requester_vat_number',
+): ApiError {
+  const message =
+    field && !outcome.message.startsWith(`${field}:`) ? `${field}: ${outcome.message}` : outcome.message;
+  const where = field ? { field } : {};
   switch (outcome.kind) {
     case 'invalid_format':
-      return new ApiError(400, 'invalid_format', outcome.message, { reason: outcome.reason });
+      return new ApiError(400, 'invalid_format', message, { reason: outcome.reason, ...where });
     case 'country_unsupported':
-      return new ApiError(400, 'country_unsupported', outcome.message, { country: outcome.country });
+      return new ApiError(400, 'country_unsupported', message, { country: outcome.country, ...where });
+    case 'requester_rejected':
+      return new ApiError(400, 'invalid_format', message, {
+        reason: 'requester',
+        field: 'requester_vat_number',
+        source: outcome.source,
+      });
     case 'unavailable':
       return new ApiError(
-        503,
+        REGISTRY_UNAVAILABLE_STATUS,
         'registry_unavailable',
-        outcome.message,
-        { source: outcome.source, retry_after_seconds: outcome.retryAfterSeconds },
+        message,
+        { ...where, source: outcome.source, retry_after_seconds: outcome.retryAfterSeconds },
         { 'retry-after': String(outcome.retryAfterSeconds) },
       );
     case 'rate_limited':
       return new ApiError(
         429,
         'rate_limited',
-        outcome.message,
-        { retry_after_seconds: outcome.retryAfterSeconds },
+        message,
+        { ...where, retry_after_seconds: outcome.retryAfterSeconds },
         { 'retry-after': String(outcome.retryAfterSeconds) },
       );
   }
@@ -73,7 +90,7 @@ export function validationRoutes(deps: {
         schema: {
           tags: ['Validation'],
           summary: 'Validate one VAT number',
-          description: `Checks the format and check digit locally (a malformed number is answered \`400 invalid_format\` at once, with \`error.details.reason\` = \`length\`, \`characters\`, \`checksum\` or \`country\`), then asks the registry (VIES, HMRC, the Swiss UID register or Brønnøysund) through a cache. An outage or throttling is never reported as \`valid: false\`: a stored answer is served with \`source_status: "degraded"\`, or the answer is \`503 registry_unavailable\` with \`Retry-After\`.\n\nTest keys (\`svc_test_…\`) never call a registry:\n\n${testModeTable()}`,
+          description: `Checks the format and check digit locally (a malformed number is answered \`400 invalid_format\` at once, with \`error.details.reason\` = \`length\`, \`characters\`, \`checksum\` or \`country\`), then asks the registry (VIES, HMRC, the Swiss UID register or Brønnøysund) through a cache. An outage or throttling is never reported as \`valid: false\`: a stored answer is served with \`source_status: "degraded"\`, or the answer is \`502 registry_unavailable\` with \`Retry-After\`. A requester number the registry refuses (VIES \`INVALID_REQUESTER_INFO\`) is the caller's error: \`400 invalid_format\` with \`error.details.reason\` = \`requester\`. Unknown query parameters are ignored.\n\nTest keys (\`svc_test_…\`) never call a registry:\n\n${testModeTable()}`,
           security: [{ apiKey: [] }],
           querystring: Query,
           response: { 200: Envelope(Type.Ref('ValidationData'), ValidationMetaFields), ...errorResponses },

@@ -12,11 +12,16 @@ export const ValidationDataSchema = Type.Object(
       name: Type.String(),
       vat: Nullable(
         Type.Object({
-          standard_rate: Type.Number(),
+          name: Type.String({ description: 'Local name of the tax, e.g. `Umsatzsteuer`.' }),
+          abbreviation: Type.String({ description: 'Its abbreviation, e.g. `USt`.' }),
+          currency: Type.String({ description: 'ISO 4217 code used for invoicing.' }),
+          standard_rate: Type.Number({ description: 'Percent (19 means 19%).' }),
           reduced_rates: Type.Array(Type.Number()),
           super_reduced_rate: Nullable(Type.Number()),
           parking_rate: Nullable(Type.Number()),
-          currency: Type.String(),
+          number_format: Type.String({ description: 'The VAT number format, e.g. `DE + 9 digits`.' }),
+          number_pattern: Type.String({ description: 'A regex matching the normalised VAT number.' }),
+          updated_at: Type.String({ format: 'date', description: 'Day of the last review of this row.' }),
         }),
       ),
     }),
@@ -42,21 +47,23 @@ export const ValidationDataSchema = Type.Object(
 export const ValidationMetaFields = {
   cached: Type.Boolean({ description: 'True when the answer was stored earlier.' }),
   source: Type.Union(
-    [
-      Type.Literal('vies'),
-      Type.Literal('hmrc'),
-      Type.Literal('bfs'),
-      Type.Literal('brreg'),
-      Type.Literal('test'),
-    ],
-    { description: 'The registry that gave the answer (`test` for test keys).' },
+    [Type.Literal('vies'), Type.Literal('hmrc'), Type.Literal('bfs'), Type.Literal('brreg')],
+    {
+      description:
+        'The registry that gave the answer; for test keys, the registry a live key would have asked.',
+    },
   ),
   source_status: Type.Union([Type.Literal('live'), Type.Literal('cached'), Type.Literal('degraded')], {
     description:
       '`live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served.',
   }),
-  cached_at: Type.Optional(
-    Type.String({ format: 'date-time', description: 'When the stored answer was obtained.' }),
+  cached_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the stored answer was obtained; null for a live answer.',
+    }),
   ),
-  stale_seconds: Type.Optional(Type.Integer({ description: 'Age of the stored answer in seconds.' })),
+  stale_seconds: Nullable(
+    Type.Integer({ minimum: 0, description: 'Age of the stored answer in seconds; null for a live answer.' }),
+  ),
 };

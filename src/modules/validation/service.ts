@@ -43,11 +43,16 @@ export function createValidationService(deps: {
       name: rate?.country_name ?? vat.isoCountry,
       vat: rate
         ? {
+            name: rate.vat_name,
+            abbreviation: rate.vat_abbr,
             standard_rate: rate.standard_rate,
             reduced_rates: rate.reduced_rates,
             super_reduced_rate: rate.super_reduced_rate,
             parking_rate: rate.parking_rate,
             currency: rate.currency,
+            number_format: rate.vat_number_format,
+            number_pattern: rate.vat_number_regex,
+            updated_at: rate.updated_at,
           }
         : null,
     };
@@ -92,12 +97,10 @@ export function createValidationService(deps: {
           cached: outcome.fromStore,
           source: outcome.source,
           source_status: outcome.sourceStatus,
-          ...(outcome.fromStore
-            ? {
-                cached_at: outcome.checkedAt.toISOString(),
-                stale_seconds: Math.max(0, Math.floor((now.getTime() - outcome.checkedAt.getTime()) / 1000)),
-              }
-            : {}),
+          cached_at: outcome.fromStore ? outcome.checkedAt.toISOString() : null,
+          stale_seconds: outcome.fromStore
+            ? Math.max(0, Math.floor((now.getTime() - outcome.checkedAt.getTime()) / 1000))
+            : null,
         },
         ...(outcome.writes ? { writes: outcome.writes } : {}),
       };

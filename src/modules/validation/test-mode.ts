@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import { sourceForPrefix } from '../../registries/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
 
 const DAY_S = 86_400;
@@ -31,7 +32,7 @@ export const TEST_MAGIC_NUMBERS: ReadonlyArray<{ vat: string; behaviour: TestBeh
   {
     vat: 'DE400000000',
     behaviour: 'registry_down',
-    answer: '503 `registry_unavailable` with `Retry-After` (registry down, nothing stored)',
+    answer: '502 `registry_unavailable` with `Retry-After` (registry down, nothing stored)',
   },
   {
     vat: 'DE500000007',
@@ -42,7 +43,7 @@ export const TEST_MAGIC_NUMBERS: ReadonlyArray<{ vat: string; behaviour: TestBeh
   {
     vat: 'DE600000004',
     behaviour: 'registry_throttled',
-    answer: '503 `registry_unavailable` with `Retry-After` (registry throttling: `MS_MAX_CONCURRENT_REQ`)',
+    answer: '502 `registry_unavailable` with `Retry-After` (registry throttling: `MS_MAX_CONCURRENT_REQ`)',
   },
   {
     vat: 'DE700000001',
@@ -78,6 +79,8 @@ export function createTestModeAnswers(deps: { clock: Clock }): AnswerSource {
       const number = query.vat.normalised;
       const behaviour = BY_NUMBER.get(number) ?? 'valid_with_company';
       const verify = query.requester ? consultationNumber(number, query.requester.normalised) : null;
+      // The registry a live key would get the answer from: clients see the same `source` values.
+      const source = sourceForPrefix(query.vat.country) ?? 'vies';
       const placeholder = {
         name: number === 'DE100000008' ? 'Testfirma Muster GmbH' : `Test Company ${number}`,
         address:
@@ -85,7 +88,7 @@ export function createTestModeAnswers(deps: { clock: Clock }): AnswerSource {
       };
       const live = {
         kind: 'answer' as const,
-        source: 'test' as const,
+        source,
         sourceStatus: 'live' as const,
         valid: true,
         ...placeholder,
@@ -103,7 +106,7 @@ export function createTestModeAnswers(deps: { clock: Clock }): AnswerSource {
         case 'registry_down':
           return {
             kind: 'unavailable',
-            source: 'test',
+            source,
             message:
               'The DE registry is unavailable (MS_UNAVAILABLE) and no earlier answer is stored; retry later.',
             retryAfterSeconds: 60,
@@ -111,7 +114,7 @@ export function createTestModeAnswers(deps: { clock: Clock }): AnswerSource {
         case 'registry_throttled':
           return {
             kind: 'unavailable',
-            source: 'test',
+            source,
             message:
               'The DE registry is throttling requests (MS_MAX_CONCURRENT_REQ) and no earlier answer is stored.',
             retryAfterSeconds: 5,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 
-export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg' | 'test';
+export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg';
 export type SourceStatus = 'live' | 'cached' | 'degraded';
 
 /** `data` of a validate response (DESIGN §2). */
@@ -14,13 +14,18 @@ export interface ValidationData {
     /** ISO 3166-1 alpha-2 upper case (`GR` for an `EL` number, `XI` for Northern Ireland). */
     code: string;
     name: string;
-    /** The country's rates summary in force today. */
+    /** The country's VAT metadata in force today (the hosted contract's `CountryVat`). */
     vat: {
+      name: string;
+      abbreviation: string;
       standard_rate: number;
       reduced_rates: number[];
       super_reduced_rate: number | null;
       parking_rate: number | null;
       currency: string;
+      number_format: string;
+      number_pattern: string;
+      updated_at: string;
     } | null;
   };
   company: { name: string | null; address: string | null } | null;
@@ -34,8 +39,10 @@ export interface ValidationMeta {
   cached: boolean;
   source: ValidationSource;
   source_status: SourceStatus;
-  cached_at?: string;
-  stale_seconds?: number;
+  /** When the stored answer was obtained; null for a live answer. */
+  cached_at: string | null;
+  /** Age of the stored answer in seconds; null for a live answer. */
+  stale_seconds: number | null;
 }
 
 export type ValidationOutcome =
@@ -50,8 +57,10 @@ export type ValidationOutcome =
   | { kind: 'invalid_format'; reason: 'country' | 'characters' | 'length' | 'checksum'; message: string }
   /** A country this service cannot validate: 400 `country_unsupported`. */
   | { kind: 'country_unsupported'; country: string; message: string }
-  /** The registry could not answer and no stored answer may be served: 503 `registry_unavailable`. */
+  /** The registry could not answer and no stored answer may be served: 502 `registry_unavailable`. */
   | { kind: 'unavailable'; source: ValidationSource; message: string; retryAfterSeconds: number }
+  /** The registry refused the requester's VAT number (VIES `INVALID_REQUESTER_INFO`): the caller's error. */
+  | { kind: 'requester_rejected'; source: ValidationSource; message: string }
   /** The caller's own limit was hit (test-mode magic number for it): 429 `rate_limited`. */
   | { kind: 'rate_limited'; message: string; retryAfterSeconds: number };
 

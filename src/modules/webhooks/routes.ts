@@ -78,12 +78,10 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
           summary: 'Register a webhook endpoint',
           description: `Registers an HTTPS URL to receive \`validation.completed\` and \`batch.completed\` events of this key. At most ${MAX_ENDPOINTS_PER_KEY} endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no \`{data, meta}\` wrapper and is the only time the secret is shown.`,
           security,
-          body: Type.Object(
-            {
-              url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'An https:// URL.' }),
-            },
-            { additionalProperties: false },
-          ),
+          // Unknown fields are ignored, not refused, as by the hosted contract.
+          body: Type.Object({
+            url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'An https:// URL.' }),
+          }),
           response: { 201: CreatedEndpoint, ...errorResponses },
         },
       },
@@ -176,13 +174,18 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
           tags,
           summary: 'Send a test event',
           description:
-            "Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or null when it did not answer.",
+            "Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or 0 when it did not answer (`error` then says why).",
           security,
           params: IdParams,
           response: {
             200: Type.Object({
               delivered: Type.Boolean({ description: 'True when the receiver answered 2xx within 10 s.' }),
-              status: Nullable(Type.Integer()),
+              status: Type.Integer({
+                description: "The receiver's HTTP status; 0 when it did not answer (see `error`).",
+              }),
+              error: Type.Optional(
+                Type.String({ description: 'Why no HTTP status came: connection refused, timeout, …' }),
+              ),
               latency_ms: Type.Number(),
             }),
             ...errorResponses,

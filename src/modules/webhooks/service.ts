@@ -95,7 +95,8 @@ export type ReplayResult =
 
 export interface TestResult {
   delivered: boolean;
-  status: number | null;
+  status: number;
+  error?: string;
   latency_ms: number;
 }
 
@@ -297,8 +298,10 @@ export function createWebhooksService(deps: WebhooksDeps) {
       );
       return {
         delivered: isSuccess(response),
-        status: response.kind === 'response' ? response.status : null,
+        // 0 when no HTTP status came: the hosted contract types `status` as an integer.
+        status: response.kind === 'response' ? response.status : 0,
         latency_ms: response.latencyMs,
+        ...(response.kind === 'error' ? { error: response.error } : {}),
       };
     },
 
