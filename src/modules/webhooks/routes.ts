@@ -186,7 +186,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
               error: Type.Optional(
                 Type.String({ description: 'Why no HTTP status came: connection refused, timeout, …' }),
               ),
-              latency_ms: Type.Number(),
+              latency_ms: Type.Integer({ description: 'Milliseconds until the answer or the failure.' }),
             }),
             ...errorResponses,
           },

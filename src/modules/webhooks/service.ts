@@ -300,7 +300,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         delivered: isSuccess(response),
         // 0 when no HTTP status came: the hosted contract types `status` as an integer.
         status: response.kind === 'response' ? response.status : 0,
-        latency_ms: response.latencyMs,
+        latency_ms: Math.round(response.latencyMs),
         ...(response.kind === 'error' ? { error: response.error } : {}),
       };
     },
