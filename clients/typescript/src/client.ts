@@ -64,7 +64,7 @@ export interface RequestOptions {
 }
 
 export interface ConfirmOptions extends RequestOptions {
-  /** Default: a new random UUID per call, sent again unchanged on every retry of that call. */
+  /** A UUID; default: a new random one per call, sent again unchanged on every retry of that call. */
   idempotencyKey?: string;
 }
 
