@@ -50,9 +50,10 @@ export class AuthenticationError extends OpenVatError {}
 export class PlanRequiredError extends OpenVatError {}
 
 /**
- * The request cannot be answered as sent (`invalid_request`, `invalid_format`,
- * `country_unsupported`, `seller_country_unsupported`, `batch_too_large`, `webhook_limit_reached`,
- * `payload_too_large`, `requester_not_authorised`, and any other `invalid_*` code): fix it, do not retry.
+ * The request cannot be answered as sent: fix it, do not retry. `invalid_*`, `country_*`,
+ * `*_unsupported`, `*_not_supported`, `*_limit_reached`, `*_too_large` and `requester_not_authorised`
+ * (today: `invalid_request`, `invalid_format`, `country_unsupported`, `seller_country_unsupported`,
+ * `batch_too_large`, `webhook_limit_reached`, `payload_too_large`, `requester_not_authorised`).
  */
 export class InvalidRequestError extends OpenVatError {}
 
@@ -73,8 +74,8 @@ export class RateLimitError extends OpenVatError {
 }
 
 /**
- * `registry_unavailable` or `upstream_error`: the tax registry could not answer and nothing usable
- * was stored. Worth retrying later (`retryAfter`, when the service sent one).
+ * `registry_unavailable`, `upstream_error` (or any other `*_unavailable`): the tax registry could not
+ * answer and nothing usable was stored. Worth retrying later (`retryAfter`, when the service sent one).
  */
 export class RegistryUnavailableError extends OpenVatError {
   readonly retryAfter: number | null;
@@ -93,28 +94,30 @@ export class TimeoutError extends ConnectionError {}
 /** The caller's `AbortSignal` aborted the request. */
 export class AbortError extends OpenVatError {}
 
-const INPUT_CODES = new Set([
-  'invalid_request',
-  'invalid_format',
-  'country_unsupported',
-  'seller_country_unsupported',
-  'batch_too_large',
-  'webhook_limit_reached',
-  'payload_too_large',
-  'requester_not_authorised',
-]);
+/**
+ * Families by code. Besides the codes the service uses today, each family takes the codes that
+ * follow its naming pattern, so a code added to a family later is sorted without a client update.
+ */
+const INPUT_CODES = new Set(['batch_too_large', 'payload_too_large', 'requester_not_authorised']);
 
 type Family = new (message: string, init: ErrorInit) => OpenVatError;
 
-/** The family of an error code; unknown codes have none (a plain `OpenVatError`). */
+/** The family of an error code; a code of no known family has none (a plain `OpenVatError`). */
 export function errorFamily(code: string): Family | null {
   if (code === 'unauthorized') return AuthenticationError;
   if (code === 'plan_required') return PlanRequiredError;
   if (code === 'not_found') return NotFoundError;
   if (code === 'rate_limited') return RateLimitError;
-  if (code === 'registry_unavailable' || code === 'upstream_error') return RegistryUnavailableError;
+  if (code === 'upstream_error' || code.endsWith('_unavailable')) return RegistryUnavailableError;
   if (code.endsWith('_conflict')) return ConflictError;
-  if (INPUT_CODES.has(code) || code.startsWith('invalid_')) return InvalidRequestError;
+  if (
+    INPUT_CODES.has(code) ||
+    code.startsWith('invalid_') ||
+    code.startsWith('country_') ||
+    /_(unsupported|not_supported|limit_reached|too_large)$/.test(code)
+  ) {
+    return InvalidRequestError;
+  }
   return null;
 }
 

@@ -8,6 +8,7 @@ import {
   AuthenticationError,
   ConflictError,
   ConnectionError,
+  errorFamily,
   InvalidRequestError,
   NotFoundError,
   OpenVat,
@@ -203,6 +204,23 @@ describe('@openvat/client errors and retries', () => {
     assert.equal(html.constructor, OpenVatError);
     assert.equal(html.code, 'http_400');
     assert.equal(html.requestId, 'from-header');
+  });
+
+  it('a code of a known pattern joins its family without a client update', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key, maxRetries: 0 });
+    stub.plan(answer(422, 'b2c_not_supported'));
+    const input = await rejection(openvat.decide({ seller_vat: 'DE136695976', buyer_country: 'FR' }));
+    assert.ok(input instanceof InvalidRequestError);
+    assert.equal(input.code, 'b2c_not_supported');
+    stub.plan(answer(502, 'bzst_unavailable', { 'retry-after': '7' }));
+    const registry = await rejection(
+      openvat.confirm({ vat_number: 'ATU12345678', company: { name: 'Musterhaus' } }),
+    );
+    assert.ok(registry instanceof RegistryUnavailableError);
+    assert.equal(registry.retryAfter, 7);
+    assert.equal(errorFamily('country_unknown'), InvalidRequestError);
+    assert.equal(errorFamily('invalid_requester_vat'), InvalidRequestError);
+    assert.equal(errorFamily('internal_error'), null);
   });
 
   it('retries after 429 and 503, waiting what Retry-After says, then answers from the service', async () => {
