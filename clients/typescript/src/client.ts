@@ -20,6 +20,7 @@ import type {
   RateResponse,
   RatesQuery,
   RatesResponse,
+  StatusResponse,
   UsageQuery,
   UsageResponse,
   ValidateBatchParams,
@@ -242,6 +243,11 @@ export class OpenVat {
     ): Promise<Envelope<RateResponse>> =>
       this.request({ method: 'GET', path: `/v1/rates/${enc(country)}`, query, idempotent: true, options }),
   };
+
+  /** `GET /v1/status`: each registry's circuit breaker, calls in flight and last success and failure. */
+  status(options?: RequestOptions): Promise<Envelope<StatusResponse>> {
+    return this.request({ method: 'GET', path: '/v1/status', idempotent: true, options });
+  }
 
   readonly usage = {
     /** `GET /v1/usage`: this key's requests per day and operation. */

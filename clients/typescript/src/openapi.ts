@@ -71,6 +71,8 @@ export interface paths {
                             database: "ok";
                             /** @enum {boolean} */
                             ok: true;
+                            /** @description Present when something needs an operator (e.g. registry limits are per instance). */
+                            warnings?: string[];
                         };
                     };
                 };
@@ -770,6 +772,91 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Registry status: breakers, in-flight calls, last success and failure
+         * @description Per registry and member state seen since start: the circuit breaker, calls in flight and waiting, and the last success and failure. Public, no key; answers are reused for about two seconds.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                instances: number | null;
+                                registries: {
+                                    /** @description `open`: calls are refused until `retry_after_seconds`; `half_open`: the next call is a trial. */
+                                    breaker: "closed" | "open" | "half_open";
+                                    country: string | null;
+                                    /** @description Calls running now (on every instance when `shared`). */
+                                    in_flight: number;
+                                    last_failure_at: string | null;
+                                    last_success_at: string | null;
+                                    /** @description Calls of the answering instance waiting for a permit. */
+                                    queued: number;
+                                    registry: "vies" | "hmrc" | "bfs" | "brreg" | "evatr";
+                                    retry_after_seconds: number | null;
+                                }[];
+                                /** @description Whether limits and breakers are shared through Redis now. */
+                                shared: boolean;
+                            };
+                            meta: {
+                                /** @description Processing time in milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
                 };
             };
         };

@@ -73,6 +73,8 @@ export type RatesResponse = Exclude<Success<'/v1/rates', 'get'>, null>;
 export type RateQuery = Query<'/v1/rates/{country}', 'get'>;
 export type RateResponse = Exclude<Success<'/v1/rates/{country}', 'get'>, null>;
 
+export type StatusResponse = Success<'/v1/status', 'get'>;
+
 export type UsageQuery = Query<'/v1/usage', 'get'>;
 export type UsageResponse = Success<'/v1/usage', 'get'>;
 

@@ -103,6 +103,16 @@ describe('@openvat/client operations', () => {
     assert.equal(de.data.standard_rate, 19);
   });
 
+  it('status lists the registries after a live call', async () => {
+    await client(proLive).validate({ vat_number: 'DE136695976', cache: false });
+    const res = await client(proTest).status();
+    assert.ok(isUuidV7(res.meta.request_id));
+    const vies = res.data.registries.find((r) => r.registry === 'vies');
+    assert.ok(vies, JSON.stringify(res.data));
+    assert.equal(vies.breaker, 'closed');
+    assert.ok(vies.last_success_at);
+  });
+
   it('usage.get reports the calls of the key', async () => {
     const openvat = client(proTest);
     await openvat.validate({ vat_number: 'DE100000008' });
