@@ -51,9 +51,9 @@ export class PlanRequiredError extends OpenVatError {}
 
 /**
  * The request cannot be answered as sent: fix it, do not retry. `invalid_*`, `country_*`,
- * `*_unsupported`, `*_not_supported`, `*_limit_reached`, `*_too_large` and `requester_not_authorised`
- * (today: `invalid_request`, `invalid_format`, `country_unsupported`, `seller_country_unsupported`,
- * `batch_too_large`, `webhook_limit_reached`, `payload_too_large`, `requester_not_authorised`).
+ * `*_unsupported`, `*_not_supported`, `*_limit_reached`, `*_too_large`, `*_rejected` (today:
+ * `invalid_format`, `invalid_requester_vat`, `country_unsupported`, `seller_country_unsupported`,
+ * `batch_too_large`, `webhook_limit_reached`, `payload_too_large`, `taxauth_rejected`).
  */
 export class InvalidRequestError extends OpenVatError {}
 
@@ -63,7 +63,10 @@ export class NotFoundError extends OpenVatError {}
 /** `idempotency_conflict` (and any other `*_conflict`): the key was used with another body, or is in flight. */
 export class ConflictError extends OpenVatError {}
 
-/** 429 `rate_limited`: too many requests; `retryAfter` says how many seconds to wait. */
+/**
+ * 429 `rate_limited` (this key's limit) or `*_session_limit` (`taxauth_session_limit`: the tax
+ * authority's session limit): `retryAfter` says how many seconds to wait.
+ */
 export class RateLimitError extends OpenVatError {
   /** Seconds to wait before retrying, from `Retry-After` (or `details.retry_after_seconds`); null if absent. */
   readonly retryAfter: number | null;
@@ -74,8 +77,9 @@ export class RateLimitError extends OpenVatError {
 }
 
 /**
- * `registry_unavailable`, `upstream_error` (or any other `*_unavailable`): the tax registry could not
- * answer and nothing usable was stored. Worth retrying later (`retryAfter`, when the service sent one).
+ * `registry_unavailable`, `taxauth_unavailable`, `taxauth_server_error` (any `*_unavailable` or
+ * `*_server_error`): the registry or tax authority could not answer and nothing usable was stored.
+ * Worth retrying later (`retryAfter`, when the service sent one).
  */
 export class RegistryUnavailableError extends OpenVatError {
   readonly retryAfter: number | null;
@@ -95,11 +99,9 @@ export class TimeoutError extends ConnectionError {}
 export class AbortError extends OpenVatError {}
 
 /**
- * Families by code. Besides the codes the service uses today, each family takes the codes that
+ * Families by code: besides the codes the service uses today, each family takes the codes that
  * follow its naming pattern, so a code added to a family later is sorted without a client update.
  */
-const INPUT_CODES = new Set(['batch_too_large', 'payload_too_large', 'requester_not_authorised']);
-
 type Family = new (message: string, init: ErrorInit) => OpenVatError;
 
 /** The family of an error code; a code of no known family has none (a plain `OpenVatError`). */
@@ -107,14 +109,13 @@ export function errorFamily(code: string): Family | null {
   if (code === 'unauthorized') return AuthenticationError;
   if (code === 'plan_required') return PlanRequiredError;
   if (code === 'not_found') return NotFoundError;
-  if (code === 'rate_limited') return RateLimitError;
-  if (code === 'upstream_error' || code.endsWith('_unavailable')) return RegistryUnavailableError;
+  if (code === 'rate_limited' || code.endsWith('_session_limit')) return RateLimitError;
+  if (code === 'upstream_error' || /_(unavailable|server_error)$/.test(code)) return RegistryUnavailableError;
   if (code.endsWith('_conflict')) return ConflictError;
   if (
-    INPUT_CODES.has(code) ||
     code.startsWith('invalid_') ||
     code.startsWith('country_') ||
-    /_(unsupported|not_supported|limit_reached|too_large)$/.test(code)
+    /_(unsupported|not_supported|limit_reached|too_large|rejected)$/.test(code)
   ) {
     return InvalidRequestError;
   }

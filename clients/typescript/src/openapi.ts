@@ -169,7 +169,7 @@ export interface paths {
                                 valid: boolean | null;
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -203,7 +203,7 @@ export interface paths {
          * Qualified confirmation of a foreign EU VAT number
          * @description Business plan. Asks the German federal tax authority (eVatR, §18e UStG) to confirm a foreign EU VAT number and compare the supplied company details field by field. Every 200 is stored for 10 years as evidence (retrievable with GET /v1/confirmations/{id}) together with the authority's raw exchange, in a hash chain.
          *
-         *     Statuses: 200 qualified, valid-not-qualified or invalid; 400 bad body, bad requester check digit (`invalid_format`, `details.reason = checksum`), a DE target, or a caller-fixable authority code; 409/422 `idempotency_conflict` (key in flight / key reused with another body); 422 `requester_not_authorised`; 429 `rate_limited` (local burst limit or the authority's session limit, with Retry-After); 502 `upstream_error` (network failure or timeout); 503 `registry_unavailable` (with Retry-After). `error.details.taxauth_status_code` carries the authority's code where there is one.
+         *     Statuses: 200 qualified, valid-not-qualified or invalid; 400 `invalid_format` (bad body, a DE target), 400 `invalid_requester_vat` (no requester, or its check digit fails: `details.reason = checksum`), 400 `taxauth_rejected` (a caller-fixable authority code); 409/422 `idempotency_conflict` (key in flight / key reused with another body); 422 `invalid_requester_vat` (the authority does not accept the requester, `taxauth-0004`); 429 `rate_limited` (local burst limit) or `taxauth_session_limit` (the authority's session limit, `taxauth-0008`), with Retry-After; 502 `taxauth_unavailable` (network failure or timeout); 503 `taxauth_unavailable` (`taxauth-0011`, `taxauth-0013`) or `taxauth_server_error` (the authority's server errors and unknown codes), with Retry-After. `error.details.taxauth_status_code` carries the authority's code where there is one.
          *
          *     `Idempotency-Key` (UUID, optional): per account for 24 hours; the same key and body replay the stored response (header `Idempotent-Replayed: true`). Only 200s are stored; an error frees the key.
          *
@@ -339,7 +339,7 @@ export interface paths {
         };
         /**
          * Retrieve a confirmation with its evidence
-         * @description Business plan. Returns a stored confirmation with its evidence: the API request, our response byte for byte, the authority's raw request and response, and the record's place in the hash chain (`openvat evidence verify` checks the whole chain). Visible to every key of the same account for 10 years; other accounts and unknown ids get 404.
+         * @description Business plan. Returns a stored confirmation (`id`, `requester_vat`, `queried_vat`, `taxauth_status_code`, `taxauth_id`, `valid`, `qualified`, `matches`, `result`, `valid_from`, `valid_to`, `created_at`) with its evidence: the API request, our response byte for byte, the authority's raw request and response, and the record's place in the hash chain (`openvat evidence verify` checks the whole chain). Visible to every key of the same account for 10 years; other accounts and unknown ids get 404.
          */
         get: {
             parameters: {
@@ -379,7 +379,10 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                /** Format: uuid */
+                                /**
+                                 * Format: uuid
+                                 * @description Same as `id`.
+                                 */
                                 confirmation_id: string;
                                 /** Format: date-time */
                                 created_at: string;
@@ -393,18 +396,41 @@ export interface paths {
                                     /** @description Position in the evidence chain of all confirmations. */
                                     seq: number;
                                 };
+                                /**
+                                 * Format: uuid
+                                 * @description The `confirmation_id`.
+                                 */
+                                id: string;
                                 /** @description The API key that made the request (same account). */
                                 key_id: string;
+                                matches: {
+                                    name: ("A" | "B" | "C" | "D") | null;
+                                    postcode: ("A" | "B" | "C" | "D") | null;
+                                    street: ("A" | "B" | "C" | "D") | null;
+                                    town: ("A" | "B" | "C" | "D") | null;
+                                };
                                 mode: "live" | "test";
+                                qualified: boolean;
+                                /** @description The confirmed number, normalised with its prefix. */
+                                queried_vat: string;
                                 /** @description The API request body. */
                                 request: {
                                     [key: string]: unknown;
                                 };
                                 /** @description The `meta.request_id` of the original response. */
                                 request_id: string;
+                                /** @description The German requester VAT number used. */
+                                requester_vat: string;
                                 /** @description The original response envelope, byte for byte as stored. */
                                 response: {
                                     [key: string]: unknown;
+                                };
+                                /** @description Company data as held by the foreign registry (`data.company` of the response). */
+                                result: {
+                                    name: string | null;
+                                    postcode: string | null;
+                                    street: string | null;
+                                    town: string | null;
                                 };
                                 /**
                                  * Format: date-time
@@ -422,9 +448,15 @@ export interface paths {
                                     /** @description Where the request went. */
                                     url: string;
                                 };
+                                taxauth_id: string | null;
+                                /** @description The authority's status, e.g. `taxauth-0000`. */
+                                taxauth_status_code: string;
+                                valid: boolean;
+                                valid_from: string | null;
+                                valid_to: string | null;
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -456,7 +488,7 @@ export interface paths {
         put?: never;
         /**
          * The VAT treatment of a sale
-         * @description Whether to charge VAT, at which rate and in which country, and what the invoice must say, under Council Directive 2006/112/EC. B2B: `{seller_vat, buyer_vat}`; B2C: `{seller_vat, buyer_country}`. Both numbers are checked through the same path as `GET /v1/validate` (cache, degraded answers); a buyer number the registry says is not valid makes the sale B2C. When a registry cannot answer and nothing is stored: `503 registry_unavailable` with `Retry-After`. Starter, Pro and Business plans; test keys use the magic numbers of `GET /v1/validate`.
+         * @description Whether to charge VAT, at which rate and in which country, and what the invoice must say, under Council Directive 2006/112/EC. B2B: `{seller_vat, buyer_vat}`; B2C: `{seller_vat, buyer_country}`. Both numbers are checked through the same path as `GET /v1/validate` (cache, degraded answers); a buyer number the registry says is not valid makes the sale B2C. When a registry cannot answer and nothing is stored: `502 registry_unavailable` with `Retry-After`. Starter, Pro and Business plans; test keys use the magic numbers of `GET /v1/validate`.
          */
         post: {
             parameters: {
@@ -518,8 +550,12 @@ export interface paths {
                                 /** @description ISO 3166-1 alpha-2 of the buyer (from the prefix or `buyer_country`). */
                                 buyer_country: string;
                                 buyer_vat: {
-                                    /** @description ISO 3166-1 alpha-2 (GR for EL numbers, XI for Northern Ireland). */
-                                    country: string;
+                                    country: {
+                                        /** @description ISO 3166-1 alpha-2 (GR for EL numbers, XI for Northern Ireland). */
+                                        code: string;
+                                        /** @description English name. */
+                                        name: string;
+                                    };
                                     /** @description The registry's answer. */
                                     valid: boolean;
                                     /** @description Normalised, with its prefix. */
@@ -535,16 +571,14 @@ export interface paths {
                                 decided_at: string;
                                 disclaimer: string;
                                 explanation: string;
-                                invoice_note: {
-                                    /** @description The mention in English. */
+                                /** @description The mention the invoice must carry, in English; `""` when none is required. */
+                                invoice_note: string;
+                                /** @description The same mention in the official language(s) of the buyer's country (English excluded); empty when none is required. */
+                                invoice_note_translations: {
+                                    /** @description ISO 639-1. */
+                                    language: string;
                                     text: string;
-                                    /** @description The mention in the official language(s) of the buyer's country. */
-                                    translations: {
-                                        /** @description ISO 639-1. */
-                                        language: string;
-                                        text: string;
-                                    }[];
-                                } | null;
+                                }[];
                                 /** @description The articles of Council Directive 2006/112/EC applied. */
                                 legal_basis: string;
                                 /** @description `standard`: the seller charges VAT; `reverse_charge`: the buyer accounts for it; `zero_rated`: exempt with the right to deduct (intra-Community supply, export); `out_of_scope`: not subject to EU VAT. */
@@ -560,8 +594,12 @@ export interface paths {
                                 /** @description The rate the seller charges, in percent (19 means 19%); 0 when no VAT is charged. */
                                 rate: number;
                                 seller_vat: {
-                                    /** @description ISO 3166-1 alpha-2 (GR for EL numbers, XI for Northern Ireland). */
-                                    country: string;
+                                    country: {
+                                        /** @description ISO 3166-1 alpha-2 (GR for EL numbers, XI for Northern Ireland). */
+                                        code: string;
+                                        /** @description English name. */
+                                        name: string;
+                                    };
                                     /** @description The registry's answer. */
                                     valid: boolean;
                                     /** @description Normalised, with its prefix. */
@@ -574,28 +612,25 @@ export interface paths {
                                 supply_type: "goods" | "services" | "digital_services";
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
                                  * @description Identifies this HTTP request (UUID v7).
                                  */
                                 request_id: string;
+                                /** @description The worst `source_status` of the look-ups: `degraded` over `cached` over `live`. */
+                                source_status: "live" | "cached" | "degraded";
                                 /** @description One entry per registry look-up. */
                                 sources: {
                                     cached: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the stored answer was obtained.
-                                     */
-                                    cached_at?: string;
+                                    cached_at: string | null;
                                     role: "seller" | "buyer";
-                                    /** @description The registry that gave the answer (`test` for test keys). */
-                                    source: "vies" | "hmrc" | "bfs" | "brreg" | "test";
+                                    /** @description The registry that gave the answer; for test keys, the registry a live key would have asked. */
+                                    source: "vies" | "hmrc" | "bfs" | "brreg";
                                     /** @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served. */
                                     source_status: "live" | "cached" | "degraded";
-                                    /** @description Age of the stored answer in seconds. */
-                                    stale_seconds?: number;
+                                    stale_seconds: number | null;
                                     vat_number: string;
                                 }[];
                             };
@@ -662,12 +697,14 @@ export interface paths {
                             meta: {
                                 /** @description Always true: rates are loaded in-process. */
                                 cached: boolean;
+                                /** @description Number of countries in `data`. */
+                                count: number;
                                 /**
                                  * Format: date
                                  * @description Version (date) of the rates dataset.
                                  */
                                 data_version: string;
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -755,7 +792,7 @@ export interface paths {
                                  * @description Version (date) of the rates dataset.
                                  */
                                 data_version: string;
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -847,7 +884,7 @@ export interface paths {
                                 shared: boolean;
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -958,7 +995,7 @@ export interface paths {
                                 };
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -988,7 +1025,7 @@ export interface paths {
         };
         /**
          * Validate one VAT number
-         * @description Checks the format and check digit locally (a malformed number is answered `400 invalid_format` at once, with `error.details.reason` = `length`, `characters`, `checksum` or `country`), then asks the registry (VIES, HMRC, the Swiss UID register or Brønnøysund) through a cache. An outage or throttling is never reported as `valid: false`: a stored answer is served with `source_status: "degraded"`, or the answer is `503 registry_unavailable` with `Retry-After`.
+         * @description Checks the format and check digit locally (a malformed number is answered `400 invalid_format` at once, with `error.details.reason` = `length`, `characters`, `checksum` or `country`), then asks the registry (VIES, HMRC, the Swiss UID register or Brønnøysund) through a cache. An outage or throttling is never reported as `valid: false`: a stored answer is served with `source_status: "degraded"`, or the answer is `502 registry_unavailable` with `Retry-After`. A requester number the registry refuses (VIES `INVALID_REQUESTER_INFO`) is the caller's error: `400 invalid_format` with `error.details.reason` = `requester`. Unknown query parameters are ignored.
          *
          *     Test keys (`svc_test_…`) never call a registry:
          *
@@ -997,9 +1034,9 @@ export interface paths {
          *     | `DE100000008` | 200, valid, company name and address |
          *     | `DE200000005` | 200, valid, `company: null` (registry sent `---`) |
          *     | `DE300000002` | 200, `valid: false` |
-         *     | `DE400000000` | 503 `registry_unavailable` with `Retry-After` (registry down, nothing stored) |
+         *     | `DE400000000` | 502 `registry_unavailable` with `Retry-After` (registry down, nothing stored) |
          *     | `DE500000007` | 200, valid, `source_status: "degraded"`, `cached_at` 31 days ago (registry down, stale answer served) |
-         *     | `DE600000004` | 503 `registry_unavailable` with `Retry-After` (registry throttling: `MS_MAX_CONCURRENT_REQ`) |
+         *     | `DE600000004` | 502 `registry_unavailable` with `Retry-After` (registry throttling: `MS_MAX_CONCURRENT_REQ`) |
          *     | `DE700000001` | 200, valid, `cached: true`, `source_status: "cached"` (1 hour old) |
          *     | `DE800000009` | 429 `rate_limited` with `Retry-After` |
          *     | any other well-formed number | 200, valid, placeholder company `Test Company <number>` |
@@ -1050,24 +1087,19 @@ export interface paths {
                             meta: {
                                 /** @description True when the answer was stored earlier. */
                                 cached: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description When the stored answer was obtained.
-                                 */
-                                cached_at?: string;
-                                /** @description Processing time in milliseconds. */
+                                cached_at: string | null;
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
                                  * @description Identifies this HTTP request (UUID v7).
                                  */
                                 request_id: string;
-                                /** @description The registry that gave the answer (`test` for test keys). */
-                                source: "vies" | "hmrc" | "bfs" | "brreg" | "test";
+                                /** @description The registry that gave the answer; for test keys, the registry a live key would have asked. */
+                                source: "vies" | "hmrc" | "bfs" | "brreg";
                                 /** @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served. */
                                 source_status: "live" | "cached" | "degraded";
-                                /** @description Age of the stored answer in seconds. */
-                                stale_seconds?: number;
+                                stale_seconds: number | null;
                             };
                         };
                     };
@@ -1102,6 +1134,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description Unknown fields are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -1148,8 +1181,8 @@ export interface paths {
                                     ok: true;
                                 } | {
                                     error: {
-                                        /** @description The code a single validation of this number would give. */
-                                        code: "invalid_format" | "country_unsupported" | "registry_unavailable" | "rate_limited";
+                                        /** @description Why this number has no answer: `invalid_format` (malformed, or the registry refused the requester), `country_unsupported`, `registry_unavailable` (retry later). */
+                                        code: "invalid_format" | "country_unsupported" | "registry_unavailable";
                                         message: string;
                                     };
                                     /** @enum {boolean} */
@@ -1162,13 +1195,19 @@ export interface paths {
                                 };
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description True when every answer was a stored one (none live). */
+                                cached: boolean;
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
                                  * @description Identifies this HTTP request (UUID v7).
                                  */
                                 request_id: string;
+                                /** @description The registry that gave the most answers (`vies` when none answered). */
+                                source: "vies" | "hmrc" | "bfs" | "brreg";
+                                /** @description The worst status among the answers: `degraded` over `cached` over `live`. */
+                                source_status: "live" | "cached" | "degraded";
                                 /** @description Successful answers per registry and `source_status`. */
                                 sources: {
                                     [key: string]: {
@@ -1206,8 +1245,8 @@ export interface paths {
                                     ok: true;
                                 } | {
                                     error: {
-                                        /** @description The code a single validation of this number would give. */
-                                        code: "invalid_format" | "country_unsupported" | "registry_unavailable" | "rate_limited";
+                                        /** @description Why this number has no answer: `invalid_format` (malformed, or the registry refused the requester), `country_unsupported`, `registry_unavailable` (retry later). */
+                                        code: "invalid_format" | "country_unsupported" | "registry_unavailable";
                                         message: string;
                                     };
                                     /** @enum {boolean} */
@@ -1222,7 +1261,7 @@ export interface paths {
                                 total: number;
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -1306,8 +1345,8 @@ export interface paths {
                                     ok: true;
                                 } | {
                                     error: {
-                                        /** @description The code a single validation of this number would give. */
-                                        code: "invalid_format" | "country_unsupported" | "registry_unavailable" | "rate_limited";
+                                        /** @description Why this number has no answer: `invalid_format` (malformed, or the registry refused the requester), `country_unsupported`, `registry_unavailable` (retry later). */
+                                        code: "invalid_format" | "country_unsupported" | "registry_unavailable";
                                         message: string;
                                     };
                                     /** @enum {boolean} */
@@ -1322,7 +1361,7 @@ export interface paths {
                                 total: number;
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -1409,7 +1448,7 @@ export interface paths {
                                 url: string;
                             }[];
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -1610,7 +1649,7 @@ export interface paths {
                                 url: string;
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -1701,7 +1740,7 @@ export interface paths {
                                 status: "pending" | "delivered" | "failed";
                             }[];
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -1798,7 +1837,7 @@ export interface paths {
                                 status: "pending" | "delivered" | "failed";
                             };
                             meta: {
-                                /** @description Processing time in milliseconds. */
+                                /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
                                  * Format: uuid
@@ -1828,7 +1867,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or null when it did not answer.
+         * @description Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or 0 when it did not answer (`error` then says why).
          */
         post: {
             parameters: {
@@ -1868,8 +1907,12 @@ export interface paths {
                         "application/json": {
                             /** @description True when the receiver answered 2xx within 10 s. */
                             delivered: boolean;
+                            /** @description Why no HTTP status came: connection refused, timeout, … */
+                            error?: string;
+                            /** @description Milliseconds until the answer or the failure. */
                             latency_ms: number;
-                            status: number | null;
+                            /** @description The receiver's HTTP status; 0 when it did not answer (see `error`). */
+                            status: number;
                         };
                     };
                 };
@@ -1919,7 +1962,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @description Machine-readable error code from a closed list. */
-                code: "unauthorized" | "plan_required" | "invalid_request" | "invalid_format" | "country_unsupported" | "seller_country_unsupported" | "not_found" | "batch_too_large" | "webhook_limit_reached" | "idempotency_conflict" | "requester_not_authorised" | "rate_limited" | "registry_unavailable" | "upstream_error" | "payload_too_large" | "internal_error";
+                code: "unauthorized" | "plan_required" | "invalid_format" | "invalid_requester_vat" | "country_unsupported" | "seller_country_unsupported" | "not_found" | "batch_too_large" | "webhook_limit_reached" | "idempotency_conflict" | "rate_limited" | "registry_unavailable" | "taxauth_session_limit" | "taxauth_unavailable" | "taxauth_server_error" | "taxauth_rejected" | "payload_too_large" | "internal_error";
                 details?: {
                     [key: string]: unknown;
                 };
@@ -1927,7 +1970,7 @@ export interface components {
                 message: string;
             };
             meta: {
-                /** @description Processing time in milliseconds. */
+                /** @description Processing time in whole milliseconds. */
                 latency_ms: number;
                 /**
                  * Format: uuid
@@ -1947,11 +1990,26 @@ export interface components {
                 code: string;
                 name: string;
                 vat: {
+                    /** @description Its abbreviation, e.g. `USt`. */
+                    abbreviation: string;
+                    /** @description ISO 4217 code used for invoicing. */
                     currency: string;
+                    /** @description Local name of the tax, e.g. `Umsatzsteuer`. */
+                    name: string;
+                    /** @description The VAT number format, e.g. `DE + 9 digits`. */
+                    number_format: string;
+                    /** @description A regex matching the normalised VAT number. */
+                    number_pattern: string;
                     parking_rate: number | null;
                     reduced_rates: number[];
+                    /** @description Percent (19 means 19%). */
                     standard_rate: number;
                     super_reduced_rate: number | null;
+                    /**
+                     * Format: date
+                     * @description Day of the last review of this row.
+                     */
+                    updated_at: string;
                 } | null;
             };
             /** @description Whether the registry has the number as a valid VAT registration. */

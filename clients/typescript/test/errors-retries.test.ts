@@ -220,6 +220,9 @@ describe('@openvat/client errors and retries', () => {
     assert.equal(registry.retryAfter, 7);
     assert.equal(errorFamily('country_unknown'), InvalidRequestError);
     assert.equal(errorFamily('invalid_requester_vat'), InvalidRequestError);
+    assert.equal(errorFamily('taxauth_session_limit'), RateLimitError);
+    assert.equal(errorFamily('taxauth_server_error'), RegistryUnavailableError);
+    assert.equal(errorFamily('taxauth_rejected'), InvalidRequestError);
     assert.equal(errorFamily('internal_error'), null);
   });
 
