@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under test/ with the built-in node:test runner (TypeScript through tsx).
+// Runs every *.test.ts under test/ and clients/typescript/test/ with the built-in node:test runner (TypeScript through tsx).
 // Node 20 has no glob support in `node --test`, so the files are listed here.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -16,7 +16,8 @@ function find(dir) {
 }
 
 const filters = process.argv.slice(2);
-const files = find('test')
+const files = ['test', 'clients/typescript/test']
+  .flatMap(find)
   .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
   .sort();
 const result = spawnSync(

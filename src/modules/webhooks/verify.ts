@@ -1,7 +1,7 @@
 /**
- * Verifying openvat webhook deliveries on the receiving side. Self-contained (only `node:crypto`), so
- * a receiver can import it from the package: `import { verifyWebhook } from
- * 'openvat/dist/modules/webhooks/verify.js'`.
+ * Verifying openvat webhook deliveries on the receiving side, with `node:crypto` (the service's own
+ * tests use it). Receivers use `verifyWebhook` of `@openvat/client` (clients/typescript/), which
+ * checks the same signature with Web Crypto.
  *
  * Signature: `Service-Signature: sha256=<hex>` where `<hex>` is the lowercase hex HMAC-SHA256 of the
  * string `{Service-Timestamp}.{raw body}`, keyed with the UTF-8 bytes of the whole secret string,

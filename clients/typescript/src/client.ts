@@ -1,0 +1,513 @@
+import {
+  AbortError,
+  ConnectionError,
+  errorFromResponse,
+  OpenVatError,
+  parseRetryAfter,
+  TimeoutError,
+} from './errors.js';
+import type {
+  AuditResponse,
+  BatchJob,
+  BatchJobResponse,
+  ConfirmationResponse,
+  ConfirmBody,
+  ConfirmResponse,
+  DecideBody,
+  DecideResponse,
+  Envelope,
+  RateQuery,
+  RateResponse,
+  RatesQuery,
+  RatesResponse,
+  StatusResponse,
+  UsageQuery,
+  UsageResponse,
+  ValidateBatchParams,
+  ValidateBatchResponse,
+  ValidateParams,
+  ValidateResponse,
+  WebhookCreateBody,
+  WebhookCreated,
+  WebhookDeliveriesQuery,
+  WebhookDeliveriesResponse,
+  WebhookListResponse,
+  WebhookReplayResponse,
+  WebhookTestResult,
+  WebhookUpdateBody,
+  WebhookUpdateResponse,
+} from './types.js';
+
+export interface ClientOptions {
+  /** Where the service answers, e.g. `https://vat.example.com`. Default: the `OPENVAT_URL` variable. */
+  baseUrl?: string;
+  /** A `svc_live_…` or `svc_test_…` key. Default: the `OPENVAT_API_KEY` variable. */
+  apiKey?: string;
+  /** Milliseconds one attempt may take before it is abandoned (default 60,000). */
+  timeout?: number;
+  /** Retries after the first attempt (default 2). */
+  maxRetries?: number;
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+export interface RequestOptions {
+  /** Aborts the call, including its retries and waits. */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeout` for this call. */
+  timeout?: number;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number;
+  /** Extra headers for this call. */
+  headers?: Record<string, string>;
+}
+
+export interface ConfirmOptions extends RequestOptions {
+  /** A UUID; default: a new random one per call, sent again unchanged on every retry of that call. */
+  idempotencyKey?: string;
+}
+
+export interface FollowOptions {
+  /** Milliseconds between two polls (default 1,000). */
+  pollInterval?: number;
+  signal?: AbortSignal;
+}
+
+export interface SubmitAllOptions {
+  /** Numbers per job (default 10,000, the service's largest job). */
+  chunkSize?: number;
+  requester_vat_number?: string;
+  signal?: AbortSignal;
+}
+
+/** The largest batch job the service accepts. */
+const MAX_JOB_SIZE = 10_000;
+/** The longest `Retry-After` the client waits for by itself; a longer one is left to the caller. */
+const MAX_RETRY_AFTER_SECONDS = 60;
+/** Answers retried for every call: the service did not do the work, or a proxy failed. */
+const RETRY_ALWAYS = new Set([429, 502, 503, 504]);
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+interface Call {
+  method: Method;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  body?: unknown;
+  /** Safe to send twice (reads, deletions, calls with an idempotency key). */
+  idempotent: boolean;
+  options?: RequestOptions | undefined;
+}
+
+function env(name: string): string | undefined {
+  try {
+    const process = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+    return process?.env?.[name];
+  } catch {
+    // Deno without --allow-env throws on access.
+    return undefined;
+  }
+}
+
+function headersRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name.toLowerCase()] = value;
+  });
+  return out;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function randomUuid(): string {
+  return crypto.randomUUID();
+}
+
+/**
+ * The openvat API client.
+ *
+ * ```ts
+ * const openvat = new OpenVat({ baseUrl: 'https://vat.example.com', apiKey: 'svc_live_…' });
+ * const { data } = await openvat.validate({ vat_number: 'DE136695976' });
+ * ```
+ */
+export class OpenVat {
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #timeout: number;
+  readonly #maxRetries: number;
+  readonly #fetch: typeof fetch;
+  readonly #headers: Record<string, string>;
+
+  constructor(options: ClientOptions = {}) {
+    const baseUrl = options.baseUrl ?? env('OPENVAT_URL');
+    const apiKey = options.apiKey ?? env('OPENVAT_API_KEY');
+    if (!baseUrl) throw new TypeError('OpenVat: pass baseUrl or set OPENVAT_URL.');
+    if (!apiKey) throw new TypeError('OpenVat: pass apiKey or set OPENVAT_API_KEY.');
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.#apiKey = apiKey;
+    this.#timeout = options.timeout ?? 60_000;
+    this.#maxRetries = options.maxRetries ?? 2;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#headers = options.headers ?? {};
+  }
+
+  /** `GET /v1/validate`: one VAT number, checked locally and against its registry. */
+  validate(params: ValidateParams, options?: RequestOptions): Promise<Envelope<ValidateResponse>> {
+    return this.request({
+      method: 'GET',
+      path: '/v1/validate',
+      query: {
+        vat_number: params.vat_number,
+        requester_vat_number: params.requester_vat_number,
+        cache: params.cache === undefined ? undefined : String(params.cache),
+      },
+      idempotent: true,
+      options,
+    });
+  }
+
+  /** `POST /v1/validate/batch`: up to 100 numbers, answered at once. Larger sets: `batchJobs`. */
+  validateBatch(
+    params: ValidateBatchParams,
+    options?: RequestOptions,
+  ): Promise<Envelope<ValidateBatchResponse>> {
+    return this.request({
+      method: 'POST',
+      path: '/v1/validate/batch',
+      body: { ...params, async: false },
+      idempotent: false,
+      options,
+    });
+  }
+
+  /** `POST /v1/decide`: charge VAT or not, at which rate, and what the invoice must say. */
+  decide(body: DecideBody, options?: RequestOptions): Promise<Envelope<DecideResponse>> {
+    return this.request({ method: 'POST', path: '/v1/decide', body, idempotent: false, options });
+  }
+
+  /**
+   * `POST /v1/confirm`: a qualified confirmation by the German authority. Sent with an
+   * `Idempotency-Key` (a new one per call unless given), so retries never confirm twice.
+   */
+  confirm(body: ConfirmBody, options: ConfirmOptions = {}): Promise<Envelope<ConfirmResponse>> {
+    const { idempotencyKey = randomUuid(), ...rest } = options;
+    return this.request({
+      method: 'POST',
+      path: '/v1/confirm',
+      body,
+      idempotent: true,
+      options: { ...rest, headers: { ...rest.headers, 'idempotency-key': idempotencyKey } },
+    });
+  }
+
+  readonly confirmations = {
+    /** `GET /v1/confirmations/{id}`: a stored confirmation with its evidence. */
+    get: (id: string, options?: RequestOptions): Promise<Envelope<ConfirmationResponse>> =>
+      this.request({ method: 'GET', path: `/v1/confirmations/${enc(id)}`, idempotent: true, options }),
+  };
+
+  readonly audits = {
+    /** `GET /v1/audits/{request_id}`: the audit record of an earlier answer. */
+    get: (requestId: string, options?: RequestOptions): Promise<Envelope<AuditResponse>> =>
+      this.request({ method: 'GET', path: `/v1/audits/${enc(requestId)}`, idempotent: true, options }),
+  };
+
+  readonly rates = {
+    /** `GET /v1/rates`: the VAT rates of every country, today or on `date`. */
+    list: (query: RatesQuery = {}, options?: RequestOptions): Promise<Envelope<RatesResponse>> =>
+      this.request({ method: 'GET', path: '/v1/rates', query, idempotent: true, options }),
+    /** `GET /v1/rates/{country}`: one country's rates. */
+    get: (
+      country: string,
+      query: RateQuery = {},
+      options?: RequestOptions,
+    ): Promise<Envelope<RateResponse>> =>
+      this.request({ method: 'GET', path: `/v1/rates/${enc(country)}`, query, idempotent: true, options }),
+  };
+
+  /** `GET /v1/status`: each registry's circuit breaker, calls in flight and last success and failure. */
+  status(options?: RequestOptions): Promise<Envelope<StatusResponse>> {
+    return this.request({ method: 'GET', path: '/v1/status', idempotent: true, options });
+  }
+
+  readonly usage = {
+    /** `GET /v1/usage`: this key's requests per day and operation. */
+    get: (query: UsageQuery = {}, options?: RequestOptions): Promise<Envelope<UsageResponse>> =>
+      this.request({ method: 'GET', path: '/v1/usage', query, idempotent: true, options }),
+  };
+
+  readonly webhooks = {
+    /** `POST /v1/webhooks`: registers an endpoint; `data.secret` is shown this once. */
+    create: (body: WebhookCreateBody, options?: RequestOptions): Promise<Envelope<WebhookCreated>> =>
+      this.request({ method: 'POST', path: '/v1/webhooks', body, idempotent: false, options }),
+    /** `GET /v1/webhooks`: this key's endpoints. */
+    list: (options?: RequestOptions): Promise<Envelope<WebhookListResponse>> =>
+      this.request({ method: 'GET', path: '/v1/webhooks', idempotent: true, options }),
+    /** `PATCH /v1/webhooks/{id}`: disables or enables an endpoint. */
+    update: (
+      id: string,
+      body: WebhookUpdateBody,
+      options?: RequestOptions,
+    ): Promise<Envelope<WebhookUpdateResponse>> =>
+      this.request({ method: 'PATCH', path: `/v1/webhooks/${enc(id)}`, body, idempotent: true, options }),
+    /** `DELETE /v1/webhooks/{id}`: resolves to `{ data: null, meta }`. */
+    delete: (id: string, options?: RequestOptions): Promise<Envelope<null>> =>
+      this.request({ method: 'DELETE', path: `/v1/webhooks/${enc(id)}`, idempotent: true, options }),
+    /** `POST /v1/webhooks/{id}/test`: sends one signed `test` event now. */
+    test: (id: string, options?: RequestOptions): Promise<Envelope<WebhookTestResult>> =>
+      this.request({ method: 'POST', path: `/v1/webhooks/${enc(id)}/test`, idempotent: false, options }),
+    /** `GET /v1/webhooks/{id}/deliveries`: recent deliveries with their attempts. */
+    deliveries: (
+      id: string,
+      query: WebhookDeliveriesQuery = {},
+      options?: RequestOptions,
+    ): Promise<Envelope<WebhookDeliveriesResponse>> =>
+      this.request({
+        method: 'GET',
+        path: `/v1/webhooks/${enc(id)}/deliveries`,
+        query,
+        idempotent: true,
+        options,
+      }),
+    /** `POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay`: queues a finished delivery again. */
+    replay: (
+      id: string,
+      deliveryId: string,
+      options?: RequestOptions,
+    ): Promise<Envelope<WebhookReplayResponse>> =>
+      this.request({
+        method: 'POST',
+        path: `/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/replay`,
+        idempotent: false,
+        options,
+      }),
+  };
+
+  readonly batchJobs = {
+    /** `POST /v1/validate/batch` with `async: true`: queues a durable job of up to 10,000 numbers. */
+    create: (params: ValidateBatchParams, options?: RequestOptions): Promise<Envelope<BatchJobResponse>> =>
+      this.request({
+        method: 'POST',
+        path: '/v1/validate/batch',
+        body: { ...params, async: true },
+        idempotent: false,
+        options,
+      }),
+    /** `GET /v1/validate/batch/{id}`: the job's progress, and its results once completed. */
+    get: (id: string, options?: RequestOptions): Promise<Envelope<BatchJobResponse>> =>
+      this.request({ method: 'GET', path: `/v1/validate/batch/${enc(id)}`, idempotent: true, options }),
+    /**
+     * Polls a job and yields each state in which it has made progress (`done` changed or the status
+     * changed), ending with the completed job.
+     *
+     * ```ts
+     * for await (const job of openvat.batchJobs.follow(id)) console.log(job.done, '/', job.total);
+     * ```
+     */
+    follow: (id: string, options: FollowOptions = {}): AsyncGenerator<BatchJob, void, undefined> =>
+      this.#follow(id, options),
+    /** Creates a job and follows it: `for await (const job of openvat.batchJobs.run({ vat_numbers }))`. */
+    run: (
+      params: ValidateBatchParams,
+      options: FollowOptions = {},
+    ): AsyncGenerator<BatchJob, void, undefined> => this.#run(params, options),
+    /** Resolves with the job once it has completed (polling every `pollInterval`). */
+    wait: async (id: string, options: FollowOptions = {}): Promise<BatchJob> => {
+      let last: BatchJob | undefined;
+      for await (const job of this.#follow(id, options)) last = job;
+      if (!last) throw new Error('unreachable: follow ends with the completed job');
+      return last;
+    },
+    /**
+     * Reads numbers from any (async) iterable and queues them as jobs of `chunkSize`, yielding each
+     * job as it is created; nothing is held in memory beyond one chunk.
+     *
+     * ```ts
+     * for await (const job of openvat.batchJobs.submitAll(readLines('numbers.txt'))) ids.push(job.id);
+     * ```
+     */
+    submitAll: (
+      numbers: AsyncIterable<string> | Iterable<string>,
+      options: SubmitAllOptions = {},
+    ): AsyncGenerator<BatchJob, void, undefined> => this.#submitAll(numbers, options),
+  };
+
+  async *#follow(id: string, options: FollowOptions): AsyncGenerator<BatchJob, void, undefined> {
+    const interval = options.pollInterval ?? 1_000;
+    let previous: BatchJob | undefined;
+    for (;;) {
+      const { data: job } = await this.batchJobs.get(id, options.signal ? { signal: options.signal } : {});
+      if (!previous || previous.done !== job.done || previous.status !== job.status) yield job;
+      if (job.status === 'completed') return;
+      previous = job;
+      await sleep(interval, options.signal);
+    }
+  }
+
+  async *#run(
+    params: ValidateBatchParams,
+    options: FollowOptions,
+  ): AsyncGenerator<BatchJob, void, undefined> {
+    const { data: created } = await this.batchJobs.create(
+      params,
+      options.signal ? { signal: options.signal } : {},
+    );
+    yield* this.#follow(created.id, options);
+  }
+
+  async *#submitAll(
+    numbers: AsyncIterable<string> | Iterable<string>,
+    options: SubmitAllOptions,
+  ): AsyncGenerator<BatchJob, void, undefined> {
+    const size = options.chunkSize ?? MAX_JOB_SIZE;
+    if (!Number.isInteger(size) || size < 1 || size > MAX_JOB_SIZE) {
+      throw new RangeError(`chunkSize must be an integer from 1 to ${MAX_JOB_SIZE}.`);
+    }
+    const requestOptions = options.signal ? { signal: options.signal } : {};
+    const extra = options.requester_vat_number ? { requester_vat_number: options.requester_vat_number } : {};
+    let chunk: string[] = [];
+    for await (const number of numbers) {
+      chunk.push(number);
+      if (chunk.length === size) {
+        yield (await this.batchJobs.create({ vat_numbers: chunk, ...extra }, requestOptions)).data;
+        chunk = [];
+      }
+    }
+    if (chunk.length > 0)
+      yield (await this.batchJobs.create({ vat_numbers: chunk, ...extra }, requestOptions)).data;
+  }
+
+  /** Sends one call, with retries; resolves to the `{ data, meta }` envelope or rejects with an `OpenVatError`. */
+  async request<T>(call: Call): Promise<T> {
+    const options = call.options ?? {};
+    const maxRetries = options.maxRetries ?? this.#maxRetries;
+    const url = new URL(this.baseUrl + call.path);
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...this.#headers,
+      ...options.headers,
+      authorization: `Bearer ${this.#apiKey}`,
+    };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+
+    for (let attempt = 0; ; attempt += 1) {
+      const retriesLeft = attempt < maxRetries;
+      let error: OpenVatError;
+      let wait: number | null = null;
+      try {
+        return (await this.#attempt<T>(call.method, url, headers, body, options)) as T;
+      } catch (caught) {
+        if (!(caught instanceof OpenVatError)) throw caught;
+        error = caught;
+      }
+      if (error instanceof AbortError || !retriesLeft) throw error;
+      if (error instanceof ConnectionError) {
+        if (!call.idempotent) throw error;
+      } else if (RETRY_ALWAYS.has(error.status) || (call.idempotent && error.status >= 500)) {
+        const retryAfter = parseRetryAfter(error.headers['retry-after']);
+        if (retryAfter !== null) {
+          if (retryAfter > MAX_RETRY_AFTER_SECONDS) throw error;
+          wait = retryAfter * 1000;
+        }
+      } else {
+        throw error;
+      }
+      // Exponential backoff with jitter when the service named no time: 0.5 s, 1 s, 2 s … up to 8 s.
+      wait ??= Math.min(8_000, 500 * 2 ** attempt) * (0.75 + Math.random() * 0.25);
+      try {
+        await sleep(wait, options.signal);
+      } catch (reason) {
+        throw new AbortError('The request was aborted.', { status: 0, code: 'aborted', cause: reason });
+      }
+    }
+  }
+
+  async #attempt<T>(
+    method: Method,
+    url: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+    options: RequestOptions,
+  ): Promise<T> {
+    const { signal } = options;
+    if (signal?.aborted) {
+      throw new AbortError('The request was aborted.', { status: 0, code: 'aborted', cause: signal.reason });
+    }
+    const controller = new AbortController();
+    const timeout = options.timeout ?? this.#timeout;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeout);
+    const onAbort = () => controller.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      let response: Response;
+      let text: string;
+      try {
+        response = await this.#fetch(url, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal: controller.signal,
+        });
+        text = await response.text();
+      } catch (cause) {
+        if (signal?.aborted) {
+          throw new AbortError('The request was aborted.', { status: 0, code: 'aborted', cause });
+        }
+        if (timedOut) {
+          throw new TimeoutError(`No answer within ${timeout} ms.`, { status: 0, code: 'timeout', cause });
+        }
+        throw new ConnectionError(`Could not reach ${url.origin}: ${(cause as Error)?.message ?? cause}`, {
+          status: 0,
+          code: 'connection_error',
+          cause,
+        });
+      }
+      const responseHeaders = headersRecord(response.headers);
+      let json: unknown = null;
+      if (text !== '') {
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = null;
+        }
+      }
+      if (!response.ok) throw errorFromResponse(response.status, json, responseHeaders);
+      if (json && typeof json === 'object' && 'data' in json && 'meta' in json) return json as T;
+      return { data: json, meta: { request_id: responseHeaders['service-request-id'] ?? '' } } as T;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+function enc(segment: string): string {
+  return encodeURIComponent(segment);
+}

@@ -1,0 +1,35 @@
+export {
+  type ClientOptions,
+  type ConfirmOptions,
+  type FollowOptions,
+  OpenVat,
+  type RequestOptions,
+  type SubmitAllOptions,
+} from './client.js';
+export {
+  AbortError,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  errorFamily,
+  InvalidRequestError,
+  NotFoundError,
+  OpenVatError,
+  PlanRequiredError,
+  RateLimitError,
+  RegistryUnavailableError,
+  TimeoutError,
+} from './errors.js';
+export type { components, paths } from './openapi.js';
+export type * from './types.js';
+export {
+  type BatchCompletedEvent,
+  type HeadersLike,
+  type TestEvent,
+  type ValidationCompletedEvent,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookEvent,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './webhooks.js';

@@ -1,0 +1,89 @@
+/** Request and response types of every operation, derived from the generated `openapi.ts`. */
+import type { components, paths } from './openapi.js';
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type Json<R> = R extends { content: { 'application/json': infer J } } ? J : null;
+type Responses<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends { responses: infer R } ? R : never;
+/** The JSON of the 2xx answers of an operation. */
+export type Success<P extends keyof paths, M extends Method> = {
+  [S in keyof Responses<P, M>]: S extends 200 | 201 | 202 | 204 ? Json<Responses<P, M>[S]> : never;
+}[keyof Responses<P, M>];
+/** The JSON body of an operation. */
+export type RequestBody<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends {
+    requestBody: { content: { 'application/json': infer B } };
+  }
+    ? B
+    : never;
+/** The query parameters of an operation. */
+export type Query<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends {
+    parameters: { query?: infer Q };
+  }
+    ? NonNullable<Q>
+    : never;
+
+/** `meta` of every answer: at least the request id (UUID v7) to quote to support. */
+export interface ResponseMeta {
+  request_id: string;
+  [key: string]: unknown;
+}
+
+/**
+ * What every method resolves to: the answer's `{ data, meta }` envelope. Answers the service sends
+ * without one (webhook registration, test sends, deletions) are put in one, with `meta.request_id`
+ * from the `Service-Request-Id` header.
+ */
+export type Envelope<T> = T extends { data: unknown; meta: unknown } ? T : { data: T; meta: ResponseMeta };
+
+export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
+export type ErrorCode = ErrorEnvelope['error']['code'];
+export type ValidationData = components['schemas']['ValidationData'];
+export type CountryRate = components['schemas']['CountryRate'];
+
+export type ValidateQuery = Query<'/v1/validate', 'get'>;
+export interface ValidateParams {
+  vat_number: string;
+  requester_vat_number?: string;
+  /** `false` forces a live registry call. */
+  cache?: boolean;
+}
+export type ValidateResponse = Success<'/v1/validate', 'get'>;
+
+export type BatchBody = RequestBody<'/v1/validate/batch', 'post'>;
+export type ValidateBatchParams = Omit<BatchBody, 'async'>;
+type BatchAnswers = Success<'/v1/validate/batch', 'post'>;
+export type ValidateBatchResponse = Exclude<BatchAnswers, BatchJobResponse>;
+export type BatchJobResponse = Success<'/v1/validate/batch/{id}', 'get'>;
+export type BatchJob = BatchJobResponse['data'];
+
+export type DecideBody = RequestBody<'/v1/decide', 'post'>;
+export type DecideResponse = Success<'/v1/decide', 'post'>;
+
+export type ConfirmBody = RequestBody<'/v1/confirm', 'post'>;
+export type ConfirmResponse = Success<'/v1/confirm', 'post'>;
+export type ConfirmationResponse = Success<'/v1/confirmations/{id}', 'get'>;
+
+export type AuditResponse = Success<'/v1/audits/{request_id}', 'get'>;
+
+export type RatesQuery = Query<'/v1/rates', 'get'>;
+export type RatesResponse = Exclude<Success<'/v1/rates', 'get'>, null>;
+export type RateQuery = Query<'/v1/rates/{country}', 'get'>;
+export type RateResponse = Exclude<Success<'/v1/rates/{country}', 'get'>, null>;
+
+export type StatusResponse = Success<'/v1/status', 'get'>;
+
+export type UsageQuery = Query<'/v1/usage', 'get'>;
+export type UsageResponse = Success<'/v1/usage', 'get'>;
+
+export type WebhookCreateBody = RequestBody<'/v1/webhooks', 'post'>;
+export type WebhookCreated = Success<'/v1/webhooks', 'post'>;
+export type WebhookListResponse = Success<'/v1/webhooks', 'get'>;
+export type WebhookUpdateBody = RequestBody<'/v1/webhooks/{id}', 'patch'>;
+export type WebhookUpdateResponse = Success<'/v1/webhooks/{id}', 'patch'>;
+export type WebhookTestResult = Success<'/v1/webhooks/{id}/test', 'post'>;
+export type WebhookDeliveriesQuery = Query<'/v1/webhooks/{id}/deliveries', 'get'>;
+export type WebhookDeliveriesResponse = Success<'/v1/webhooks/{id}/deliveries', 'get'>;
+export type WebhookReplayResponse = Success<'/v1/webhooks/{id}/deliveries/{delivery_id}/replay', 'post'>;

@@ -1,0 +1,355 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { isUuidV7, type TestKey } from '../../../test/helpers/app.js';
+import {
+  AbortError,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  errorFamily,
+  InvalidRequestError,
+  NotFoundError,
+  OpenVat,
+  OpenVatError,
+  PlanRequiredError,
+  RateLimitError,
+  RegistryUnavailableError,
+  TimeoutError,
+} from '../src/index.js';
+import { REQUESTER, type RunningService, startService } from './service.js';
+
+/** What the stub in front of the app does with a request: answer it itself, or pass it on. */
+type Step = (req: IncomingMessage, res: ServerResponse) => 'forward' | undefined;
+
+interface Stub {
+  url: string;
+  /** Arrival time (ms) and method/path of every request the stub received. */
+  requests: Array<{ at: number; method: string; path: string; headers: IncomingMessage['headers'] }>;
+  /** Steps for the next requests, in order; once they are used up, requests go to the app. */
+  plan(...steps: Step[]): void;
+  close(): Promise<void>;
+}
+
+function answer(status: number, code: string, headers: Record<string, string> = {}): Step {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'service-request-id': 'stub', ...headers });
+    res.end(
+      JSON.stringify({ error: { code, message: `stub ${code}` }, meta: { request_id: 'stub-request' } }),
+    );
+    return undefined;
+  };
+}
+
+/** A real HTTP server on 127.0.0.1:0 in front of the app. */
+async function startStub(target: string): Promise<Stub> {
+  const requests: Stub['requests'] = [];
+  let steps: Step[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    requests.push({ at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers });
+    const step = steps.shift();
+    if (step && step(req, res) !== 'forward') return;
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers.set(name, value);
+    }
+    const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+    const upstream = await fetch(target + (req.url ?? '/'), { method: req.method ?? 'GET', headers, body });
+    const out: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (name !== 'content-length' && name !== 'connection' && name !== 'keep-alive') out[name] = value;
+    });
+    res.writeHead(upstream.status, out).end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    plan(...next) {
+      steps = next;
+      requests.length = 0;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<OpenVatError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof OpenVatError, `expected an OpenVatError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the call to reject');
+}
+
+describe('@openvat/client errors and retries', () => {
+  let service: RunningService;
+  let stub: Stub;
+  let free: TestKey;
+  let pro: TestKey;
+  let business: TestKey;
+
+  before(async () => {
+    service = await startService();
+    stub = await startStub(service.baseUrl);
+    free = await service.t.key('free', 'test');
+    pro = await service.t.key('pro', 'test');
+    business = await service.t.key('business', 'live', { defaultRequesterVat: REQUESTER });
+  });
+  after(async () => {
+    await stub.close();
+    await service.close();
+  });
+
+  const direct = (key: TestKey, maxRetries = 0) =>
+    new OpenVat({ baseUrl: service.baseUrl, apiKey: key.key, maxRetries });
+
+  function assertFromService(error: OpenVatError, status: number, code: string) {
+    assert.equal(error.status, status);
+    assert.equal(error.code, code);
+    assert.ok(error.message.length > 0);
+    assert.ok(isUuidV7(error.requestId), `request id ${error.requestId}`);
+  }
+
+  it('401 unauthorized is an AuthenticationError', async () => {
+    const error = await rejection(
+      new OpenVat({ baseUrl: service.baseUrl, apiKey: 'svc_test_nope' }).validate({
+        vat_number: 'DE100000008',
+      }),
+    );
+    assert.ok(error instanceof AuthenticationError);
+    assertFromService(error, 401, 'unauthorized');
+  });
+
+  it('402 plan_required is a PlanRequiredError with its details', async () => {
+    const error = await rejection(direct(free).decide({ seller_vat: 'DE136695976', buyer_country: 'FR' }));
+    assert.ok(error instanceof PlanRequiredError);
+    assertFromService(error, 402, 'plan_required');
+    assert.ok(Array.isArray(error.details?.required_plans));
+  });
+
+  it('input errors are InvalidRequestErrors, whatever their code', async () => {
+    const format = await rejection(direct(pro).validate({ vat_number: 'DE12' }));
+    assert.ok(format instanceof InvalidRequestError);
+    assert.equal(format.status, 400);
+    assert.ok(format.code === 'invalid_format' || format.code === 'invalid_request', format.code);
+    assert.ok(isUuidV7(format.requestId));
+
+    const tooLarge = await rejection(
+      direct(pro).validateBatch({ vat_numbers: Array.from({ length: 101 }, () => 'DE100000008') }),
+    );
+    assert.ok(tooLarge instanceof InvalidRequestError);
+    assert.equal(tooLarge.code, 'batch_too_large');
+  });
+
+  it('404 not_found is a NotFoundError', async () => {
+    const error = await rejection(direct(business).confirmations.get('01a20a1d-a660-7108-97f6-f5a58baa0e28'));
+    assert.ok(error instanceof NotFoundError);
+    assertFromService(error, 404, 'not_found');
+  });
+
+  it('idempotency_conflict is a ConflictError', async () => {
+    const openvat = direct(business);
+    const company = { name: 'Musterhaus GmbH & Co KG', town: 'musterort' };
+    const idempotencyKey = crypto.randomUUID();
+    await openvat.confirm({ vat_number: 'ATU12345678', company }, { idempotencyKey });
+    const error = await rejection(
+      openvat.confirm({ vat_number: 'ATU88881111', company }, { idempotencyKey }),
+    );
+    assert.ok(error instanceof ConflictError);
+    assert.equal(error.code, 'idempotency_conflict');
+    assert.ok(error.status >= 400 && error.status < 500);
+  });
+
+  it('429 rate_limited is a RateLimitError with retryAfter from Retry-After', async () => {
+    const error = await rejection(direct(pro).validate({ vat_number: 'DE800000009' }));
+    assert.ok(error instanceof RateLimitError);
+    assertFromService(error, 429, 'rate_limited');
+    assert.equal(error.retryAfter, Number(error.headers['retry-after']));
+    assert.ok(error.retryAfter !== null && error.retryAfter > 0);
+  });
+
+  it('registry_unavailable is a RegistryUnavailableError with retryAfter', async () => {
+    const error = await rejection(direct(pro).validate({ vat_number: 'DE400000000' }));
+    assert.ok(error instanceof RegistryUnavailableError);
+    assert.equal(error.code, 'registry_unavailable');
+    assert.ok(error.status >= 500);
+    assert.ok(isUuidV7(error.requestId));
+    assert.ok(error.retryAfter !== null && error.retryAfter > 0);
+  });
+
+  it('an unknown code is a plain OpenVatError; a body without an envelope still gives status and code', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key, maxRetries: 0 });
+    stub.plan(answer(418, 'brand_new_code'));
+    const unknown = await rejection(openvat.rates.list());
+    assert.equal(unknown.constructor, OpenVatError);
+    assert.equal(unknown.code, 'brand_new_code');
+    assert.equal(unknown.status, 418);
+    assert.equal(unknown.requestId, 'stub-request');
+
+    stub.plan((_req, res) => {
+      res
+        .writeHead(400, { 'content-type': 'text/html', 'service-request-id': 'from-header' })
+        .end('<h1>no</h1>');
+      return undefined;
+    });
+    const html = await rejection(openvat.rates.list());
+    assert.equal(html.constructor, OpenVatError);
+    assert.equal(html.code, 'http_400');
+    assert.equal(html.requestId, 'from-header');
+  });
+
+  it('a code of a known pattern joins its family without a client update', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key, maxRetries: 0 });
+    stub.plan(answer(422, 'b2c_not_supported'));
+    const input = await rejection(openvat.decide({ seller_vat: 'DE136695976', buyer_country: 'FR' }));
+    assert.ok(input instanceof InvalidRequestError);
+    assert.equal(input.code, 'b2c_not_supported');
+    stub.plan(answer(502, 'bzst_unavailable', { 'retry-after': '7' }));
+    const registry = await rejection(
+      openvat.confirm({ vat_number: 'ATU12345678', company: { name: 'Musterhaus' } }),
+    );
+    assert.ok(registry instanceof RegistryUnavailableError);
+    assert.equal(registry.retryAfter, 7);
+    assert.equal(errorFamily('country_unknown'), InvalidRequestError);
+    assert.equal(errorFamily('invalid_requester_vat'), InvalidRequestError);
+    assert.equal(errorFamily('taxauth_session_limit'), RateLimitError);
+    assert.equal(errorFamily('taxauth_server_error'), RegistryUnavailableError);
+    assert.equal(errorFamily('taxauth_rejected'), InvalidRequestError);
+    assert.equal(errorFamily('internal_error'), null);
+  });
+
+  it('retries after 429 and 503, waiting what Retry-After says, then answers from the service', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
+    stub.plan(
+      answer(429, 'rate_limited', { 'retry-after': '1' }),
+      answer(503, 'registry_unavailable', { 'retry-after': '1' }),
+    );
+    const res = await openvat.validate({ vat_number: 'DE100000008' });
+    assert.equal(res.data.vat_number, 'DE100000008');
+    assert.equal(stub.requests.length, 3);
+    const [first, second, third] = stub.requests;
+    assert.ok(first && second && third);
+    assert.ok(second.at - first.at >= 950, `waited ${second.at - first.at} ms after the 429`);
+    assert.ok(third.at - second.at >= 950, `waited ${third.at - second.at} ms after the 503`);
+  });
+
+  it('a POST is retried after 429/502/503 too, with the same Idempotency-Key for confirm', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: business.key });
+    stub.plan(answer(502, 'upstream_error', { 'retry-after': '0' }), answer(503, 'registry_unavailable'));
+    const res = await openvat.confirm({
+      vat_number: 'ATU12345678',
+      company: { name: 'Musterhaus GmbH & Co KG' },
+    });
+    assert.ok(res.data.confirmation_id);
+    assert.equal(stub.requests.length, 3);
+    const keys = stub.requests.map((r) => r.headers['idempotency-key']);
+    assert.ok(keys[0]);
+    assert.deepEqual(keys, [keys[0], keys[0], keys[0]]);
+  });
+
+  it('gives up after maxRetries and rejects with the last answer', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key, maxRetries: 1 });
+    stub.plan(
+      answer(503, 'registry_unavailable', { 'retry-after': '0' }),
+      answer(429, 'rate_limited', { 'retry-after': '0' }),
+    );
+    const error = await rejection(openvat.validate({ vat_number: 'DE100000008' }));
+    assert.ok(error instanceof RateLimitError);
+    assert.equal(error.retryAfter, 0);
+    assert.equal(stub.requests.length, 2);
+  });
+
+  it('does not wait for a Retry-After longer than a minute: the caller decides', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
+    stub.plan(answer(429, 'rate_limited', { 'retry-after': '3600' }));
+    const error = await rejection(openvat.validate({ vat_number: 'DE100000008' }));
+    assert.ok(error instanceof RateLimitError);
+    assert.equal(error.retryAfter, 3600);
+    assert.equal(stub.requests.length, 1);
+  });
+
+  it('a 500 is retried for a read but not for a POST that is not idempotent', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
+    stub.plan(answer(500, 'internal_error'));
+    const rates = await openvat.rates.get('DE');
+    assert.equal(rates.data.country_code, 'de');
+    assert.equal(stub.requests.length, 2);
+
+    stub.plan(answer(500, 'internal_error'));
+    const error = await rejection(openvat.decide({ seller_vat: 'DE136695976', buyer_country: 'FR' }));
+    assert.equal(error.status, 500);
+    assert.equal(error.code, 'internal_error');
+    assert.equal(stub.requests.length, 1);
+  });
+
+  it('a dropped connection is a ConnectionError, retried for reads only', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
+    const drop: Step = (req) => {
+      req.socket.destroy();
+      return undefined;
+    };
+    stub.plan(drop);
+    const res = await openvat.validate({ vat_number: 'DE100000008' });
+    assert.equal(res.data.valid, true);
+    assert.equal(stub.requests.length, 2);
+
+    stub.plan(drop);
+    const error = await rejection(openvat.validateBatch({ vat_numbers: ['DE100000008'] }));
+    assert.ok(error instanceof ConnectionError);
+    assert.equal(error.status, 0);
+    assert.equal(error.code, 'connection_error');
+    assert.equal(stub.requests.length, 1);
+  });
+
+  it('times out after `timeout` ms with a TimeoutError', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key, timeout: 200, maxRetries: 0 });
+    stub.plan(() => undefined); // never answers
+    const error = await rejection(openvat.validate({ vat_number: 'DE100000008' }));
+    assert.ok(error instanceof TimeoutError);
+    assert.equal(error.code, 'timeout');
+  });
+
+  it("the caller's AbortSignal stops the call, also while it waits to retry", async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
+    stub.plan(() => undefined);
+    const inFlight = new AbortController();
+    const pending = openvat.validate({ vat_number: 'DE100000008' }, { signal: inFlight.signal });
+    setTimeout(() => inFlight.abort(), 100);
+    const aborted = await rejection(pending);
+    assert.ok(aborted instanceof AbortError);
+    assert.equal(aborted.code, 'aborted');
+
+    stub.plan(answer(503, 'registry_unavailable', { 'retry-after': '30' }));
+    const waiting = new AbortController();
+    const retrying = openvat.validate({ vat_number: 'DE100000008' }, { signal: waiting.signal });
+    setTimeout(() => waiting.abort(), 200);
+    const stopped = await rejection(retrying);
+    assert.ok(stopped instanceof AbortError);
+    assert.equal(stub.requests.length, 1);
+  });
+
+  it('reads the base URL and key from OPENVAT_URL and OPENVAT_API_KEY', async () => {
+    const saved = { url: process.env.OPENVAT_URL, key: process.env.OPENVAT_API_KEY };
+    process.env.OPENVAT_URL = `${service.baseUrl}/`;
+    process.env.OPENVAT_API_KEY = pro.key;
+    try {
+      const res = await new OpenVat().validate({ vat_number: 'DE100000008' });
+      assert.equal(res.data.valid, true);
+      delete process.env.OPENVAT_API_KEY;
+      assert.throws(() => new OpenVat(), /OPENVAT_API_KEY/);
+    } finally {
+      if (saved.url === undefined) delete process.env.OPENVAT_URL;
+      else process.env.OPENVAT_URL = saved.url;
+      if (saved.key === undefined) delete process.env.OPENVAT_API_KEY;
+      else process.env.OPENVAT_API_KEY = saved.key;
+    }
+  });
+});
