@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyRequest,
+  type FastifySchema,
   type onSendHookHandler,
 } from 'fastify';
 import type { Container } from './container.js';
@@ -19,6 +20,7 @@ import { batchRoutes } from './modules/batch/routes.js';
 import { confirmationsRoutes } from './modules/confirmations/routes.js';
 import { dashboardRoutes } from './modules/dashboard/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
+import type { Operation } from './modules/keys/plans.js';
 import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
@@ -26,6 +28,24 @@ import { usageRoutes } from './modules/usage/routes.js';
 import { validationRoutes } from './modules/validation/routes.js';
 import { ValidationDataSchema } from './modules/validation/schemas.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
+
+/** A route as registered: what the authorization matrix and the fuzzing suite are generated from. */
+export interface RouteEntry {
+  readonly method: string;
+  /** The path template, `:name` for parameters. */
+  readonly url: string;
+  /** The plan-gated operation of an authenticated route; `null` for a public one. */
+  readonly operation: Operation | null;
+  /** The route's TypeBox (JSON Schema) definitions: params, querystring, headers, body, response. */
+  readonly schema: FastifySchema;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered on the app, in registration order. */
+    routeTable: readonly RouteEntry[];
+  }
+}
 
 /** Raw answer for errors the HTTP parser catches before Fastify sees a request (oversized headers, bad syntax). */
 function clientErrorResponse(error: { code?: string }, id: string): string {
@@ -123,8 +143,14 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   // limited per API key, by plan; the limit runs after authentication.
   const perMinute = config.keyRateLimitPerMinute;
   const { usage } = container;
+  const routeTable: RouteEntry[] = [];
+  app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     const operation = authenticatedOperation(route.onRequest);
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      routeTable.push({ method, url: route.url, operation, schema: route.schema ?? {} });
+    }
     if (operation === null) return;
     // Counted as the answer is sent (its status is final then): an `onResponse` hook would make
     // Fastify listen for the end of every response of these routes.

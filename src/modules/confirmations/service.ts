@@ -490,7 +490,8 @@ export function createConfirmationsService(deps: {
     /** A confirmation of the caller's account, or null (unknown id or another account's). */
     async find(principal: ApiKeyPrincipal, id: string): Promise<StoredConfirmation | null> {
       const row = await repository.find(id);
-      if (!row || row.account_id !== principal.accountId) return null;
+      // Test and live keys of one account see only their own mode's confirmations.
+      if (!row || row.account_id !== principal.accountId || row.mode !== principal.mode) return null;
       return row;
     },
 
