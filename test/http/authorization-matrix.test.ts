@@ -81,7 +81,7 @@ function sampleQuery(route: RouteEntry): string {
   const schema = route.schema.querystring as JsonSchema | undefined;
   if (!schema?.required?.length) return '';
   const value = fc.sample(valid(schema), { numRuns: 1, seed: 42 })[0] as Record<string, unknown>;
-  return `?${new URLSearchParams(Object.entries(value).map(([k, v]) => [k, String(v)])).toString()}`;
+  return `?${new URLSearchParams(Object.entries(value).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
 }
 
 for (const target of await databaseTargets()) {
