@@ -10,7 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { Container } from './container.js';
 import { authenticatedOperation } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { serverWithFastPath } from './http/server.js';
@@ -92,6 +92,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimit,
     routerOptions: { maxParamLength: 256 },
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
     },

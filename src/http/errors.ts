@@ -108,3 +108,28 @@ export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
 function truncate(value: string, max: number): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;
 }
+
+/**
+ * Errors Fastify raises before a route is found (its `frameworkErrors` option): a path parameter
+ * longer than the router allows, a path that is not valid percent-encoded UTF-8. Without this they
+ * get Fastify's own JSON, outside the envelope and without a request id.
+ */
+export function frameworkErrorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  request.startedAt = performance.now();
+  reply.header('service-request-id', request.id);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply
+      .code(414)
+      .send(envelope(request, reply, 'invalid_request', 'A segment of the URL path is longer than allowed.'));
+    return;
+  }
+  reply
+    .code(400)
+    .send(
+      envelope(request, reply, 'invalid_request', 'The URL path is not valid: percent-encode it as UTF-8.'),
+    );
+}
