@@ -47,22 +47,45 @@ declare module 'fastify' {
   }
 }
 
-/** Raw answer for errors the HTTP parser catches before Fastify sees a request (oversized headers, bad syntax). */
+/** Raw answer for errors the HTTP parser catches before Fastify sees a request (oversized headers, bad syntax, timeouts). */
 function clientErrorResponse(error: { code?: string }, id: string): string {
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request line or headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request was not received in time; the connection is closed.']
+        : [400, 'Bad Request', 'The HTTP request is malformed.'];
   const body = JSON.stringify({
-    error: {
-      code: MALFORMED_CODE,
-      message: tooLarge ? 'The request line or headers are too large.' : 'The HTTP request is malformed.',
-    },
+    error: { code: MALFORMED_CODE, message },
     meta: { request_id: id, latency_ms: 0 },
   });
-  const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
   return (
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nService-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`
   );
+}
+
+/**
+ * The server's timeouts and limits from the configuration. Node checks request and header
+ * timeouts on a timer (every 30 s by default), so the timer runs at a quarter of the shorter of the
+ * two: a client trickling its headers or body is cut off within 125 % of the timeout.
+ */
+function serverLimits(config: Container['config']) {
+  const c = config.connections;
+  return {
+    requestTimeout: c.requestTimeoutMs,
+    keepAliveTimeout: c.keepAliveTimeoutMs,
+    connectionTimeout: c.idleTimeoutMs,
+    maxRequestsPerSocket: c.maxRequestsPerSocket,
+    http: {
+      requestTimeout: c.requestTimeoutMs,
+      headersTimeout: c.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(
+        25,
+        Math.floor(Math.min(c.requestTimeoutMs, c.headersTimeoutMs) / 4),
+      ),
+    },
+  };
 }
 
 /** Builds the Fastify application from a container. Does not listen. */
@@ -90,6 +113,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     genReqId: () => ids.uuid(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
+    ...serverLimits(config),
     routerOptions: { maxParamLength: 256 },
     return503OnClosing: true,
     frameworkErrors: frameworkErrorHandler,
@@ -101,6 +125,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       else socket.destroy(error);
     },
   });
+
+  // Connections beyond the cap are closed by Node as soon as they are accepted.
+  if (config.connections.maxConnections > 0) app.server.maxConnections = config.connections.maxConnections;
 
   app.addHook('preClose', (done) => {
     closing = true;
