@@ -11,6 +11,7 @@ import Fastify, {
 import type { Container } from './container.js';
 import { authenticatedOperation } from './http/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
+import { serializeRequest } from './http/log-redaction.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { serverWithFastPath } from './http/server.js';
@@ -108,7 +109,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         closing: () => closing,
       });
   const app = Fastify({
-    ...(requestLogging ? { loggerInstance: log as FastifyBaseLogger } : { logger: false }),
+    ...(requestLogging
+      ? { loggerInstance: log.child({}, { serializers: { req: serializeRequest } }) as FastifyBaseLogger }
+      : { logger: false }),
     ...(fastPath ? { serverFactory: serverWithFastPath(fastPath) } : {}),
     genReqId: () => ids.uuid(),
     requestIdHeader: false,

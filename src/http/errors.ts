@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, type ErrorCode, MALFORMED_CODE } from '../lib/errors.js';
+import { redactUrl } from './log-redaction.js';
 import { baseMeta } from './meta.js';
 
 function envelope(
@@ -81,7 +82,7 @@ export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
         .send(envelope(request, reply, MALFORMED_CODE, message));
     }
     log.error(
-      { err: error, request_id: request.id, method: request.method, url: request.url },
+      { err: error, request_id: request.id, method: request.method, url: redactUrl(request.url) },
       'unhandled error',
     );
     return reply
