@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEvidenceKey } from './modules/confirmations/anchor.js';
 
 /** The package root (one level above `src/` or `dist/`). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,6 +66,8 @@ export interface Config {
     readonly invalidTtlSeconds: number;
     readonly degradedWindowSeconds: number;
   };
+  /** `OPENVAT_EVIDENCE_KEY`: the Ed25519 private key that signs the evidence chain head, or null. */
+  readonly evidenceKey: string | null;
   readonly confirmations: {
     /** Confirmations allowed per API key in a burst, refilled evenly over `burstWindowSeconds`. */
     readonly burst: number;
@@ -150,6 +153,17 @@ function redisPrefix(env: Env): string {
 
 const DAY = 86_400;
 
+function evidenceKey(env: Env): string | null {
+  const raw = optional(env, 'OPENVAT_EVIDENCE_KEY');
+  if (raw === null) return null;
+  try {
+    parseEvidenceKey(raw);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return raw;
+}
+
 function connections(env: Env): Config['connections'] {
   const requestTimeoutMs = int(env, 'OPENVAT_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   const headersTimeoutMs = int(env, 'OPENVAT_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000);
@@ -216,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
       invalidTtlSeconds: int(env, 'OPENVAT_CACHE_INVALID_TTL', DAY, 0, 3_650 * DAY),
       degradedWindowSeconds: int(env, 'OPENVAT_DEGRADED_WINDOW', 7 * DAY, 0, 3_650 * DAY),
     },
+    evidenceKey: evidenceKey(env),
     confirmations: {
       burst: int(env, 'OPENVAT_CONFIRM_BURST', 10, 1, 100_000),
       burstWindowSeconds: int(env, 'OPENVAT_CONFIRM_BURST_WINDOW', 10, 1, 86_400),
