@@ -8,6 +8,7 @@ import type { IdGenerator } from '../../lib/ids.js';
 import type { EvatrAnswer, EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
 import type { Mode } from '../keys/plans.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
+import { PLAYGROUND_RETENTION_MS } from '../playground/playground.js';
 import { isValidGermanVatDigits } from '../vat-numbers/index.js';
 import { compactInput } from '../vat-numbers/normalise.js';
 import {
@@ -607,7 +608,11 @@ export function createConfirmationsService(deps: {
             upstream_id: answer.id,
             response: responseBody,
             created_at: created.toISOString(),
-            retain_until: addYears(created, RETENTION_YEARS).toISOString(),
+            // The demo key's confirmations are test data every visitor shares: served for 24 hours.
+            retain_until: (principal.playground
+              ? new Date(created.getTime() + PLAYGROUND_RETENTION_MS)
+              : addYears(created, RETENTION_YEARS)
+            ).toISOString(),
             prev_hash: link.prevHash,
           };
           const hash = hashRecord(record);
@@ -632,6 +637,8 @@ export function createConfirmationsService(deps: {
       const row = await repository.find(id);
       // Test and live keys of one account see only their own mode's confirmations.
       if (!row || row.account_id !== principal.accountId || row.mode !== principal.mode) return null;
+      // Past its retention a confirmation is no longer served (it stays in the evidence chain).
+      if (row.retain_until <= clock.now().toISOString()) return null;
       return row;
     },
 
