@@ -124,7 +124,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
     },
     clientErrorHandler(error, socket: Socket) {
-      if (socket.writable) socket.end(clientErrorResponse(error, ids.uuid()));
+      // Destroyed once the answer is flushed: ending only our side would leave the socket open for
+      // as long as a client that never closes keeps sending (measured: a trickling client kept it).
+      if (socket.writable) socket.end(clientErrorResponse(error, ids.uuid()), () => socket.destroy());
       else socket.destroy(error);
     },
   });
@@ -142,6 +144,14 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     request.startedAt = performance.now();
     reply.header('service-request-id', request.id);
     done();
+  });
+  // An answer sent before its request's body was received (a refusal at authentication, a
+  // too-large Content-Length) closes the connection: otherwise Node would keep reading the rest of
+  // the body for the next request, and a client trickling it would hold the socket past every
+  // request timeout (that timeout ends once the response is sent).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   // JSON bodies must be UTF-8; anything else is refused instead of being silently mangled.

@@ -166,7 +166,13 @@ function evidenceKey(env: Env): string | null {
 
 function connections(env: Env): Config['connections'] {
   const requestTimeoutMs = int(env, 'OPENVAT_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
-  const headersTimeoutMs = int(env, 'OPENVAT_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000);
+  const headersTimeoutMs = int(
+    env,
+    'OPENVAT_HEADERS_TIMEOUT_MS',
+    Math.min(10_000, requestTimeoutMs),
+    100,
+    3_600_000,
+  );
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(
       `OPENVAT_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed OPENVAT_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,

@@ -86,6 +86,49 @@ describe('connection limits against slow clients', () => {
     );
   });
 
+  it('a trickling client that never reads nor closes still loses its connection on the server side', async () => {
+    const key = await t.key('business', 'test');
+    const connections = () =>
+      new Promise<number>((resolve, reject) =>
+        t.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      );
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.on('error', () => {});
+    await once(socket, 'connect');
+    socket.pause(); // never reads: the server's answer and its FIN stay unread
+    socket.write(
+      `POST /v1/validate/batch HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key.key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+    );
+    const timer = setInterval(() => {
+      if (!socket.destroyed) socket.write(' ', () => {});
+    }, 50);
+    try {
+      assert.equal(await connections(), 1);
+      let open = 1;
+      for (let i = 0; i < 100 && open > 0; i++) {
+        await sleep(50);
+        open = await connections();
+      }
+      assert.equal(open, 0, 'the server released the socket');
+    } finally {
+      clearInterval(timer);
+      socket.destroy();
+    }
+  });
+
+  it('a client refused before its body arrived is disconnected, not left trickling the rest', async () => {
+    const socket = await open(port);
+    socket.write(
+      'POST /v1/validate/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+    );
+    const { received, sent } = await trickle(socket, ' '.repeat(100_000), 50);
+    assert.match(received, /^HTTP\/1\.1 401 /, received);
+    const head = received.slice(0, received.indexOf('\r\n\r\n'));
+    assert.match(head, /\r\nconnection: close/i, 'the refusal itself closes the connection');
+    assert.doesNotMatch(received, /408/, 'closed with the refusal, not later by the request timeout');
+    assert.ok(sent < 100, `the socket was closed after the refusal (${sent} bytes trickled)`);
+  });
+
   it('a client trickling its headers (slowloris) is cut off', async () => {
     const socket = await open(port);
     const headers = `GET /health HTTP/1.1\r\nHost: x\r\n${'X-Pad: y\r\n'.repeat(200)}\r\n`;
