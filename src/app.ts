@@ -149,8 +149,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   // too-large Content-Length) closes the connection: otherwise Node would keep reading the rest of
   // the body for the next request, and a client trickling it would hold the socket past every
   // request timeout (that timeout ends once the response is sent).
+  // (A request without a body may not be marked complete yet when a quick answer is sent: only
+  // requests that announce a body are considered.)
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
+    const raw = request.raw;
+    const announcesBody =
+      (raw.headers['content-length'] ?? '0') !== '0' || raw.headers['transfer-encoding'] !== undefined;
+    if (announcesBody && !raw.complete) reply.header('connection', 'close');
     done(null, payload);
   });
 
