@@ -125,12 +125,10 @@ export function frameworkErrorHandler(
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     reply
       .code(414)
-      .send(envelope(request, reply, 'invalid_request', 'A segment of the URL path is longer than allowed.'));
+      .send(envelope(request, reply, MALFORMED_CODE, 'A segment of the URL path is longer than allowed.'));
     return;
   }
   reply
     .code(400)
-    .send(
-      envelope(request, reply, 'invalid_request', 'The URL path is not valid: percent-encode it as UTF-8.'),
-    );
+    .send(envelope(request, reply, MALFORMED_CODE, 'The URL path is not valid: percent-encode it as UTF-8.'));
 }
