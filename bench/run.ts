@@ -12,6 +12,7 @@ import { benchParser } from './parser.js';
 import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
 import { benchScale } from './scale.js';
+import { benchSlowClients } from './slow-clients.js';
 import { benchValidateTestMode } from './validate.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWebhooksApi } from './webhooks-api.js';
@@ -43,6 +44,7 @@ const benches: Record<string, Bench> = {
   decide: () => benchDecide(),
   webhooks: () => benchWebhooks(),
   'webhooks-api': () => benchWebhooksApi(),
+  'slow-clients': () => benchSlowClients(),
 };
 
 // The service runs as `npm start` runs it: the compiled build.

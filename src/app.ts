@@ -5,11 +5,13 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyRequest,
+  type FastifySchema,
   type onSendHookHandler,
 } from 'fastify';
 import type { Container } from './container.js';
 import { authenticatedOperation } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
+import { serializeRequest } from './http/log-redaction.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { serverWithFastPath } from './http/server.js';
@@ -19,6 +21,7 @@ import { batchRoutes } from './modules/batch/routes.js';
 import { confirmationsRoutes } from './modules/confirmations/routes.js';
 import { dashboardRoutes } from './modules/dashboard/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
+import type { Operation } from './modules/keys/plans.js';
 import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
@@ -27,22 +30,63 @@ import { validationRoutes } from './modules/validation/routes.js';
 import { ValidationDataSchema } from './modules/validation/schemas.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
 
-/** Raw answer for errors the HTTP parser catches before Fastify sees a request (oversized headers, bad syntax). */
+/** A route as registered: what the authorization matrix and the fuzzing suite are generated from. */
+export interface RouteEntry {
+  readonly method: string;
+  /** The path template, `:name` for parameters. */
+  readonly url: string;
+  /** The plan-gated operation of an authenticated route; `null` for a public one. */
+  readonly operation: Operation | null;
+  /** The route's TypeBox (JSON Schema) definitions: params, querystring, headers, body, response. */
+  readonly schema: FastifySchema;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered on the app, in registration order. */
+    routeTable: readonly RouteEntry[];
+  }
+}
+
+/** Raw answer for errors the HTTP parser catches before Fastify sees a request (oversized headers, bad syntax, timeouts). */
 function clientErrorResponse(error: { code?: string }, id: string): string {
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request line or headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request was not received in time; the connection is closed.']
+        : [400, 'Bad Request', 'The HTTP request is malformed.'];
   const body = JSON.stringify({
-    error: {
-      code: MALFORMED_CODE,
-      message: tooLarge ? 'The request line or headers are too large.' : 'The HTTP request is malformed.',
-    },
+    error: { code: MALFORMED_CODE, message },
     meta: { request_id: id, latency_ms: 0 },
   });
-  const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
   return (
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nService-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`
   );
+}
+
+/**
+ * The server's timeouts and limits from the configuration. Node checks request and header
+ * timeouts on a timer (every 30 s by default), so the timer runs at a quarter of the shorter of the
+ * two: a client trickling its headers or body is cut off within 125 % of the timeout.
+ */
+function serverLimits(config: Container['config']) {
+  const c = config.connections;
+  return {
+    requestTimeout: c.requestTimeoutMs,
+    keepAliveTimeout: c.keepAliveTimeoutMs,
+    connectionTimeout: c.idleTimeoutMs,
+    maxRequestsPerSocket: c.maxRequestsPerSocket,
+    http: {
+      requestTimeout: c.requestTimeoutMs,
+      headersTimeout: c.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(
+        25,
+        Math.floor(Math.min(c.requestTimeoutMs, c.headersTimeoutMs) / 4),
+      ),
+    },
+  };
 }
 
 /** Builds the Fastify application from a container. Does not listen. */
@@ -65,21 +109,30 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         closing: () => closing,
       });
   const app = Fastify({
-    ...(requestLogging ? { loggerInstance: log as FastifyBaseLogger } : { logger: false }),
+    ...(requestLogging
+      ? { loggerInstance: log.child({}, { serializers: { req: serializeRequest } }) as FastifyBaseLogger }
+      : { logger: false }),
     ...(fastPath ? { serverFactory: serverWithFastPath(fastPath) } : {}),
     genReqId: () => ids.uuid(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
+    ...serverLimits(config),
     routerOptions: { maxParamLength: 256 },
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
     },
     clientErrorHandler(error, socket: Socket) {
-      if (socket.writable) socket.end(clientErrorResponse(error, ids.uuid()));
+      // Destroyed once the answer is flushed: ending only our side would leave the socket open for
+      // as long as a client that never closes keeps sending (measured: a trickling client kept it).
+      if (socket.writable) socket.end(clientErrorResponse(error, ids.uuid()), () => socket.destroy());
       else socket.destroy(error);
     },
   });
+
+  // Connections beyond the cap are closed by Node as soon as they are accepted.
+  if (config.connections.maxConnections > 0) app.server.maxConnections = config.connections.maxConnections;
 
   app.addHook('preClose', (done) => {
     closing = true;
@@ -91,6 +144,19 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     request.startedAt = performance.now();
     reply.header('service-request-id', request.id);
     done();
+  });
+  // An answer sent before its request's body was received (a refusal at authentication, a
+  // too-large Content-Length) closes the connection: otherwise Node would keep reading the rest of
+  // the body for the next request, and a client trickling it would hold the socket past every
+  // request timeout (that timeout ends once the response is sent).
+  // (A request without a body may not be marked complete yet when a quick answer is sent: only
+  // requests that announce a body are considered.)
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const raw = request.raw;
+    const announcesBody =
+      (raw.headers['content-length'] ?? '0') !== '0' || raw.headers['transfer-encoding'] !== undefined;
+    if (announcesBody && !raw.complete) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   // JSON bodies must be UTF-8; anything else is refused instead of being silently mangled.
@@ -123,8 +189,14 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   // limited per API key, by plan; the limit runs after authentication.
   const perMinute = config.keyRateLimitPerMinute;
   const { usage } = container;
+  const routeTable: RouteEntry[] = [];
+  app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     const operation = authenticatedOperation(route.onRequest);
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      routeTable.push({ method, url: route.url, operation, schema: route.schema ?? {} });
+    }
     if (operation === null) return;
     // Counted as the answer is sent (its status is final then): an `onResponse` hook would make
     // Fastify listen for the end of every response of these routes.

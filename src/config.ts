@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEvidenceKey } from './modules/confirmations/anchor.js';
 
 /** The package root (one level above `src/` or `dist/`). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -17,6 +18,21 @@ export interface Config {
   readonly ratesPath: string;
   /** Request body limit in bytes. */
   readonly bodyLimit: number;
+  /** Limits on client connections, so slow or idle clients cannot hold sockets forever. */
+  readonly connections: {
+    /** Time to receive a whole request (headers and body); then 408 and the socket is closed. */
+    readonly requestTimeoutMs: number;
+    /** Time to receive the request headers. */
+    readonly headersTimeoutMs: number;
+    /** How long an idle keep-alive connection is kept open between requests. */
+    readonly keepAliveTimeoutMs: number;
+    /** A socket without any traffic for this long is destroyed (0 = never). */
+    readonly idleTimeoutMs: number;
+    /** Requests one keep-alive connection may carry before it is closed (0 = no limit). */
+    readonly maxRequestsPerSocket: number;
+    /** Open connections one instance accepts; more are closed at once (0 = no limit). */
+    readonly maxConnections: number;
+  };
   /** Whether `/docs` offers the playground's demo key (test mode, 30 requests per hour per IP). */
   readonly playground: boolean;
   /** Requests per minute per IP on the public rates endpoints. */
@@ -50,6 +66,8 @@ export interface Config {
     readonly invalidTtlSeconds: number;
     readonly degradedWindowSeconds: number;
   };
+  /** `OPENVAT_EVIDENCE_KEY`: the Ed25519 private key that signs the evidence chain head, or null. */
+  readonly evidenceKey: string | null;
   readonly confirmations: {
     /** Confirmations allowed per API key in a burst, refilled evenly over `burstWindowSeconds`. */
     readonly burst: number;
@@ -135,6 +153,42 @@ function redisPrefix(env: Env): string {
 
 const DAY = 86_400;
 
+function evidenceKey(env: Env): string | null {
+  const raw = optional(env, 'OPENVAT_EVIDENCE_KEY');
+  if (raw === null) return null;
+  try {
+    parseEvidenceKey(raw);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return raw;
+}
+
+function connections(env: Env): Config['connections'] {
+  const requestTimeoutMs = int(env, 'OPENVAT_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const headersTimeoutMs = int(
+    env,
+    'OPENVAT_HEADERS_TIMEOUT_MS',
+    Math.min(10_000, requestTimeoutMs),
+    100,
+    3_600_000,
+  );
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `OPENVAT_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed OPENVAT_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs,
+    // Longer than the 60 s idle timeout of common load balancers, as Fastify's own default (72 s).
+    keepAliveTimeoutMs: int(env, 'OPENVAT_KEEP_ALIVE_TIMEOUT_MS', 72_000, 0, 3_600_000),
+    idleTimeoutMs: int(env, 'OPENVAT_IDLE_TIMEOUT_MS', 120_000, 0, 3_600_000),
+    maxRequestsPerSocket: int(env, 'OPENVAT_MAX_REQUESTS_PER_SOCKET', 0, 0, 100_000_000),
+    maxConnections: int(env, 'OPENVAT_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
+  };
+}
+
 /** Parses the environment once into a frozen, typed configuration. Fails fast with a clear message. */
 export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
@@ -147,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     ratesPath: resolve(str(env, 'OPENVAT_RATES_PATH', resolve(PACKAGE_ROOT, 'data/rates.json'))),
     bodyLimit: int(env, 'OPENVAT_BODY_LIMIT', 1_048_576, 1_024, 64 * 1_048_576),
+    connections: connections(env),
     playground: bool(env, 'OPENVAT_PLAYGROUND', true),
     publicRateLimitPerMinute: int(env, 'OPENVAT_PUBLIC_RATE_LIMIT', 600, 1, 100_000_000),
     keyRateLimitPerMinute: {
@@ -181,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
       invalidTtlSeconds: int(env, 'OPENVAT_CACHE_INVALID_TTL', DAY, 0, 3_650 * DAY),
       degradedWindowSeconds: int(env, 'OPENVAT_DEGRADED_WINDOW', 7 * DAY, 0, 3_650 * DAY),
     },
+    evidenceKey: evidenceKey(env),
     confirmations: {
       burst: int(env, 'OPENVAT_CONFIRM_BURST', 10, 1, 100_000),
       burstWindowSeconds: int(env, 'OPENVAT_CONFIRM_BURST_WINDOW', 10, 1, 86_400),

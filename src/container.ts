@@ -12,6 +12,7 @@ import { createAuditsRepository } from './modules/audits/repository.js';
 import { type AuditsService, createAuditsService } from './modules/audits/service.js';
 import { createBatchRepository } from './modules/batch/repository.js';
 import { type BatchService, createBatchService } from './modules/batch/service.js';
+import { createHeadSigner, parseEvidenceKey } from './modules/confirmations/anchor.js';
 import { type BurstLimiter, createTokenBucketLimiter } from './modules/confirmations/burst.js';
 import { createConfirmationsRepository } from './modules/confirmations/repository.js';
 import { type ConfirmationsService, createConfirmationsService } from './modules/confirmations/service.js';
@@ -293,6 +294,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       }),
     // An in-flight idempotency key is abandoned once the upstream call cannot still be running.
     inFlightTimeoutMs: r.timeoutMs + 60_000,
+    signer: config.evidenceKey ? createHeadSigner(parseEvidenceKey(config.evidenceKey)) : null,
   });
   const timers: NodeJS.Timeout[] = [];
 
@@ -400,6 +402,21 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       };
       beat();
       timers.push(setInterval(beat, HEARTBEAT_MS).unref());
+      if (config.evidenceKey) {
+        // The signed chain head goes to the log at start and daily: a copy outside the database
+        // that a later `openvat evidence verify --head` can be run against.
+        const logHead = () => {
+          confirmations.exportHead().then(
+            (result) => {
+              if (result?.ok) log.info({ evidence_head: result.head }, 'evidence chain head');
+              else if (result) log.error({ evidence: result.report }, 'evidence chain does not verify');
+            },
+            (error: unknown) => log.error({ err: error }, 'exporting the evidence chain head failed'),
+          );
+        };
+        logHead();
+        timers.push(setInterval(logHead, 86_400_000).unref());
+      }
       if (r.statusPollMs > 0) {
         // With Redis one instance at a time polls (a lock that expires before the next round); the
         // breakers it opens are shared, so every instance sees the result.

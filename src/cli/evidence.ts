@@ -1,42 +1,159 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Config } from '../config.js';
-import { createDatabase } from '../db/database.js';
+import {
+  createHeadSigner,
+  EvidenceKeyError,
+  parseEvidenceKey,
+  parsePublicKey,
+  parseSignedHead,
+  publicKeyPem,
+} from '../modules/confirmations/anchor.js';
 import { createConfirmationsRepository } from '../modules/confirmations/repository.js';
-import { verifyEvidenceChain } from '../modules/confirmations/service.js';
+import {
+  type AnchoredReport,
+  exportSignedHead,
+  verifyEvidenceChain,
+} from '../modules/confirmations/service.js';
+import { openExistingDatabase } from './database.js';
+
+/** Exit codes: 0 = intact, 1 = the evidence does not verify, 2 = the command cannot run (usage, key, database). */
+class UsageError extends Error {}
+
+function signerFrom(config: Config) {
+  if (!config.evidenceKey) {
+    throw new UsageError(
+      'OPENVAT_EVIDENCE_KEY is not set: it holds the Ed25519 private key that signs the chain head (see docs/evidence.md)',
+    );
+  }
+  return createHeadSigner(parseEvidenceKey(config.evidenceKey));
+}
+
+async function withRepository<T>(
+  config: Config,
+  run: (repository: ReturnType<typeof createConfirmationsRepository>) => Promise<T>,
+) {
+  const db = openExistingDatabase(config.databaseUrl);
+  try {
+    await db.migrate();
+    return await run(createConfirmationsRepository(db.kysely));
+  } finally {
+    await db.close();
+  }
+}
+
+/** Runs a command body, mapping refusals to a message on stderr and exit code 2. */
+async function guarded(run: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await run();
+  } catch (error) {
+    if (
+      error instanceof UsageError ||
+      error instanceof EvidenceKeyError ||
+      (error as Error).name === 'MissingDatabaseError'
+    ) {
+      console.error(`openvat: ${(error as Error).message}`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}
+
+function describe(report: AnchoredReport): string[] {
+  if (!report.ok) {
+    return [
+      `BROKEN at seq ${report.seq}: ${report.message} (${report.reason})`,
+      `${report.count} confirmation(s) before it verified.`,
+    ];
+  }
+  const anchors = [
+    report.signed ? 'head signature valid' : null,
+    report.exportedSeq !== null ? `exported head seq ${report.exportedSeq} found unchanged` : null,
+  ].filter((a) => a !== null);
+  return [
+    `OK: ${report.count} confirmation(s), chain intact up to seq ${report.headSeq} (head ${report.headHash})${anchors.length ? `; ${anchors.join('; ')}` : ''}`,
+  ];
+}
 
 /**
- * `openvat evidence verify`: walks the whole confirmation chain on the same DATABASE_URL as the
- * server and reports OK (exit 0) or the first broken `seq` (exit 1).
+ * `openvat evidence verify|public-key|export-head`: the operator's checks of the confirmation
+ * evidence, on the same DATABASE_URL as the server (docs/evidence.md).
  */
 export function createEvidenceCommands(config: () => Config): Command {
-  const evidence = new Command('evidence').description('check the stored confirmation evidence');
+  const evidence = new Command('evidence').description('check and anchor the stored confirmation evidence');
 
   evidence
     .command('verify')
-    .description('verify the hash chain of every stored confirmation (exit 0 = intact, 1 = broken)')
+    .description(
+      'verify the hash chain of every stored confirmation, the head signature and an exported head (exit 0 = intact, 1 = broken, 2 = cannot verify)',
+    )
     .option('--json', 'print one JSON object with the report on stdout')
-    .action(async (options: { json?: boolean }) => {
-      const db = createDatabase(config().databaseUrl);
-      let intact = false;
-      try {
-        await db.migrate();
-        const report = await verifyEvidenceChain(createConfirmationsRepository(db.kysely));
-        intact = report.ok;
-        if (options.json) {
-          console.log(JSON.stringify(report));
-        } else if (report.ok) {
-          console.log(
-            `OK: ${report.count} confirmation(s), chain intact up to seq ${report.headSeq} (head ${report.headHash})`,
+    .option(
+      '--head <file>',
+      'a head saved by "openvat evidence export-head": the chain must still contain it',
+    )
+    .option(
+      '--public-key <file>',
+      'the evidence public key (PEM); default: derived from OPENVAT_EVIDENCE_KEY',
+    )
+    .action((options: { json?: boolean; head?: string; publicKey?: string }) =>
+      guarded(async () => {
+        const c = config();
+        const publicKey = options.publicKey
+          ? parsePublicKey(readFileSync(options.publicKey, 'utf8'))
+          : c.evidenceKey
+            ? createHeadSigner(parseEvidenceKey(c.evidenceKey)).publicKey
+            : undefined;
+        const exported = options.head ? parseSignedHead(readFileSync(options.head, 'utf8')) : undefined;
+        if (exported && !publicKey) {
+          throw new UsageError(
+            '--head needs the evidence public key: give --public-key FILE or set OPENVAT_EVIDENCE_KEY',
           );
-        } else {
-          console.log(`BROKEN at seq ${report.seq}: ${report.message} (${report.reason})`);
-          console.log(`${report.count} confirmation(s) before it verified.`);
         }
-      } finally {
-        await db.close();
-      }
-      process.exitCode = intact ? 0 : 1;
-    });
+        const report = await withRepository(c, (repository) =>
+          verifyEvidenceChain(repository, 500, { publicKey, exported }),
+        );
+        if (options.json) console.log(JSON.stringify(report));
+        else for (const line of describe(report)) console.log(line);
+        return report.ok ? 0 : 1;
+      }),
+    );
+
+  evidence
+    .command('public-key')
+    .description('print the public key of OPENVAT_EVIDENCE_KEY (PEM), for verifying exported heads elsewhere')
+    .action(() =>
+      guarded(async () => {
+        process.stdout.write(publicKeyPem(signerFrom(config()).publicKey));
+        return 0;
+      }),
+    );
+
+  evidence
+    .command('export-head')
+    .description(
+      'verify the chain, then print its head signed with OPENVAT_EVIDENCE_KEY (JSON) to keep outside the database',
+    )
+    .option('--out <file>', 'write the signed head to this file instead of stdout')
+    .action((options: { out?: string }) =>
+      guarded(async () => {
+        const c = config();
+        const signer = signerFrom(c);
+        const result = await withRepository(c, (repository) =>
+          exportSignedHead(repository, signer, new Date()),
+        );
+        if (!result.ok) {
+          for (const line of describe(result.report)) console.error(line);
+          console.error('The head was not exported: a broken chain is never signed.');
+          return 1;
+        }
+        const text = `${JSON.stringify(result.head, null, 2)}\n`;
+        if (options.out) writeFileSync(options.out, text);
+        else process.stdout.write(text);
+        return 0;
+      }),
+    );
 
   return evidence;
 }

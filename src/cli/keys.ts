@@ -1,14 +1,14 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Config } from '../config.js';
-import { createDatabase } from '../db/database.js';
 import { systemClock } from '../lib/clock.js';
 import { createIdGenerator } from '../lib/ids.js';
 import { isMode, isPlan, MODES, type Mode, PLANS, type Plan } from '../modules/keys/plans.js';
 import { createKeysRepository } from '../modules/keys/repository.js';
 import { createKeysService } from '../modules/keys/service.js';
+import { openExistingDatabase } from './database.js';
 
 async function withKeys<T>(config: Config, run: (keys: ReturnType<typeof createKeysService>) => Promise<T>) {
-  const db = createDatabase(config.databaseUrl);
+  const db = openExistingDatabase(config.databaseUrl);
   try {
     await db.migrate();
     const keys = createKeysService({

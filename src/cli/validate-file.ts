@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
 import type { BatchItemResult } from '../modules/batch/service.js';
 import type { ApiKeyPrincipal } from '../modules/keys/service.js';
+import { openExistingDatabase } from './database.js';
 
 // ---------------------------------------------------------------------------------------------
 // CSV
@@ -259,6 +260,8 @@ function remoteValidator(options: { url: string; key: string; sync: boolean; pol
 }
 
 async function directValidator(config: Config, key: string | undefined) {
+  // Reads keys from the database: a missing SQLite file is refused, not created empty.
+  await openExistingDatabase(config.databaseUrl).close();
   const { createContainer } = await import('../container.js');
   const container = await createContainer(config);
   let principal: ApiKeyPrincipal | null = null;

@@ -142,6 +142,8 @@ export interface ConfirmationChainHeadTable {
   id: number;
   seq: number;
   hash: string;
+  /** Ed25519 signature (base64) of the head with OPENVAT_EVIDENCE_KEY; null without a key. */
+  signature: string | null;
 }
 
 /** Idempotency keys of confirmation requests, per account. */

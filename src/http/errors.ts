@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, type ErrorCode, MALFORMED_CODE } from '../lib/errors.js';
+import { redactUrl } from './log-redaction.js';
 import { baseMeta } from './meta.js';
 
 function envelope(
@@ -81,7 +82,7 @@ export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
         .send(envelope(request, reply, MALFORMED_CODE, message));
     }
     log.error(
-      { err: error, request_id: request.id, method: request.method, url: request.url },
+      { err: error, request_id: request.id, method: request.method, url: redactUrl(request.url) },
       'unhandled error',
     );
     return reply
@@ -107,4 +108,27 @@ export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
 
 function truncate(value: string, max: number): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
+/**
+ * Errors Fastify raises before a route is found (its `frameworkErrors` option): a path parameter
+ * longer than the router allows, a path that is not valid percent-encoded UTF-8. Without this they
+ * get Fastify's own JSON, outside the envelope and without a request id.
+ */
+export function frameworkErrorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  request.startedAt = performance.now();
+  reply.header('service-request-id', request.id);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply
+      .code(414)
+      .send(envelope(request, reply, MALFORMED_CODE, 'A segment of the URL path is longer than allowed.'));
+    return;
+  }
+  reply
+    .code(400)
+    .send(envelope(request, reply, MALFORMED_CODE, 'The URL path is not valid: percent-encode it as UTF-8.'));
 }

@@ -20,7 +20,7 @@ function playgroundIntro(): string {
 works at once. It is a test-mode key (deterministic answers for the magic numbers listed under
 \`GET /v1/validate\`, no registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per
 hour per IP address (rates included); it cannot manage webhooks or read a usage report, and its
-batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers. Use **Authorize** to replace it with a key of your own.`;
+batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers; its audit records and confirmations are served for 24 hours only. Use **Authorize** to replace it with a key of your own.`;
 }
 
 /**

@@ -620,3 +620,49 @@ function berlinOffsetForWallTime(wallMs: number): number {
   const guess = berlinOffsetAt(wallMs - 60 * 60_000);
   return berlinOffsetAt(wallMs - guess * 60_000);
 }
+
+/** The number scheme of each prefix eVatR confirms (EU member states as VIES writes them, and XI). */
+const EVATR_NUMBER_SCHEMES: Readonly<Record<string, RegExp>> = {
+  AT: /^U\d{8}$/,
+  BE: /^[01]\d{9}$/,
+  BG: /^\d{9,10}$/,
+  CY: /^\d{8}[A-Z]$/,
+  CZ: /^\d{8,10}$/,
+  DK: /^\d{8}$/,
+  EE: /^\d{9}$/,
+  EL: /^\d{9}$/,
+  ES: /^[A-Z0-9]\d{7}[A-Z0-9]$/,
+  FI: /^\d{8}$/,
+  FR: /^[A-HJ-NP-Z0-9]{2}\d{9}$/,
+  HR: /^\d{11}$/,
+  HU: /^\d{8}$/,
+  IE: /^(\d{7}[A-W][A-I]?|\d[A-Z+*]\d{5}[A-W])$/,
+  IT: /^\d{11}$/,
+  LT: /^(\d{9}|\d{12})$/,
+  LU: /^\d{8}$/,
+  LV: /^\d{11}$/,
+  MT: /^\d{8}$/,
+  NL: /^\d{9}B\d{2}$/,
+  PL: /^\d{10}$/,
+  PT: /^\d{9}$/,
+  RO: /^[1-9]\d{1,9}$/,
+  SE: /^\d{10}01$/,
+  SI: /^\d{8}$/,
+  SK: /^\d{10}$/,
+  XI: /^(\d{9}|\d{12}|GD\d{3}|HA\d{3})$/,
+};
+
+/**
+ * The status eVatR answers, without looking anything up, for a requested number (compact and
+ * upper-case) it cannot take: `evatr-0005` when it is not two letters and 2–12 characters with a
+ * digit, `evatr-2003` when the prefix is not a member state's, `evatr-0012` when the national part
+ * does not fit the country's scheme; `null` when the number is well formed. Test mode applies the
+ * same rules, so a test key is refused exactly where a live key is.
+ */
+export function evatrNumberStatus(target: string): 'evatr-0005' | 'evatr-2003' | 'evatr-0012' | null {
+  if (!/^[A-Z]{2}[A-Z0-9+*]{2,12}$/.test(target) || !/\d/.test(target)) return 'evatr-0005';
+  const scheme = EVATR_NUMBER_SCHEMES[target.slice(0, 2)];
+  if (!scheme) return 'evatr-2003';
+  if (!scheme.test(target.slice(2))) return 'evatr-0012';
+  return null;
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EVATR_STATUSES } from '../registries/evatr.js';
+import { EVATR_STATUSES, evatrNumberStatus } from '../registries/evatr.js';
 import type { SimulatorModule } from './types.js';
 
 /**
@@ -92,34 +92,34 @@ const TEST_REQUESTER = 'DE123456789';
 const TEST_TARGET = 'ATU12345678';
 
 /** Member states as `eu_mitgliedstaaten` lists them (German names), with the prefix eVatR accepts. */
-const MEMBER_STATES: readonly { alpha2: string; name: string; scheme: RegExp }[] = [
-  { alpha2: 'AT', name: 'Österreich', scheme: /^U\d{8}$/ },
-  { alpha2: 'BE', name: 'Belgien', scheme: /^[01]\d{9}$/ },
-  { alpha2: 'BG', name: 'Bulgarien', scheme: /^\d{9,10}$/ },
-  { alpha2: 'CY', name: 'Zypern', scheme: /^\d{8}[A-Z]$/ },
-  { alpha2: 'CZ', name: 'Tschechien', scheme: /^\d{8,10}$/ },
-  { alpha2: 'DK', name: 'Dänemark', scheme: /^\d{8}$/ },
-  { alpha2: 'EE', name: 'Estland', scheme: /^\d{9}$/ },
-  { alpha2: 'EL', name: 'Griechenland', scheme: /^\d{9}$/ },
-  { alpha2: 'ES', name: 'Spanien', scheme: /^[A-Z0-9]\d{7}[A-Z0-9]$/ },
-  { alpha2: 'FI', name: 'Finnland', scheme: /^\d{8}$/ },
-  { alpha2: 'FR', name: 'Frankreich', scheme: /^[A-HJ-NP-Z0-9]{2}\d{9}$/ },
-  { alpha2: 'HR', name: 'Kroatien', scheme: /^\d{11}$/ },
-  { alpha2: 'HU', name: 'Ungarn', scheme: /^\d{8}$/ },
-  { alpha2: 'IE', name: 'Irland', scheme: /^(\d{7}[A-W][A-I]?|\d[A-Z+*]\d{5}[A-W])$/ },
-  { alpha2: 'IT', name: 'Italien', scheme: /^\d{11}$/ },
-  { alpha2: 'LT', name: 'Litauen', scheme: /^(\d{9}|\d{12})$/ },
-  { alpha2: 'LU', name: 'Luxemburg', scheme: /^\d{8}$/ },
-  { alpha2: 'LV', name: 'Lettland', scheme: /^\d{11}$/ },
-  { alpha2: 'MT', name: 'Malta', scheme: /^\d{8}$/ },
-  { alpha2: 'NL', name: 'Niederlande', scheme: /^\d{9}B\d{2}$/ },
-  { alpha2: 'PL', name: 'Polen', scheme: /^\d{10}$/ },
-  { alpha2: 'PT', name: 'Portugal', scheme: /^\d{9}$/ },
-  { alpha2: 'RO', name: 'Rumänien', scheme: /^[1-9]\d{1,9}$/ },
-  { alpha2: 'SE', name: 'Schweden', scheme: /^\d{10}01$/ },
-  { alpha2: 'SI', name: 'Slowenien', scheme: /^\d{8}$/ },
-  { alpha2: 'SK', name: 'Slowakei', scheme: /^\d{10}$/ },
-  { alpha2: 'XI', name: 'Nordirland', scheme: /^(\d{9}|\d{12}|GD\d{3}|HA\d{3})$/ },
+const MEMBER_STATES: readonly { alpha2: string; name: string }[] = [
+  { alpha2: 'AT', name: 'Österreich' },
+  { alpha2: 'BE', name: 'Belgien' },
+  { alpha2: 'BG', name: 'Bulgarien' },
+  { alpha2: 'CY', name: 'Zypern' },
+  { alpha2: 'CZ', name: 'Tschechien' },
+  { alpha2: 'DK', name: 'Dänemark' },
+  { alpha2: 'EE', name: 'Estland' },
+  { alpha2: 'EL', name: 'Griechenland' },
+  { alpha2: 'ES', name: 'Spanien' },
+  { alpha2: 'FI', name: 'Finnland' },
+  { alpha2: 'FR', name: 'Frankreich' },
+  { alpha2: 'HR', name: 'Kroatien' },
+  { alpha2: 'HU', name: 'Ungarn' },
+  { alpha2: 'IE', name: 'Irland' },
+  { alpha2: 'IT', name: 'Italien' },
+  { alpha2: 'LT', name: 'Litauen' },
+  { alpha2: 'LU', name: 'Luxemburg' },
+  { alpha2: 'LV', name: 'Lettland' },
+  { alpha2: 'MT', name: 'Malta' },
+  { alpha2: 'NL', name: 'Niederlande' },
+  { alpha2: 'PL', name: 'Polen' },
+  { alpha2: 'PT', name: 'Portugal' },
+  { alpha2: 'RO', name: 'Rumänien' },
+  { alpha2: 'SE', name: 'Schweden' },
+  { alpha2: 'SI', name: 'Slowenien' },
+  { alpha2: 'SK', name: 'Slowakei' },
+  { alpha2: 'XI', name: 'Nordirland' },
 ];
 
 const MAINTENANCE_PAGE = `<!DOCTYPE html>
@@ -303,12 +303,10 @@ export function createEvatrSimulator(options: EvatrSimulatorOptions = {}): Evatr
     if (target.startsWith('DE')) return { code: 'evatr-0006' };
     if (!isValidGermanVatNumber(requester)) return { code: 'evatr-0004' };
     if (requester.startsWith('DE999')) return { code: 'evatr-2005' };
-    if (!/^[A-Z]{2}[A-Z0-9+*]{2,12}$/.test(target) || !/\d/.test(target)) return { code: 'evatr-0005' };
+    const numberStatus = evatrNumberStatus(target);
+    if (numberStatus !== null) return { code: numberStatus };
     const prefix = target.slice(0, 2);
     const national = target.slice(2);
-    const state = MEMBER_STATES.find((s) => s.alpha2 === prefix);
-    if (!state) return { code: 'evatr-2003' };
-    if (!state.scheme.test(national)) return { code: 'evatr-0012' };
     if (settings.unavailableCountries.has(prefix)) return { code: 'evatr-0013' };
 
     const magic = /9999(\d{4})$/.exec(national);

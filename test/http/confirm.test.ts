@@ -417,24 +417,28 @@ describe('POST /v1/confirm against the eVatR simulator', () => {
       assert.equal(res.statusCode, 401);
     });
 
-    it("a confirmation is visible to every key of its account and 404 to other accounts' keys", async () => {
+    it("a confirmation is visible to every key of its account and mode, 404 to other accounts' keys and to test keys", async () => {
       const res = await confirm({ vat_number: 'ATU12345678', company: { name: 'X', town: 'Y' } });
       const id = res.json().data.confirmation_id as string;
-      const sibling = await t.key('business', 'test', { accountId: live.accountId });
-      const stranger = await t.key('business', 'live');
+      const sibling = await t.key('business', 'live', { accountId: live.accountId });
       const own = await t.app.inject({
         method: 'GET',
         url: `/v1/confirmations/${id}`,
         headers: sibling.headers,
       });
       assert.equal(own.statusCode, 200);
-      const other = await t.app.inject({
-        method: 'GET',
-        url: `/v1/confirmations/${id}`,
-        headers: stranger.headers,
-      });
-      assert.equal(other.statusCode, 404);
-      assert.equal((other.json() as ErrorBody).error.code, 'not_found');
+      for (const stranger of [
+        await t.key('business', 'live'),
+        await t.key('business', 'test', { accountId: live.accountId }),
+      ]) {
+        const other = await t.app.inject({
+          method: 'GET',
+          url: `/v1/confirmations/${id}`,
+          headers: stranger.headers,
+        });
+        assert.equal(other.statusCode, 404);
+        assert.equal((other.json() as ErrorBody).error.code, 'not_found');
+      }
       for (const missing of ['0190b2a4-1c2d-7e3f-8a9b-0c1d2e3f4a99', 'not-a-uuid']) {
         const r = await t.app.inject({
           method: 'GET',

@@ -125,6 +125,10 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
       'https://[::1]/hook',
       'https://[::ffff:127.0.0.1]/hook',
       'https://[::ffff:7f00:1]/hook',
+      // IPv4-compatible IPv6 (::/96, deprecated): loopback, loopback again, cloud metadata.
+      'https://[::127.0.0.1]/hook',
+      'https://[::7f00:1]/hook',
+      'https://[::a9fe:a9fe]/hook',
       'https://[fc00::1]/hook',
       'https://[fe80::1]/hook',
       'https://[::]/hook',
@@ -137,11 +141,13 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
       assert.equal(res.statusCode, 400, url);
       assert.equal(errorCode(res), 'invalid_format', url);
     }
-    const named = await post(pro, { url: 'https://internal.example.com/hook' });
-    assert.match(
-      (named.json() as { error: { message: string } }).error.message,
-      /192\.168\.1\.10.*not a public address/,
-    );
+    // The refusal says the host is not public, never what an internal name resolves to.
+    for (const host of ['internal.example.com', 'mixed.example.com']) {
+      const named = await post(pro, { url: `https://${host}/hook` });
+      const { message } = (named.json() as { error: { message: string } }).error;
+      assert.match(message, new RegExp(`${host.replaceAll('.', '\\.')}.*public`));
+      assert.doesNotMatch(message, /192\.168|10\.0\.0\.7|93\.184/);
+    }
     const list = await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: pro.headers });
     assert.deepEqual((list.json() as { data: unknown[] }).data, []);
   });

@@ -88,6 +88,8 @@ for (const target of await databaseTargets()) {
         count: 0,
         headSeq: 0,
         headHash: GENESIS_HASH,
+        signed: false,
+        exportedSeq: null,
       });
     });
 
@@ -106,7 +108,14 @@ for (const target of await databaseTargets()) {
         prev = row.hash;
       }
       const report = await service.verifyChain(5);
-      assert.deepEqual(report, { ok: true, count: 12, headSeq: 12, headHash: prev });
+      assert.deepEqual(report, {
+        ok: true,
+        count: 12,
+        headSeq: 12,
+        headHash: prev,
+        signed: false,
+        exportedSeq: null,
+      });
       const first = stored[0]!;
       assert.equal(first.retain_until, '2036-11-22T10:00:00.000Z');
       assert.equal(first.account_id, principal.accountId);

@@ -8,6 +8,7 @@ import * as batch from './2026-11-22-006-batch.js';
 import * as batchClaimIndex from './2026-11-22-007-batch-claim-index.js';
 import * as usage from './2026-11-22-008-usage.js';
 import * as instances from './2026-11-23-001-instances.js';
+import * as evidenceHeadSignature from './2026-11-23-016-evidence-head-signature.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-007-batch-claim-index': batchClaimIndex,
   '2026-11-22-008-usage': usage,
   '2026-11-23-001-instances': instances,
+  '2026-11-23-016-evidence-head-signature': evidenceHeadSignature,
 };
 
 export const migrationProvider: MigrationProvider = {

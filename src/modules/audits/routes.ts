@@ -4,6 +4,7 @@ import { principalOf, type RequireKey } from '../../http/auth.js';
 import { latencyMs } from '../../http/meta.js';
 import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
 import type { AuditsService } from './service.js';
 
 const AuditRecord = Type.Object({
@@ -51,7 +52,9 @@ export function auditsRoutes(deps: { audits: AuditsService; requireKey: RequireK
       async (request, reply) => {
         const principal = principalOf(request);
         const { request_id } = request.params as { request_id: string };
-        const record = await audits.find(principal, request_id);
+        // Request ids are UUIDs: anything else is unknown without asking the database (PostgreSQL
+        // refuses text with a NUL byte outright).
+        const record = isUuid(request_id) ? await audits.find(principal, request_id) : null;
         if (!record) throw errors.notFound('No audit record with this request_id for this key.');
         // The stored response is spliced in as stored, so it is byte-for-byte what the client got.
         const body =

@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { AUDIT_RETENTION_DAYS } from '../keys/plans.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
+import { PLAYGROUND_RETENTION_MS } from '../playground/playground.js';
 import type { AuditsRepository } from './repository.js';
 
 export type AuditEndpoint = 'validate' | 'decide' | 'validate_batch' | 'confirm';
@@ -43,6 +44,7 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
       const days = AUDIT_RETENTION_DAYS[principal.plan];
       if (days === null) return;
       const created = clock.now();
+      const keptMs = principal.playground ? PLAYGROUND_RETENTION_MS : days * DAY_MS;
       await repository.insert(
         {
           request_id: input.requestId,
@@ -51,7 +53,7 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
           response: input.responseJson,
           request_body: input.requestBody === undefined ? null : JSON.stringify(input.requestBody),
           created_at: created.toISOString(),
-          expires_at: new Date(created.getTime() + days * DAY_MS).toISOString(),
+          expires_at: new Date(created.getTime() + keptMs).toISOString(),
           latency_ms: input.latencyMs === null ? null : Math.round(input.latencyMs),
           status_code: input.statusCode,
           valid: input.valid === null ? null : input.valid ? 1 : 0,

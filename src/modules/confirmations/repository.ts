@@ -26,10 +26,16 @@ export function createConfirmationsRepository(db: Kysely<Database>) {
       return { seq: Number(row.seq), prevHash: row.hash };
     },
 
-    async setHeadHash(seq: number, hash: string, trx: Kysely<Database>): Promise<void> {
+    /** Names the appended link in the head, with its signature (null without an evidence key). */
+    async setHeadHash(
+      seq: number,
+      hash: string,
+      signature: string | null,
+      trx: Kysely<Database>,
+    ): Promise<void> {
       await trx
         .updateTable('confirmation_chain_head')
-        .set({ hash })
+        .set({ hash, signature })
         .where('id', '=', 1)
         .where('seq', '=', seq)
         .execute();
@@ -45,6 +51,23 @@ export function createConfirmationsRepository(db: Kysely<Database>) {
 
     async head(trx: Kysely<Database> = db): Promise<ConfirmationChainHeadTable | undefined> {
       return trx.selectFrom('confirmation_chain_head').selectAll().where('id', '=', 1).executeTakeFirst();
+    },
+
+    /** Stores a signature of the head, provided the head still names `seq` and `hash`; true when it did. */
+    async signHead(
+      seq: number,
+      hash: string,
+      signature: string,
+      trx: Kysely<Database> = db,
+    ): Promise<boolean> {
+      const result = await trx
+        .updateTable('confirmation_chain_head')
+        .set({ signature })
+        .where('id', '=', 1)
+        .where('seq', '=', seq)
+        .where('hash', '=', hash)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     /** Up to `limit` rows with `seq` greater than `afterSeq`, in `seq` order. */

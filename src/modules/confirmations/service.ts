@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ConfirmationsTable, Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
@@ -7,10 +8,18 @@ import type { IdGenerator } from '../../lib/ids.js';
 import type { EvatrAnswer, EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
 import type { Mode } from '../keys/plans.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
+import { PLAYGROUND_RETENTION_MS } from '../playground/playground.js';
 import { isValidGermanVatDigits } from '../vat-numbers/index.js';
 import { compactInput } from '../vat-numbers/normalise.js';
+import {
+  HEAD_FORMAT,
+  type HeadSigner,
+  publicKeyPem,
+  type SignedHead,
+  verifyHeadSignature,
+} from './anchor.js';
 import type { BurstLimiter } from './burst.js';
-import { type ChainReport, createChainVerifier, hashRecord } from './chain.js';
+import { type ChainReport, createChainVerifier, GENESIS_HASH, hashRecord } from './chain.js';
 import type { ConfirmationsRepository, IdempotencyRow } from './repository.js';
 
 /** The body of `POST /v1/confirm` (spec §2.3), as validated by the route schema. */
@@ -161,21 +170,150 @@ export function checkRequester(input: string): { ok: true; vat: string } | Rejec
  * Walks the whole evidence chain in `seq` order, page by page, and reports OK or the first broken
  * link (edited row, deleted row, broken link, or a head that does not name the last row).
  */
+/** What a verification checks beyond the hashes: the head's signature and an exported head. */
+export interface AnchorOptions {
+  /** The evidence public key: the stored head must carry a valid signature by it. */
+  publicKey?: KeyObject | undefined;
+  /** A head exported earlier: the chain must still contain it, unchanged. Needs `publicKey`. */
+  exported?: SignedHead | undefined;
+}
+
+export type AnchoredReport =
+  | (Extract<ChainReport, { ok: true }> & { signed: boolean; exportedSeq: number | null })
+  | Extract<ChainReport, { ok: false }>
+  | {
+      ok: false;
+      count: number;
+      seq: number;
+      reason:
+        | 'head_unsigned'
+        | 'head_signature_invalid'
+        | 'exported_head_invalid'
+        | 'exported_head_mismatch'
+        | 'rolled_back';
+      message: string;
+    };
+
+/**
+ * Walks the whole chain (hashes and links, see `createChainVerifier`), then checks the anchors
+ * given: the stored head's signature, and that an exported head is still part of the chain.
+ */
 export async function verifyEvidenceChain(
   repository: Pick<ConfirmationsRepository, 'page' | 'head'>,
   pageSize = 500,
-): Promise<ChainReport> {
+  anchor: AnchorOptions = {},
+): Promise<AnchoredReport> {
+  const { publicKey, exported } = anchor;
+  if (exported && !publicKey) throw new Error('verifying against an exported head needs the public key');
   const verifier = createChainVerifier();
+  let exportedHash: string | null = exported?.seq === 0 ? GENESIS_HASH : null;
   let after = 0;
+  let report: ChainReport | null = null;
   for (;;) {
     const rows = await repository.page(after, pageSize);
     for (const row of rows) {
-      if (!verifier.add(row)) return verifier.finish(await repository.head());
+      if (!verifier.add(row)) {
+        report = verifier.finish(await repository.head());
+        break;
+      }
+      if (exported && Number(row.seq) === exported.seq) exportedHash = row.hash;
     }
-    if (rows.length < pageSize) break;
+    if (report || rows.length < pageSize) break;
     after = Number(rows[rows.length - 1]?.seq ?? after);
   }
-  return verifier.finish(await repository.head());
+  const head = await repository.head();
+  report ??= verifier.finish(head);
+  if (!report.ok) return report;
+  const { count, headSeq, headHash } = report;
+  const fail = (seq: number, reason: Extract<AnchoredReport, { ok: false }>['reason'], message: string) =>
+    ({ ok: false, count, seq, reason, message }) as AnchoredReport;
+
+  if (exported && publicKey) {
+    if (publicKeyPem(publicKey).trim() !== exported.public_key.trim()) {
+      return fail(
+        exported.seq,
+        'exported_head_invalid',
+        'the exported head was signed with another evidence key',
+      );
+    }
+    if (!verifyHeadSignature(publicKey, exported.seq, exported.hash, exported.signature)) {
+      return fail(
+        exported.seq,
+        'exported_head_invalid',
+        'the exported head does not carry a valid signature',
+      );
+    }
+    if (exported.seq > headSeq) {
+      return fail(
+        headSeq + 1,
+        'rolled_back',
+        `the chain ends at seq ${headSeq}, but the exported head names seq ${exported.seq}: confirmations were removed from the end`,
+      );
+    }
+    if (exportedHash !== exported.hash) {
+      return fail(
+        exported.seq,
+        'exported_head_mismatch',
+        `confirmation seq ${exported.seq} is not the one in the exported head: the chain was rewritten up to it`,
+      );
+    }
+  }
+  let signed = false;
+  if (publicKey && headSeq > 0) {
+    const signature = head?.signature ?? null;
+    if (signature === null) {
+      return fail(
+        headSeq,
+        'head_unsigned',
+        'the chain head carries no signature (no confirmation was stored since OPENVAT_EVIDENCE_KEY was set, or it was removed); run "openvat evidence export-head" to sign the current head',
+      );
+    }
+    if (!verifyHeadSignature(publicKey, headSeq, headHash, signature)) {
+      return fail(
+        headSeq,
+        'head_signature_invalid',
+        'the chain head signature is not valid for this evidence key',
+      );
+    }
+    signed = true;
+  }
+  return { ...report, signed, exportedSeq: exported?.seq ?? null };
+}
+
+export type ExportedHeadResult = { ok: true; head: SignedHead } | { ok: false; report: AnchoredReport };
+
+/**
+ * The current chain head, signed with the evidence key, for the operator to keep outside the
+ * database. The chain is verified first and a broken one is never signed; a head stored unsigned
+ * (no confirmation since the key was set) is signed now.
+ */
+export async function exportSignedHead(
+  repository: Pick<ConfirmationsRepository, 'page' | 'head' | 'signHead'>,
+  signer: HeadSigner,
+  now: Date,
+): Promise<ExportedHeadResult> {
+  const report = await verifyEvidenceChain(repository, 500, { publicKey: signer.publicKey });
+  if (!report.ok && report.reason !== 'head_unsigned') return { ok: false, report };
+  const head = await repository.head();
+  if (!head) return { ok: false, report };
+  const seq = Number(head.seq);
+  let signature = head.signature;
+  if (!report.ok || signature === null) {
+    signature = signer.sign(seq, head.hash);
+    // Stored only if no confirmation was appended meanwhile (that one is signed already).
+    await repository.signHead(seq, head.hash, signature);
+  }
+  return {
+    ok: true,
+    head: {
+      format: HEAD_FORMAT,
+      seq,
+      hash: head.hash,
+      signature,
+      public_key: publicKeyPem(signer.publicKey),
+      exported_at: now.toISOString(),
+    },
+  };
 }
 
 /** Upstream codes that say the authority (or the foreign registry behind it) is unavailable. */
@@ -190,8 +328,11 @@ export function createConfirmationsService(deps: {
   limiter: BurstLimiter;
   /** An in-flight idempotency key older than this is considered abandoned (crashed) and taken over. */
   inFlightTimeoutMs: number;
+  /** Signs every new chain head (OPENVAT_EVIDENCE_KEY); without it heads are stored unsigned. */
+  signer?: HeadSigner | null;
 }) {
   const { repository, clock, ids, upstream, limiter, inFlightTimeoutMs } = deps;
+  const signer = deps.signer ?? null;
 
   /** What an existing idempotency row means for a request with `fingerprint`, or null to take it over. */
   function resolveExisting(row: IdempotencyRow, fingerprint: string, now: Date): ConfirmOutcome | null {
@@ -467,12 +608,16 @@ export function createConfirmationsService(deps: {
             upstream_id: answer.id,
             response: responseBody,
             created_at: created.toISOString(),
-            retain_until: addYears(created, RETENTION_YEARS).toISOString(),
+            // The demo key's confirmations are test data every visitor shares: served for 24 hours.
+            retain_until: (principal.playground
+              ? new Date(created.getTime() + PLAYGROUND_RETENTION_MS)
+              : addYears(created, RETENTION_YEARS)
+            ).toISOString(),
             prev_hash: link.prevHash,
           };
           const hash = hashRecord(record);
           await repository.insert({ ...record, hash }, trx);
-          await repository.setHeadHash(link.seq, hash, trx);
+          await repository.setHeadHash(link.seq, hash, signer ? signer.sign(link.seq, hash) : null, trx);
           if (idempotencyKey !== undefined) {
             const done = await repository.completeIdempotency(
               principal.accountId,
@@ -490,13 +635,21 @@ export function createConfirmationsService(deps: {
     /** A confirmation of the caller's account, or null (unknown id or another account's). */
     async find(principal: ApiKeyPrincipal, id: string): Promise<StoredConfirmation | null> {
       const row = await repository.find(id);
-      if (!row || row.account_id !== principal.accountId) return null;
+      // Test and live keys of one account see only their own mode's confirmations.
+      if (!row || row.account_id !== principal.accountId || row.mode !== principal.mode) return null;
+      // Past its retention a confirmation is no longer served (it stays in the evidence chain).
+      if (row.retain_until <= clock.now().toISOString()) return null;
       return row;
     },
 
     /** Walks the whole evidence chain and reports OK or the first broken link. */
-    verifyChain(pageSize = 500): Promise<ChainReport> {
-      return verifyEvidenceChain(repository, pageSize);
+    verifyChain(pageSize = 500, anchor: AnchorOptions = {}): Promise<AnchoredReport> {
+      return verifyEvidenceChain(repository, pageSize, anchor);
+    },
+
+    /** The current chain head signed with the evidence key (see `exportSignedHead`); null without a key. */
+    async exportHead(): Promise<ExportedHeadResult | null> {
+      return signer ? exportSignedHead(repository, signer, clock.now()) : null;
     },
 
     /** Deletes idempotency keys past their 24 hours; confirmations themselves are never deleted. */

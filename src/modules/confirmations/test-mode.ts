@@ -11,6 +11,7 @@ import {
   type EvatrMatches,
   type EvatrRequest,
   type EvatrResult,
+  evatrNumberStatus,
 } from '../../registries/evatr.js';
 
 /**
@@ -54,8 +55,10 @@ export function createTestModeEvatrClient(deps: { clock: Clock }): EvatrClient {
       const now = deps.clock.now();
       const requestBody = buildEvatrRequestBody(request);
       const target = request.vat.toUpperCase();
+      // A number eVatR would refuse is refused here too, before any magic-number behaviour.
+      const numberStatus = evatrNumberStatus(target.replace(/\s+/g, ''));
 
-      if (target.endsWith('88880502') || target.endsWith('88880504')) {
+      if (numberStatus === null && (target.endsWith('88880502') || target.endsWith('88880504'))) {
         const timeout = target.endsWith('88880504');
         return {
           kind: 'failure',
@@ -72,7 +75,13 @@ export function createTestModeEvatrClient(deps: { clock: Clock }): EvatrClient {
       let code = 'evatr-0000';
       const extra: Record<string, string> = {};
       const letters: Partial<Record<EvatrField, EvatrMatchCode>> = {};
-      if (magicCode !== null && magicCode !== 'evatr-0000' && Object.hasOwn(EVATR_STATUSES, magicCode)) {
+      if (numberStatus !== null) {
+        code = numberStatus;
+      } else if (
+        magicCode !== null &&
+        magicCode !== 'evatr-0000' &&
+        Object.hasOwn(EVATR_STATUSES, magicCode)
+      ) {
         code = magicCode;
         const year = now.getUTCFullYear();
         if (code === 'evatr-2002') extra.gueltigAb = isoDay(new Date(now.getTime() + 30 * 86_400_000));

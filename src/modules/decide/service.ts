@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { type Clock, isoDate } from '../../lib/clock.js';
+import { checkDate, dateProblem } from '../../lib/dates.js';
 import { ApiError, errors } from '../../lib/errors.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 import type { RatesService } from '../rates/service.js';
@@ -99,14 +100,6 @@ export interface DecideResult {
   writes?: (trx: Kysely<Database>) => Promise<void>;
 }
 
-const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-
-function isCalendarDate(value: string): boolean {
-  if (!DATE_RE.test(value)) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-}
-
 /** `buyer_country` as an upper-case ISO code: `EL` is Greece (GR), `UK` the United Kingdom (GB), `XI` Northern Ireland. */
 export function normaliseBuyerCountry(value: string): string | null {
   const code = value.trim().toUpperCase();
@@ -150,8 +143,9 @@ export function createDecideService(deps: {
       const supplyType: SupplyType = body.supply_type ?? 'services';
       const now = clock.now();
       const supplyDate = body.supply_date ?? isoDate(now);
-      if (!isCalendarDate(supplyDate)) {
-        throw errors.invalidRequest('supply_date must be a calendar date in the form YYYY-MM-DD.');
+      const dateCheck = checkDate(supplyDate);
+      if (!dateCheck.ok) {
+        throw errors.invalidRequest(dateProblem('supply_date', dateCheck));
       }
 
       // Offline checks first: no registry is asked about a sale that cannot be decided.

@@ -22,6 +22,9 @@ export const PLAYGROUND_LIMIT_PER_HOUR = 30;
 /** Numbers a batch job of the demo key may hold (a key of one's own: 10,000). */
 export const PLAYGROUND_JOB_LIMIT = 100;
 
+/** How long what the demo key stores (audit records, confirmations) is kept: every visitor shares it. */
+export const PLAYGROUND_RETENTION_MS = 86_400_000;
+
 export const PLAYGROUND_PRINCIPAL: Readonly<ApiKeyPrincipal> = Object.freeze({
   id: '00000000-0000-7000-8000-000000000001',
   accountId: '00000000-0000-7000-8000-000000000002',

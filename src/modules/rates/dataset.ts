@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isDate, nextDate } from '../../lib/dates.js';
 
 /** A public source consulted for a country row. */
 export interface RateSource {
@@ -59,24 +60,6 @@ export interface RatesDataset {
 }
 
 type Json = Record<string, unknown>;
-
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-function isDate(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  const m = DATE_RE.exec(value);
-  if (!m) return false;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  const t = new Date(Date.UTC(y, mo - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
-}
-
-function nextDay(date: string): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
-}
 
 function fail(path: string, message: string): never {
   throw new Error(`rates dataset: ${path}: ${message}`);
@@ -206,7 +189,7 @@ function parsePeriods(value: unknown, path: string): RatePeriod[] {
     if (cur.from <= prevTo) {
       fail(`${path}[${i}].from`, `overlaps the previous period, which ends ${prevTo}`);
     }
-    if (cur.from !== nextDay(prevTo)) {
+    if (cur.from !== nextDate(prevTo)) {
       fail(`${path}[${i}].from`, `leaves a gap after the previous period, which ends ${prevTo}`);
     }
   }

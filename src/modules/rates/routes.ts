@@ -5,6 +5,7 @@ import { latencyMs, msSince } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { FastPath } from '../../http/server.js';
 import type { WindowLimiter } from '../../http/window-limiter.js';
+import { checkDate, dateProblem } from '../../lib/dates.js';
 import { ApiError, errors } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { type Playground, playgroundLimited } from '../playground/playground.js';
@@ -52,15 +53,10 @@ const DateQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-function checkDate(value: string | undefined): string | undefined {
+function checkDateParam(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const m = DATE_RE.exec(value);
-  const date = m ? new Date(`${value}T00:00:00Z`) : null;
-  if (!m || !date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw errors.invalidRequest('date must be a calendar date in the form YYYY-MM-DD.');
-  }
+  const check = checkDate(value);
+  if (!check.ok) throw errors.invalidRequest(dateProblem('date', check));
   return value;
 }
 
@@ -196,7 +192,7 @@ export function ratesRoutes(deps: {
     if (!/^[A-Za-z]{2}$/.test(country)) {
       throw errors.invalidRequest('country must be a two-letter ISO 3166-1 alpha-2 code, e.g. "de".');
     }
-    const day = checkDate(date);
+    const day = checkDateParam(date);
     const found = rates.country(country, day);
     if (found.kind === 'unknown_country') {
       throw errors.notFound(`No VAT rates for country "${country.toLowerCase()}".`);
@@ -234,7 +230,7 @@ export function ratesRoutes(deps: {
       (request, reply) =>
         limited(request, reply, () => {
           const { date } = request.query as { date?: string };
-          return send(request, reply, rates.list(checkDate(date)));
+          return send(request, reply, rates.list(checkDateParam(date)));
         }),
     );
 

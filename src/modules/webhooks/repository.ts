@@ -64,8 +64,18 @@ export function createWebhooksRepository(db: Kysely<Database>, dialect: Dialect)
       return trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    /** Deletes an endpoint with its deliveries and attempts; false when the key has no such endpoint. */
+    /**
+     * Deletes an endpoint with its deliveries and attempts; false when the key has no such endpoint.
+     * Ownership is checked (and, on PostgreSQL, the row locked) before anything is deleted.
+     */
     async deleteEndpoint(keyId: string, id: string, trx: Kysely<Database> = db): Promise<boolean> {
+      let owned = trx
+        .selectFrom('webhook_endpoints')
+        .select('id')
+        .where('key_id', '=', keyId)
+        .where('id', '=', id);
+      if (dialect === 'postgres') owned = owned.forUpdate();
+      if (!(await owned.executeTakeFirst())) return false;
       await trx.deleteFrom('webhook_attempts').where('endpoint_id', '=', id).execute();
       await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
       const result = await trx

@@ -18,15 +18,30 @@ export const MAX_URL_LENGTH = 2048;
  * Whether an address is a public unicast address. Loopback, private, link-local (with the cloud
  * metadata address 169.254.169.254), carrier-grade NAT, unique-local, unspecified, multicast,
  * broadcast, reserved and documentation ranges, and translation prefixes (6to4, NAT64, Teredo) are
- * not. IPv4-mapped IPv6 addresses (`::ffff:127.0.0.1`) are judged as the IPv4 address they carry.
+ * not. IPv4-mapped IPv6 addresses (`::ffff:127.0.0.1`) are judged as the IPv4 address they carry;
+ * IPv4-compatible ones (`::/96`, deprecated by RFC 4291, e.g. `::7f00:1`) are never public: some
+ * stacks still route them to the IPv4 address in their low 32 bits.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  let parsed = ipaddr.parse(hexTail(address));
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (v6.parts.slice(0, 6).every((part) => part === 0)) return false;
   }
   return parsed.range() === 'unicast';
+}
+
+/**
+ * An IPv6 address with a dotted IPv4 tail (`::127.0.0.1`) rewritten with hex groups (`::7f00:1`), as
+ * the URL parser and the socket see it: ipaddr.js reads `::a.b.c.d` as IPv4-mapped (`::ffff:a.b.c.d`).
+ */
+function hexTail(address: string): string {
+  const tail = /^(.*:)(\d{1,3}(?:\.\d{1,3}){3})$/.exec(address);
+  if (!tail?.[1] || !tail[2] || !ipaddr.IPv4.isValidFourPartDecimal(tail[2])) return address;
+  const [a, b, c, d] = ipaddr.IPv4.parse(tail[2]).octets as [number, number, number, number];
+  return `${tail[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 export type UrlCheck = { ok: true; url: URL; hostname: string } | { ok: false; reason: string };
@@ -114,10 +129,11 @@ export async function checkHost(
     if (addresses.length === 0) return `The host "${hostname}" could not be resolved.`;
   }
   if (options.allowPrivate) return null;
-  const blocked = addresses.find((address) => !isPublicAddress(address));
-  return blocked === undefined
-    ? null
-    : `The host "${hostname}" resolves to ${blocked}, which is not a public address.`;
+  // The refusal does not say what the name resolved to: that would map internal names for anyone.
+  if (addresses.every(isPublicAddress)) return null;
+  return isIP(hostname)
+    ? `The host "${hostname}" is not a public address.`
+    : `The host "${hostname}" does not resolve to public addresses only: webhooks are sent to publicly reachable hosts only.`;
 }
 
 /** The error a guarded lookup fails with; no connection is opened. */
@@ -148,12 +164,7 @@ export function guardedLookup(options: { allowPrivate: boolean; dns: DnsResolver
         if (!options.allowPrivate) {
           const blocked = addresses.find((a) => !isPublicAddress(a.address));
           if (blocked) {
-            callback(
-              new BlockedAddressError(
-                `${hostname} resolves to ${blocked.address}, which is not a public address`,
-              ),
-              '',
-            );
+            callback(new BlockedAddressError(`${hostname} is not a public address`), '');
             return;
           }
         }

@@ -1,0 +1,123 @@
+import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+
+/**
+ * Anchoring of the evidence chain. The chain's hashes show that no row was edited in place, but
+ * someone able to write the database can re-hash every row after an edit, or delete the tail and
+ * move the head back. So every head (seq, hash) is signed with an Ed25519 key kept outside the
+ * database (`OPENVAT_EVIDENCE_KEY`): without the key, a rewritten head cannot carry a valid
+ * signature; and a head exported by the operator (`openvat evidence export-head`) pins a link that
+ * every later verification must still find, which also catches a tail cut back to an older head.
+ */
+
+export const HEAD_FORMAT = 'openvat-evidence-head/1';
+
+/** An exported, signed chain head: what `openvat evidence export-head` prints and the log carries daily. */
+export interface SignedHead {
+  format: typeof HEAD_FORMAT;
+  seq: number;
+  hash: string;
+  /** Ed25519 signature (base64) of `headMessage(seq, hash)`. */
+  signature: string;
+  /** The public key the signature verifies with (PEM, SPKI). */
+  public_key: string;
+  /** When it was exported (informational; not signed). */
+  exported_at: string;
+}
+
+export class EvidenceKeyError extends Error {
+  override name = 'EvidenceKeyError';
+}
+
+/** The bytes signed for a head. */
+export function headMessage(seq: number, hash: string): Buffer {
+  return Buffer.from(`${HEAD_FORMAT}\n${seq}\n${hash}`, 'utf8');
+}
+
+/**
+ * The private key from `OPENVAT_EVIDENCE_KEY`: a PEM private key (`-----BEGIN PRIVATE KEY-----`, as
+ * `openssl genpkey -algorithm ed25519` writes it; `\n` escapes accepted for one-line variables) or
+ * the same key's DER in base64. Anything but an Ed25519 private key is refused.
+ */
+export function parseEvidenceKey(raw: string): KeyObject {
+  const text = raw.trim().replaceAll('\\n', '\n');
+  let key: KeyObject;
+  try {
+    key = text.startsWith('-----BEGIN')
+      ? createPrivateKey({ key: text, format: 'pem' })
+      : createPrivateKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'pkcs8' });
+  } catch {
+    throw new EvidenceKeyError(
+      'OPENVAT_EVIDENCE_KEY is not a private key: give an Ed25519 key in PEM (openssl genpkey -algorithm ed25519) or its PKCS#8 DER in base64',
+    );
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new EvidenceKeyError(
+      `OPENVAT_EVIDENCE_KEY must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'an unknown key type'}`,
+    );
+  }
+  return key;
+}
+
+/** A public key given as PEM (SPKI), as `openvat evidence public-key` prints it. */
+export function parsePublicKey(pem: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: pem.trim().replaceAll('\\n', '\n'), format: 'pem' });
+  } catch {
+    throw new EvidenceKeyError('not a PEM public key');
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new EvidenceKeyError('the public key is not an Ed25519 key');
+  return key;
+}
+
+export function publicKeyPem(key: KeyObject): string {
+  const publicKey = key.type === 'private' ? createPublicKey(key) : key;
+  return publicKey.export({ format: 'pem', type: 'spki' }).toString();
+}
+
+export interface HeadSigner {
+  sign(seq: number, hash: string): string;
+  readonly publicKey: KeyObject;
+}
+
+export function createHeadSigner(privateKey: KeyObject): HeadSigner {
+  return {
+    sign: (seq, hash) => sign(null, headMessage(seq, hash), privateKey).toString('base64'),
+    publicKey: createPublicKey(privateKey),
+  };
+}
+
+export function verifyHeadSignature(
+  publicKey: KeyObject,
+  seq: number,
+  hash: string,
+  signature: string,
+): boolean {
+  try {
+    return verify(null, headMessage(seq, hash), publicKey, Buffer.from(signature, 'base64'));
+  } catch {
+    return false;
+  }
+}
+
+/** Reads an exported head (JSON), checking its shape; throws with a clear message otherwise. */
+export function parseSignedHead(text: string): SignedHead {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new EvidenceKeyError('the exported head is not JSON');
+  }
+  const head = value as Partial<SignedHead>;
+  if (
+    head?.format !== HEAD_FORMAT ||
+    !Number.isInteger(head.seq) ||
+    typeof head.hash !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(head.hash) ||
+    typeof head.signature !== 'string' ||
+    typeof head.public_key !== 'string'
+  ) {
+    throw new EvidenceKeyError(`the exported head is not a ${HEAD_FORMAT} document`);
+  }
+  return head as SignedHead;
+}
