@@ -134,7 +134,12 @@ const USAGE_FLUSH_MS = 5_000;
 async function connectRedis(url: string): Promise<Redis> {
   const client = new Redis(url, {
     maxRetriesPerRequest: 2,
-    enableOfflineQueue: true,
+    // Every user of this client falls back when a command fails (per-key limits pass, registry
+    // limits count locally), so a command must fail fast rather than wait: at once while the
+    // connection is down (no offline queue, whose reconnect retries reach seconds per command),
+    // after 1 s when Redis hangs (without it a keyed request would wait for ever).
+    enableOfflineQueue: false,
+    commandTimeout: 1_000,
     lazyConnect: true,
     connectTimeout: 3_000,
   });

@@ -699,28 +699,36 @@ export function createPermits(options: PermitsOptions): Permits {
     },
     async snapshot() {
       const keys = new Set([...heldLocal.keys(), ...heldRedis.keys(), ...queues.keys()]);
-      if (shared && useRedis()) {
+      // Redis is asked only if it answers the first question, then about every key at once, so a
+      // Redis that hangs costs one command timeout rather than one per key.
+      let ask = shared !== undefined && useRedis();
+      if (shared && ask) {
         try {
-          for (const k of await withTimeout(shared.redis.smembers(`${shared.prefix}breakers`), 1_000))
+          for (const k of await withTimeout(
+            shared.redis.smembers(`${shared.prefix}breakers`),
+            shared.commandTimeoutMs ?? 1_000,
+          ))
             keys.add(k);
-        } catch {}
-      }
-      const out: PermitView[] = [];
-      for (const key of keys) {
-        let inFlight = (heldLocal.get(key) ?? 0) + (heldRedis.get(key)?.size ?? 0);
-        if (shared && useRedis()) {
-          try {
-            inFlight = Number(
-              await withTimeout(
-                shared.redis.eval(IN_FLIGHT_LUA, 1, zkey(key)),
-                shared.commandTimeoutMs ?? 1_000,
-              ),
-            );
-          } catch {}
+        } catch {
+          ask = false;
         }
-        out.push({ key, inFlight, queued: waiting(key) });
       }
-      return out;
+      return Promise.all(
+        [...keys].map(async (key): Promise<PermitView> => {
+          let inFlight = (heldLocal.get(key) ?? 0) + (heldRedis.get(key)?.size ?? 0);
+          if (shared && ask) {
+            try {
+              inFlight = Number(
+                await withTimeout(
+                  shared.redis.eval(IN_FLIGHT_LUA, 1, zkey(key)),
+                  shared.commandTimeoutMs ?? 1_000,
+                ),
+              );
+            } catch {}
+          }
+          return { key, inFlight, queued: waiting(key) };
+        }),
+      );
     },
     shared: () => useRedis(),
     close() {
