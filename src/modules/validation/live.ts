@@ -17,6 +17,7 @@ import {
   createPermits,
   type Permits,
 } from '../../registries/resilience.js';
+import type { MetricsObserver } from '../metrics/service.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
 import type { RegistryAnswersRepository } from './repository.js';
@@ -38,6 +39,8 @@ export interface LiveAnswersOptions {
   stores?: { breaker: BreakerStore; permits: Permits; coalescer: Coalescer };
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** Told of every registry call (metrics). */
+  observer?: Pick<MetricsObserver, 'registryCall'>;
 }
 
 /** Upstream codes that mean "busy, try again shortly" rather than "down" or "wrong". */
@@ -241,9 +244,23 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
         return fromStore(row, 'cached');
 
       const key = `${client.source}:${vat.country}`;
+      const started = performance.now();
       const result = await coalescer.run(`${vat.normalised}|${requester?.normalised ?? ''}`, () =>
         guarded(client, key, vat, requester, query.signal, query.priority ?? 'interactive'),
       );
+      options.observer?.registryCall({
+        registry: client.source,
+        country: vat.country,
+        outcome:
+          result.kind === 'answer'
+            ? result.valid
+              ? 'valid'
+              : 'invalid'
+            : result.kind === 'refused'
+              ? 'circuit_open'
+              : result.reason,
+        durationMs: performance.now() - started,
+      });
       if (result.kind === 'refused') {
         return fallback(
           row,
