@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { germanVatNumberWithCheckDigit } from '../../src/simulators/evatr.js';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
@@ -156,6 +157,13 @@ describe('GET /metrics', () => {
     // Each audited answer (the two successful validations) went through group commit.
     const commits = find(samples, 'openvat_group_commit_units_sum')[0]?.value ?? 0;
     assert.ok(commits >= 2, `${commits} units committed`);
+
+    // The Grafana dashboard in docs/ queries only metrics this scrape has.
+    const dashboard = readFileSync('docs/grafana-dashboard.json', 'utf8');
+    const used = new Set([...dashboard.matchAll(/openvat_[a-z_]+/g)].map((m) => m[0]));
+    assert.ok(used.size >= 10);
+    const exposed = new Set(samples.map((sample) => sample.name));
+    for (const name of used) assert.ok(exposed.has(name), `${name} is exposed`);
   });
 });
 
