@@ -83,6 +83,13 @@ export function outcomeOf(result: RegistryResult): CallOutcome {
 /** The result of an upstream call the breaker refused. */
 type Refused = { kind: 'refused'; retryAfterSeconds: number };
 
+const REGISTRY_NAMES: Record<string, string> = {
+  vies: 'VIES',
+  hmrc: 'HMRC',
+  bfs: 'the Swiss UID register',
+  brreg: 'Brønnøysund',
+};
+
 const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -144,12 +151,20 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
   function fallback(
     row: RegistryAnswersTable | null,
     source: ValidationSource,
+    country: string,
     message: string,
     retryAfterSeconds: number,
   ): AnswerOutcome {
     if (row && ageSeconds(row, clock.now()) <= ttl(row) + cache.degradedWindowSeconds)
       return fromStore(row, 'degraded');
-    return { kind: 'unavailable', source, message, retryAfterSeconds };
+    // Every registry error names the registry and the member state it was asked about.
+    const detail = message.replace(/\.$/, '');
+    return {
+      kind: 'unavailable',
+      source,
+      message: `No answer from ${REGISTRY_NAMES[source] ?? source} for ${country}: ${detail}.`,
+      retryAfterSeconds,
+    };
   }
 
   async function callWithRetries(
@@ -265,7 +280,8 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
         return fallback(
           row,
           client.source,
-          `The ${vat.country} registry is unavailable (circuit open after repeated failures); retry later.`,
+          vat.country,
+          'it failed repeatedly, so calls are paused for now (circuit open); retry later',
           result.retryAfterSeconds,
         );
       }
@@ -276,7 +292,7 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
           return { kind: 'requester_rejected', source: client.source, message: result.message };
         }
         const retryAfter = result.retryAfterSeconds ?? (result.reason === 'throttled' ? 5 : 60);
-        return fallback(row, client.source, result.message, retryAfter);
+        return fallback(row, client.source, vat.country, result.message, retryAfter);
       }
 
       const answer: RegistryAnswersTable = {
