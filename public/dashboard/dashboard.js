@@ -452,7 +452,7 @@ async function loadRegistryStatus() {
       ]);
       tr.className = `breaker-${r.breaker}`;
       for (const i of [3, 4, 7]) tr.cells[i].className = 'num';
-      body.append(tr);
+      add(body, tr);
     }
     show($('registry-error'), null);
   } catch (error) {

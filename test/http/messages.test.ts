@@ -51,7 +51,7 @@ describe('messages people read', () => {
       url: '/v1/validate?vat_number=DE136695976',
       headers: live.headers,
     });
-    assert.equal(res.statusCode, 503, res.body);
+    assert.equal(res.statusCode, 502, res.body);
     assert.equal(res.json().error.code, 'registry_unavailable');
     assert.match(res.json().error.message, /^No answer from VIES for DE: .+\.$/);
   });

@@ -122,7 +122,7 @@ describe('GET /metrics', () => {
       payload: { vat_numbers: ['DE100000008', 'DE300000002', 'ATU13585627'], async: true },
     });
     assert.equal(job.statusCode, 202, job.body);
-    t.container.liveAnswers.breaker.open('vies:DE');
+    await t.container.liveAnswers.breaker.open('vies:DE');
 
     const { samples, types } = await scrape();
     assert.equal(types.get('openvat_http_requests_total'), 'counter');
