@@ -122,12 +122,12 @@ const ERROR_EXAMPLES: Record<'4XX' | '5XX', Record<string, ReturnType<typeof exa
   },
   '5XX': {
     registry_unavailable: {
-      summary: '503 registry_unavailable',
+      summary: '502 registry_unavailable',
       value: {
         error: {
           code: 'registry_unavailable',
-          message: 'VIES does not answer for DE at the moment; retry after 30 seconds.',
-          details: { registry: 'vies', country: 'DE', retry_after_seconds: 30 },
+          message: "No answer from VIES for DE: the member state's VAT registry is not replying to VIES.",
+          details: { source: 'vies', retry_after_seconds: 60 },
         },
         meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 4021.7 },
       },
@@ -135,7 +135,7 @@ const ERROR_EXAMPLES: Record<'4XX' | '5XX', Record<string, ReturnType<typeof exa
     internal_error: {
       summary: '500 internal_error',
       value: {
-        error: { code: 'internal_error', message: 'Something went wrong on our side.' },
+        error: { code: 'internal_error', message: 'Something went wrong on our side; it has been logged.' },
         meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 2.3 },
       },
     },
