@@ -22,6 +22,7 @@ import { confirmationsRoutes } from './modules/confirmations/routes.js';
 import { dashboardRoutes } from './modules/dashboard/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
 import type { Operation } from './modules/keys/plans.js';
+import { registerMetrics } from './modules/metrics/routes.js';
 import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
@@ -180,6 +181,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app, log);
+  if (config.metricsToken) registerMetrics(app, { metrics: container.metrics, token: config.metricsToken });
   app.addSchema(ErrorEnvelope);
   app.addSchema(CountryRate);
   app.addSchema(ValidationDataSchema);

@@ -35,6 +35,8 @@ export interface Config {
   };
   /** Whether `/docs` offers the playground's demo key (test mode, 30 requests per hour per IP). */
   readonly playground: boolean;
+  /** When set, `GET /metrics` serves Prometheus metrics to `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | null;
   /** Requests per minute per IP on the public rates endpoints. */
   readonly publicRateLimitPerMinute: number;
   /** Requests per minute per key on authenticated endpoints, by plan. */
@@ -203,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'OPENVAT_BODY_LIMIT', 1_048_576, 1_024, 64 * 1_048_576),
     connections: connections(env),
     playground: bool(env, 'OPENVAT_PLAYGROUND', true),
+    metricsToken: optional(env, 'OPENVAT_METRICS_TOKEN'),
     publicRateLimitPerMinute: int(env, 'OPENVAT_PUBLIC_RATE_LIMIT', 600, 1, 100_000_000),
     keyRateLimitPerMinute: {
       free: int(env, 'OPENVAT_RATE_LIMIT_FREE', 60, 1, 100_000_000),

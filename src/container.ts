@@ -22,6 +22,9 @@ import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService, type EventsService } from './modules/events/service.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService, type KeysService } from './modules/keys/service.js';
+import { registryStatusFrom } from './modules/metrics/registry-status.js';
+import { createMetricsRepository } from './modules/metrics/repository.js';
+import { createMetrics, type Metrics } from './modules/metrics/service.js';
 import { createPlayground, type Playground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
@@ -110,6 +113,7 @@ export interface Container {
   readonly status: StatusService;
   /** The same snapshot `GET /v1/status` answers (breaker states, in-flight calls per registry and member state). */
   registryStatus(): Promise<StatusSnapshot>;
+  readonly metrics: Metrics;
   /** Qualified confirmations through eVatR and their evidence chain. */
   readonly confirmations: ConfirmationsService;
   /** Requests per key, day and operation, counted in memory and written every few seconds. */
@@ -191,7 +195,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
 
   const audits = createAuditsService({ repository: createAuditsRepository(db.kysely), clock });
   const events = createEventsService({ repository: createEventsRepository(db.kysely), clock, ids });
-  const respond = createResponder({ db, audits, events });
+  const metrics = createMetrics();
+  const respond = createResponder({ db, audits, events, onCommit: metrics.observer.groupCommit });
 
   const r = config.registries;
   const registries =
@@ -262,6 +267,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     backoffBaseMs: r.backoffMs,
     breaker: breakerOptions,
     stores: { breaker, permits, coalescer },
+    observer: metrics.observer,
   });
   status = createStatusService({
     clock,
@@ -273,6 +279,10 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     onWarning: (message) => log.warn(message),
   });
   const statusService = status;
+  metrics.connect({
+    registryStatus: registryStatusFrom(() => statusService.snapshot()),
+    pending: createMetricsRepository(db.kysely).pending,
+  });
   const validation = createValidationService({
     rates,
     clock,
@@ -314,6 +324,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     allowPrivate: config.webhooks.allowPrivate,
     backoffMs: config.webhooks.backoffMs,
     workerId: ids.uuid(),
+    observer: metrics.observer,
   });
   const webhookWorker = createWorker({
     name: 'webhooks',
@@ -379,6 +390,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     liveAnswers,
     status: statusService,
     registryStatus: () => statusService.snapshot(),
+    metrics,
     confirmations,
     usage,
     webhooks,

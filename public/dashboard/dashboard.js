@@ -55,6 +55,14 @@ function row(cells) {
   return tr;
 }
 
+/** Appends a row to a table body, naming each cell after its column (narrow screens show it). */
+function add(body, tr) {
+  const names = [...(body.parentElement?.tHead?.rows[0]?.cells ?? [])].map((th) => th.textContent);
+  for (const [i, td] of [...tr.cells].entries()) td.dataset.label = names[i] ?? '';
+  body.append(tr);
+  return tr;
+}
+
 function show(node, message) {
   node.textContent = message ?? '';
   node.hidden = !message;
@@ -69,6 +77,37 @@ function when(iso) {
 function facts(dl, pairs) {
   dl.replaceChildren();
   for (const [name, value] of pairs) dl.append(el('dt', name), el('dd', value));
+}
+
+// ---- panels ----------------------------------------------------------------------------------
+// Every panel is a <section class="panel"> on the page (see index.html) with a loader registered
+// here: `panel(sectionId, load)`. Loaders run after sign-in and on Refresh; a loader that throws
+// shows its message at the top of its own panel and leaves the others alone.
+
+const panels = [];
+
+function panel(id, load) {
+  panels.push({ id, load });
+}
+
+async function loadPanels() {
+  await Promise.all(
+    panels.map(async ({ id, load }) => {
+      const section = $(id);
+      let error = section.querySelector(':scope > .panel-error');
+      try {
+        await load(section);
+        if (error) show(error, null);
+      } catch (failure) {
+        if (!error) {
+          error = el('p', null, 'error panel-error');
+          error.setAttribute('role', 'alert');
+          section.querySelector('h2')?.after(error);
+        }
+        show(error, failure.message);
+      }
+    }),
+  );
 }
 
 // ---- sign-in ---------------------------------------------------------------------------------
@@ -97,7 +136,7 @@ async function signIn(key) {
   sessionStorage.setItem(STORAGE, key);
   show($('sign-in-error'), null);
   signedIn(true);
-  await loadWebhooks();
+  await loadPanels();
 }
 
 $('sign-in-form').addEventListener('submit', (event) => {
@@ -125,34 +164,97 @@ async function loadUsage() {
     ['Requests', data.totals.requests.toLocaleString()],
     ['Errors', data.totals.errors.toLocaleString()],
   ]);
-  const chart = $('usage-chart');
-  chart.replaceChildren();
-  const peak = Math.max(1, ...data.daily.map((d) => d.requests));
-  for (const day of data.daily) {
-    const bar = el('div', null, 'bar');
-    bar.title = `${day.date}: ${day.requests} requests, ${day.errors} errors`;
-    const ok = el('div', null, 'ok');
-    ok.style.height = `${((day.requests - day.errors) / peak) * 100}%`;
-    const failed = el('div', null, 'failed');
-    failed.style.height = `${(day.errors / peak) * 100}%`;
-    bar.append(failed, ok);
-    chart.append(bar);
-  }
+  drawChart($('usage-chart'), data.daily);
   const body = $('usage-operations').tBodies[0];
   body.replaceChildren();
-  if (data.operations.length === 0) body.append(row(['No requests in this period', '', '']));
+  if (data.operations.length === 0) add(body, row(['No requests in this period', '', '']));
   for (const op of data.operations) {
-    const tr = row([op.operation, op.requests.toLocaleString(), op.errors.toLocaleString()]);
+    const tr = add(body, row([op.operation, op.requests.toLocaleString(), op.errors.toLocaleString()]));
     tr.cells[1].className = 'num';
     tr.cells[2].className = 'num';
-    body.append(tr);
   }
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svg(tag, attributes, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  if (text !== undefined) node.textContent = String(text);
+  return node;
+}
+
+/** A "nice" axis maximum (1, 2 or 5 times a power of ten) at or above `peak`, and its step. */
+function axis(peak) {
+  const rough = Math.max(1, peak) / 4;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough);
+  return {
+    step: Math.max(1, step),
+    max: Math.max(1, step) * Math.ceil(Math.max(1, peak) / Math.max(1, step)),
+  };
+}
+
+/**
+ * Requests per UTC day as stacked bars (successful, errors), with a labelled y axis (requests) and
+ * x axis (dates, MM-DD). Drawn as SVG with no library.
+ */
+function drawChart(container, daily) {
+  // Drawn at the panel's own width, so the labels keep their size on a phone.
+  const width = Math.max(280, Math.round(container.clientWidth || 720));
+  const height = width < 500 ? 180 : 220;
+  const left = 44;
+  const bottom = 24;
+  const top = 8;
+  const plotWidth = width - left - 8;
+  const plotHeight = height - top - bottom;
+  const { step, max } = axis(Math.max(0, ...daily.map((d) => d.requests)));
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, 'aria-hidden': 'true' });
+  for (let value = 0; value <= max; value += step) {
+    const y = top + plotHeight - (value / max) * plotHeight;
+    chart.append(svg('line', { x1: left, x2: width - 8, y1: y, y2: y, class: 'grid' }));
+    chart.append(svg('text', { x: left - 6, y: y + 4, 'text-anchor': 'end' }, value.toLocaleString()));
+  }
+  const slot = plotWidth / Math.max(1, daily.length);
+  const labelEvery = Math.ceil(daily.length / Math.max(2, Math.floor(plotWidth / 70)));
+  daily.forEach((day, i) => {
+    const x = left + i * slot + slot * 0.15;
+    const barWidth = Math.max(1, slot * 0.7);
+    const okHeight = ((day.requests - day.errors) / max) * plotHeight;
+    const errorHeight = (day.errors / max) * plotHeight;
+    const base = top + plotHeight;
+    const group = svg('g', {});
+    group.append(svg('title', {}, `${day.date}: ${day.requests} requests, ${day.errors} errors`));
+    group.append(svg('rect', { x, width: barWidth, y: base - okHeight, height: okHeight, class: 'ok' }));
+    group.append(
+      svg('rect', {
+        x,
+        width: barWidth,
+        y: base - okHeight - errorHeight,
+        height: errorHeight,
+        class: 'failed',
+      }),
+    );
+    chart.append(group);
+    if (i % labelEvery === 0) {
+      chart.append(
+        svg('text', { x: x + barWidth / 2, y: height - 6, 'text-anchor': 'middle' }, day.date.slice(5)),
+      );
+    }
+  });
+  container.replaceChildren(chart);
+  container.setAttribute(
+    'aria-label',
+    `Requests per day from ${daily[0]?.date ?? ''} to ${daily.at(-1)?.date ?? ''}: ${daily
+      .map((d) => `${d.date} ${d.requests}`)
+      .join(', ')}`,
+  );
 }
 
 $('days').addEventListener('change', () => loadUsage().catch(report($('sign-in-error'))));
 $('refresh').addEventListener('click', () => {
   loadUsage().catch(report($('sign-in-error')));
-  loadWebhooks();
+  loadPanels();
 });
 
 function report(node) {
@@ -168,6 +270,7 @@ async function loadWebhooks() {
   try {
     const { data } = await api('GET', '/v1/webhooks');
     show(note, null);
+    show($('webhooks-error'), null);
     $('webhooks-body').hidden = false;
     renderEndpoints(data);
   } catch (error) {
@@ -183,7 +286,7 @@ async function loadWebhooks() {
 function renderEndpoints(endpoints) {
   const body = $('webhook-list').tBodies[0];
   body.replaceChildren();
-  if (endpoints.length === 0) body.append(row(['No endpoints yet', '', '', '', '']));
+  if (endpoints.length === 0) add(body, row(['No endpoints yet', '', '', '', '']));
   for (const endpoint of endpoints) {
     const state = endpoint.disabled ? 'disabled' : endpoint.failing ? 'failing' : 'active';
     const last = endpoint.last_delivery
@@ -206,9 +309,9 @@ function renderEndpoints(endpoints) {
         'danger',
       ),
     );
-    const tr = row([endpoint.url, when(endpoint.created_at), state, last, actions]);
+    const tr = add(body, row([endpoint.url, when(endpoint.created_at), state, last, actions]));
+    tr.cells[0].className = 'url';
     tr.cells[2].className = `state ${state}`;
-    body.append(tr);
   }
 }
 
@@ -265,7 +368,7 @@ async function loadDeliveries(endpoint) {
     show($('webhooks-error'), error.message);
     return;
   }
-  if (data.length === 0) body.append(row(['No deliveries yet', '', '', '', '', '']));
+  if (data.length === 0) add(body, row(['No deliveries yet', '', '', '', '', '']));
   for (const delivery of data) {
     const attempts = delivery.attempts
       .map((a) => `#${a.attempt} ${a.status} ${a.http_status ?? '—'} ${a.latency_ms} ms`)
@@ -276,7 +379,8 @@ async function loadDeliveries(endpoint) {
             act(() => api('POST', `/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/replay`)),
           )
         : '';
-    body.append(
+    add(
+      body,
       row([
         delivery.event,
         when(delivery.created_at),
@@ -288,6 +392,8 @@ async function loadDeliveries(endpoint) {
     );
   }
 }
+
+panel('webhooks', loadWebhooks);
 
 // ---- audit look-up ---------------------------------------------------------------------------
 
@@ -346,7 +452,7 @@ async function loadRegistryStatus() {
       ]);
       tr.className = `breaker-${r.breaker}`;
       for (const i of [3, 4, 7]) tr.cells[i].className = 'num';
-      body.append(tr);
+      add(body, tr);
     }
     show($('registry-error'), null);
   } catch (error) {

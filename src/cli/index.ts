@@ -66,6 +66,39 @@ program
     await runSimulator(options);
   });
 
+/** Edit distance between two words (for "did you mean"). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+// `serve` is the default command, so without this check a mistyped command (`openvat key list`)
+// would reach it as arguments and be reported as "too many arguments for 'serve'".
+const first = process.argv[2];
+const names = [...program.commands.flatMap((c) => [c.name(), ...c.aliases()]), 'help'];
+if (first !== undefined && !first.startsWith('-') && !names.includes(first)) {
+  const closest = names
+    .map((name) => ({ name, d: distance(first.toLowerCase(), name) }))
+    .sort((x, y) => x.d - y.d)[0];
+  const hint =
+    closest && closest.d <= Math.max(2, Math.floor(first.length / 2))
+      ? ` Did you mean '${closest.name}'?`
+      : '';
+  console.error(`openvat: unknown command '${first}'.${hint} Run 'openvat --help' for the list of commands.`);
+  process.exit(1);
+}
+
 program.parseAsync().catch((error: unknown) => {
   console.error(`openvat: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -4,7 +4,8 @@ import { systemClock } from '../lib/clock.js';
 import { createIdGenerator } from '../lib/ids.js';
 import { isMode, isPlan, MODES, type Mode, PLANS, type Plan } from '../modules/keys/plans.js';
 import { createKeysRepository } from '../modules/keys/repository.js';
-import { createKeysService } from '../modules/keys/service.js';
+import { createKeysService, type KeySummary } from '../modules/keys/service.js';
+import { parseVatNumber } from '../modules/vat-numbers/index.js';
 import { openExistingDatabase } from './database.js';
 
 async function withKeys<T>(config: Config, run: (keys: ReturnType<typeof createKeysService>) => Promise<T>) {
@@ -23,7 +24,31 @@ async function withKeys<T>(config: Config, run: (keys: ReturnType<typeof createK
   }
 }
 
-const GERMAN_VAT_RE = /^DE\d{9}$/;
+/** The requester must be a German VAT number, checked like any VAT number (format and check digit). */
+export function parseRequesterVat(input: string): string {
+  const parsed = parseVatNumber(input);
+  if (!parsed.ok) throw new InvalidArgumentError(parsed.message);
+  if (parsed.country !== 'DE') {
+    throw new InvalidArgumentError(
+      `${parsed.normalised} is not a German VAT number (DE followed by 9 digits).`,
+    );
+  }
+  return parsed.normalised;
+}
+
+/** The JSON form of a key in `keys list --json` (snake_case, as every --json output and the API). */
+function keyJson(k: KeySummary) {
+  return {
+    id: k.id,
+    account_id: k.accountId,
+    prefix: k.prefix,
+    plan: k.plan,
+    mode: k.mode,
+    default_requester_vat: k.defaultRequesterVat,
+    created_at: k.createdAt,
+    revoked_at: k.revokedAt,
+  };
+}
 
 /** `openvat keys create|list|revoke`: the operator's key management, on the same DATABASE_URL as the server. */
 export function createKeysCommands(config: () => Config): Command {
@@ -39,15 +64,11 @@ export function createKeysCommands(config: () => Config): Command {
     .option(
       '--default-requester-vat <vat>',
       'German VAT number used as requester when a call names none',
-      (v) => {
-        const value = v.replace(/\s+/g, '').toUpperCase();
-        if (!GERMAN_VAT_RE.test(value)) throw new InvalidArgumentError('expected DE followed by 9 digits');
-        return value;
-      },
+      parseRequesterVat,
     )
     .option('--account <id>', 'add the key to an existing account instead of creating one')
     .option('--name <name>', 'name of the new account')
-    .option('--json', 'print one JSON object {id, key, plan, mode} on stdout')
+    .option('--json', 'print one JSON object {id, key, plan, mode, account_id} on stdout')
     .action(
       async (options: {
         plan: string;
@@ -86,11 +107,11 @@ export function createKeysCommands(config: () => Config): Command {
   keys
     .command('list')
     .description('list keys (never the keys themselves)')
-    .option('--json', 'print JSON')
+    .option('--json', 'print a JSON array of {id, account_id, prefix, plan, mode, ...} (snake_case)')
     .action(async (options: { json?: boolean }) => {
       const list = await withKeys(config(), (service) => service.listKeys());
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(list)}\n`);
+        process.stdout.write(`${JSON.stringify(list.map(keyJson))}\n`);
         return;
       }
       if (list.length === 0) {

@@ -5,7 +5,10 @@ export async function runSimulator(options: { port: number; host: string; latenc
   const simulator = createSimulatorServer({ latencyMs: Number(options.latency) || 0 });
   const { urls } = await simulator.listen(options.port, options.host);
   console.log('Registry simulators listening. Point openvat at them with:');
-  for (const [name, value] of Object.entries(urls)) console.log(`  export ${name}=${value}`);
+  // The HMRC simulator's token endpoint takes any non-empty pair; without credentials openvat
+  // answers GB look-ups with 503, so they are printed with the URLs.
+  const variables: Record<string, string> = { ...urls, HMRC_CLIENT_ID: 'dev', HMRC_CLIENT_SECRET: 'dev' };
+  for (const [name, value] of Object.entries(variables)) console.log(`  export ${name}=${value}`);
   const stop = () => {
     simulator.close().then(() => process.exit(0));
   };

@@ -1,71 +1,32 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  createReadStream,
+  existsSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
+import { CsvError, parse } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
+import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Config } from '../config.js';
 import type { BatchItemResult } from '../modules/batch/service.js';
 import type { ApiKeyPrincipal } from '../modules/keys/service.js';
 import { openExistingDatabase } from './database.js';
 
 // ---------------------------------------------------------------------------------------------
-// CSV
+// CSV: read and written through csv-parse and csv-stringify, streaming, so a file of any size is
+// processed in constant memory (see bench/results/validate-file-1m.md).
 
-/**
- * Parses CSV text (RFC 4180): quoted fields with embedded delimiters, quotes (`""`) and line breaks,
- * CRLF or LF line ends, a leading UTF-8 BOM. Returns the records as arrays of fields.
- */
+/** Parses CSV text (RFC 4180, a leading BOM, CRLF or LF); rows may have different lengths. */
 export function parseCsv(text: string, delimiter = ','): string[][] {
-  const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let i = 0;
-  let started = false;
-  while (i < input.length) {
-    const c = input[i] as string;
-    if (quoted) {
-      if (c === '"') {
-        if (input[i + 1] === '"') {
-          field += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        i += 1;
-        continue;
-      }
-      field += c;
-      i += 1;
-      continue;
-    }
-    if (c === '"' && field === '') {
-      quoted = true;
-      started = true;
-      i += 1;
-    } else if (c === delimiter) {
-      row.push(field);
-      field = '';
-      started = true;
-      i += 1;
-    } else if (c === '\r' || c === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-      started = false;
-      i += c === '\r' && input[i + 1] === '\n' ? 2 : 1;
-    } else {
-      field += c;
-      started = true;
-      i += 1;
-    }
-  }
-  if (started || field !== '' || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
+  return parseSync(text, { delimiter, bom: true, relax_column_count: true, relax_quotes: true });
 }
 
 /** The delimiter of a CSV from its first line: `;` or tab when they outnumber commas, else `,`. */
@@ -78,12 +39,48 @@ export function detectDelimiter(text: string): string {
   return best && best[1] > 0 ? best[0] : ',';
 }
 
-function csvField(value: string, delimiter: string): string {
-  return /["\r\n]/.test(value) || value.includes(delimiter) ? `"${value.replaceAll('"', '""')}"` : value;
+/** CSV text of rows, each ending in `\n`; fields are quoted only when they need it. */
+export function formatCsvRows(rows: readonly (readonly string[])[], delimiter = ','): string {
+  return stringifySync(rows as string[][], { delimiter, record_delimiter: 'unix' });
 }
 
 export function formatCsvRow(fields: readonly string[], delimiter = ','): string {
-  return `${fields.map((f) => csvField(f, delimiter)).join(delimiter)}\n`;
+  return formatCsvRows([fields], delimiter);
+}
+
+/** A file's records, streamed, with the line each ends on; a malformed file throws a CsvInputError. */
+async function* csvRecords(
+  path: string,
+  delimiter: string,
+): AsyncGenerator<{ record: string[]; line: number; bytes: number }> {
+  const parser = createReadStream(path).pipe(
+    parse({
+      delimiter,
+      bom: true,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: true,
+      info: true,
+    }),
+  );
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number; bytes: number };
+    }>) {
+      yield { record, line: info.lines, bytes: info.bytes };
+    }
+  } catch (error) {
+    if (error instanceof CsvError) throw new CsvInputError(path, error);
+    throw error;
+  }
+}
+
+export class CsvInputError extends Error {
+  constructor(path: string, error: CsvError) {
+    const line = (error as CsvError & { lines?: number }).lines;
+    super(`${path} is not valid CSV${line ? ` (line ${line})` : ''}: ${error.message}`);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -110,15 +107,11 @@ export interface InputTable {
   delimiter: string;
 }
 
-/** Reads a CSV with a header, or a plain newline-separated list of numbers. */
-export function readInput(text: string, column?: string): InputTable {
-  const delimiter = detectDelimiter(text);
-  const records = parseCsv(text, delimiter).filter((r) => !(r.length === 1 && (r[0] ?? '').trim() === ''));
-  const first = records[0] ?? [];
+/** The header of a file from its first record: a CSV header, or none for a plain list of numbers. */
+export function inspectHeader(first: readonly string[], column?: string) {
   // A list of numbers: one field per line, and the first line holds digits like any VAT number does.
   const hasHeader = column !== undefined || first.length > 1 || !/\d/.test(first[0] ?? '');
   const header = hasHeader ? first.map((h) => h.trim()) : ['vat_number'];
-  const rows = hasHeader ? records.slice(1) : records;
   let index: number;
   if (column !== undefined) {
     index = header.findIndex((h) => h.toLowerCase() === column.trim().toLowerCase());
@@ -129,7 +122,15 @@ export function readInput(text: string, column?: string): InputTable {
       header.findIndex((h) => VAT_HEADER_RE.test(h)),
     );
   }
-  return { header, hasHeader, rows, column: index, delimiter };
+  return { header, hasHeader, column: index };
+}
+
+/** Reads a small CSV text at once (tests and previews); files are streamed by validate-file. */
+export function readInput(text: string, column?: string): InputTable {
+  const delimiter = detectDelimiter(text);
+  const records = parseCsv(text, delimiter).filter((r) => !(r.length === 1 && (r[0] ?? '').trim() === ''));
+  const { header, hasHeader, column: index } = inspectHeader(records[0] ?? [], column);
+  return { header, hasHeader, rows: hasHeader ? records.slice(1) : records, column: index, delimiter };
 }
 
 function resultFields(result: BatchItemResult): string[] {
@@ -143,32 +144,6 @@ function resultFields(result: BatchItemResult): string[] {
     '',
     data.verified_at,
   ];
-}
-
-/**
- * Prepares the output file: a new one gets the header; an existing one (an earlier, interrupted
- * run) is checked and cleaned of a partly written last row. Returns how many input rows it holds.
- */
-function prepareOutput(path: string, header: string[], delimiter: string): number {
-  const expected = formatCsvRow(header, delimiter);
-  if (!existsSync(path)) {
-    writeFileSync(path, expected);
-    return 0;
-  }
-  const records = parseCsv(readFileSync(path, 'utf8'), delimiter);
-  const [first, ...rows] = records;
-  if (!first || formatCsvRow(first, delimiter) !== expected) {
-    throw new Error(`${path} exists but has other columns; remove it or choose another --out`);
-  }
-  const complete: string[][] = [];
-  for (const row of rows) {
-    if (row.length !== header.length) break;
-    complete.push(row);
-  }
-  if (complete.length !== rows.length) {
-    writeFileSync(path, expected + complete.map((r) => formatCsvRow(r, delimiter)).join(''));
-  }
-  return complete.length;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,6 +164,23 @@ class HttpError extends Error {
   ) {
     super(message);
   }
+}
+
+/** `fetch failed` says nothing: name the server and the reason (connection refused, unknown host, …). */
+function unreachable(base: string, error: unknown): Error {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ENOTFOUND: 'unknown host',
+    EAI_AGAIN: 'host name not resolved',
+    ETIMEDOUT: 'timed out',
+    ECONNRESET: 'connection reset',
+  };
+  const reason =
+    (cause?.code && reasons[cause.code]) ??
+    cause?.message ??
+    (error instanceof Error ? error.message : String(error));
+  return new Error(`cannot reach ${base} (${reason}); is the service running and --url right?`);
 }
 
 function remoteValidator(options: { url: string; key: string; sync: boolean; pollMs: number }): Validator {
@@ -225,6 +217,7 @@ function remoteValidator(options: { url: string; key: string; sync: boolean; pol
           error.status === 429 ||
           error.status === 502 ||
           error.status === 503;
+        if (!(error instanceof HttpError) && attempt >= 2) throw unreachable(base, error);
         if (!retryable || attempt >= 5) throw error;
         const wait =
           error instanceof HttpError && error.retryAfterSeconds
@@ -313,30 +306,94 @@ export interface ValidateFileOptions {
   progress?: boolean;
 }
 
-function countryOf(input: string, result: BatchItemResult): string {
-  if (result.ok) return result.data.country.code;
-  const prefix = input
+function countryOf(input: string, normalised: string): string {
+  const prefix = (normalised || input)
     .replace(/[^A-Za-z]/g, '')
     .slice(0, 2)
     .toUpperCase();
   return prefix.length === 2 ? prefix : '??';
 }
 
-/** Validates a file's numbers into `<input>.results.csv` (or `--out`), resuming an earlier run. */
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+function readSample(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(65_536);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface Entry {
+  /** The row as written: the input fields padded to the header, results, then any extra fields. */
+  output: string[] | null;
+  row: string[];
+  number: string;
+  old: string[] | null;
+}
+
+/**
+ * Validates a file's numbers into `<input>.results.csv` (or `--out`), streaming both. A results
+ * file from an earlier run is resumed: its rows are kept, except those that failed with
+ * `registry_unavailable` and a partly written last row, which are validated again; it is then
+ * rewritten through `<out>.partial` and replaced at the end (or on Ctrl-C, after the current chunk).
+ */
 export async function validateFile(
   path: string,
   options: ValidateFileOptions,
   config: () => Config,
   stderr: NodeJS.WritableStream = process.stderr,
-): Promise<{ out: string; processed: number; skipped: number; total: number }> {
-  const input = readInput(readFileSync(path, 'utf8'), options.column);
+): Promise<{
+  out: string;
+  processed: number;
+  skipped: number;
+  retried: number;
+  failed: number;
+  total: number;
+}> {
+  if (!existsSync(path)) throw new Error(`${path}: no such file`);
+  if (statSync(path).isDirectory()) throw new Error(`${path} is a directory, not a CSV file`);
+  const delimiter = detectDelimiter(readSample(path));
+  const input = csvRecords(path, delimiter);
+  const first = await input.next();
+  if (first.done) throw new Error(`${path} is empty`);
+  const { header: inputHeader, hasHeader, column } = inspectHeader(first.value.record, options.column);
   const out = options.out ?? `${path}.results.csv`;
-  const header = [...input.header, ...RESULT_COLUMNS];
-  const skipped = prepareOutput(out, header, input.delimiter);
-  const remaining = input.rows.slice(
-    skipped,
-    options.limit === undefined ? undefined : skipped + options.limit,
-  );
+  const header = [...inputHeader, ...RESULT_COLUMNS];
+  const errorColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_error');
+  const normalisedColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_normalised');
+
+  // An earlier run's rows, one per input row in order, read along with the input.
+  let old: AsyncGenerator<{ record: string[] }> | null = null;
+  let target = out;
+  if (existsSync(out)) {
+    old = csvRecords(out, delimiter);
+    const oldHeader = await old.next().catch(() => ({ done: true as const, value: undefined }));
+    if (
+      oldHeader.done ||
+      formatCsvRow(oldHeader.value.record, delimiter) !== formatCsvRow(header, delimiter)
+    ) {
+      await old.return(undefined);
+      throw new Error(`${out} exists but has other columns; remove it or choose another --out`);
+    }
+    target = `${out}.partial`;
+  }
+  writeFileSync(target, formatCsvRow(header, delimiter));
+  const nextOld = async (): Promise<string[] | null> => {
+    if (!old) return null;
+    try {
+      const next = await old.next();
+      // A row shorter than the header is the half-written end of an interrupted run.
+      if (!next.done && next.value.record.length >= header.length) return next.value.record;
+    } catch {
+      // A malformed end (an interrupted write inside quotes): what follows is validated again.
+    }
+    await old.return(undefined);
+    old = null;
+    return null;
+  };
 
   let backend: { validate: Validator; close: () => Promise<void> };
   if (options.url) {
@@ -355,6 +412,7 @@ export async function validateFile(
   }
   const chunkSize = options.chunk ?? (options.url && !options.sync ? 1_000 : 100);
   const failures = new Map<string, number>();
+  let failed = 0;
   const describeFailures = () =>
     [...failures]
       .sort((a, b) => b[1] - a[1])
@@ -362,48 +420,128 @@ export async function validateFile(
       .map(([c, n]) => `${c} ${n}`)
       .join(', ') || 'none';
   const started = Date.now();
+  const size = Math.max(1, statSync(path).size);
   const bar = new SingleBar({
     stream: stderr,
-    format: '{bar} {value}/{total} | {speed}/s | ETA {eta_formatted} | failed: {failures}',
+    format: '{bar} {percentage}% | {rows} rows | {speed}/s | ETA {eta_formatted} | failed: {failures}',
     etaBuffer: 200,
     hideCursor: true,
     noTTYOutput: options.progress === true,
   });
-  const rate = (done: number) => (done / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
-  bar.start(input.rows.length, skipped, { speed: '0.0', failures: 'none' });
   let processed = 0;
-  try {
-    for (let i = 0; i < remaining.length; i += chunkSize) {
-      const rows = remaining.slice(i, i + chunkSize);
-      const numbers = rows.map((r) => (r[input.column] ?? '').trim());
-      const results = await backend.validate(numbers, (done) =>
-        bar.update(skipped + processed + done, {
-          speed: rate(processed + done),
-          failures: describeFailures(),
-        }),
+  let skipped = 0;
+  let retried = 0;
+  let total = 0;
+  let bytes = 0;
+  const rate = () => (processed / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
+  const tick = () =>
+    bar.update(bytes, {
+      rows: (skipped + processed).toLocaleString('en'),
+      speed: rate(),
+      failures: describeFailures(),
+    });
+  bar.start(size, 0, { rows: '0', speed: '0.0', failures: 'none' });
+
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+
+  const queue: Entry[] = [];
+  let pendingCount = 0;
+  const count = (fields: string[], inputNumber: string) => {
+    if ((fields[errorColumn] ?? '') === '') return;
+    failed += 1;
+    const country = countryOf(inputNumber, fields[normalisedColumn] ?? '');
+    failures.set(country, (failures.get(country) ?? 0) + 1);
+  };
+  const flush = async () => {
+    const todo = queue.filter((e) => e.output === null);
+    pendingCount = 0;
+    if (todo.length > 0) {
+      const results = await backend.validate(
+        todo.map((e) => e.number),
+        () => tick(),
       );
-      let text = '';
-      rows.forEach((row, j) => {
-        const result = results[j] as BatchItemResult;
-        if (!result.ok) {
-          const country = countryOf(numbers[j] ?? '', result);
-          failures.set(country, (failures.get(country) ?? 0) + 1);
-        }
-        const padded = input.header.map((_, k) => row[k] ?? '');
-        text += formatCsvRow([...padded, ...resultFields(result)], input.delimiter);
+      todo.forEach((entry, j) => {
+        const padded = inputHeader.map((_, k) => entry.row[k] ?? '');
+        const extra = entry.row.slice(inputHeader.length);
+        entry.output = [...padded, ...resultFields(results[j] as BatchItemResult), ...extra];
+        if (entry.old) retried += 1;
       });
-      appendFileSync(out, text);
-      processed += rows.length;
-      bar.update(skipped + processed, { speed: rate(processed), failures: describeFailures() });
+      processed += todo.length;
     }
+    for (const entry of queue) count(entry.output as string[], entry.number);
+    if (queue.length > 0)
+      appendFileSync(
+        target,
+        formatCsvRows(
+          queue.map((e) => e.output as string[]),
+          delimiter,
+        ),
+      );
+    queue.length = 0;
+    tick();
+  };
+
+  let complete = false;
+  let stoppedEarly = false;
+  try {
+    const rows = hasHeader
+      ? input
+      : (async function* () {
+          yield first.value;
+          yield* input;
+        })();
+    let validations = 0;
+    stoppedEarly = false;
+    for await (const { record, bytes: read } of rows) {
+      bytes = read;
+      total += 1;
+      const previous = await nextOld();
+      const retry = previous !== null && previous[errorColumn] === 'registry_unavailable';
+      const number = (record[column] ?? '').trim();
+      if (
+        previous !== null &&
+        (!retry || stopping || (options.limit !== undefined && validations >= options.limit))
+      ) {
+        queue.push({ output: previous, row: record, number, old: previous });
+        skipped += 1;
+      } else {
+        if (stopping || (options.limit !== undefined && validations >= options.limit)) {
+          stoppedEarly = true;
+          break;
+        }
+        queue.push({ output: null, row: record, number, old: previous });
+        pendingCount += 1;
+        validations += 1;
+      }
+      if (pendingCount >= chunkSize || (pendingCount === 0 && queue.length >= 1_000)) await flush();
+    }
+    await flush();
+    complete = true;
   } finally {
     bar.stop();
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
     await backend.close();
+    if (target !== out) {
+      if (!complete) {
+        // Failed part-way: nothing of the earlier run is lost; its remaining rows follow unchanged.
+        const kept = queue.filter((e) => e.output !== null || e.old !== null).map((e) => e.output ?? e.old);
+        for (let row = await nextOld(); row !== null; row = await nextOld()) kept.push(row);
+        if (kept.length > 0) appendFileSync(target, formatCsvRows(kept as string[][], delimiter));
+      }
+      renameSync(target, out);
+    }
+    if (old) await (old as AsyncGenerator).return(undefined);
   }
   stderr.write(
-    `${processed} row(s) validated, ${skipped} already in ${out}; ${skipped + processed} of ${input.rows.length} done. Failed by country: ${describeFailures()}\n`,
+    `${plural(processed, 'row', 'rows')} validated${retried > 0 ? ` (${retried.toLocaleString('en')} retried after registry_unavailable)` : ''}, ${skipped.toLocaleString('en')} already in ${out}; ${plural(skipped + processed, 'row', 'rows')} in it${stoppedEarly ? ` (stopped before the end of ${path}; run again to go on)` : ''}. Failed: ${failed === 0 ? 'none' : `${failed.toLocaleString('en')} (by country: ${describeFailures()})`}\n`,
   );
-  return { out, processed, skipped, total: input.rows.length };
+  return { out, processed, skipped, retried, failed, total };
 }
 
 function positiveInt(value: string): number {
@@ -431,7 +569,17 @@ export function createValidateFileCommand(config: () => Config): Command {
     .option('--limit <n>', 'validate at most this many rows in this run', positiveInt)
     .option('--poll-ms <ms>', 'how often a batch job is polled (default 1000)', positiveInt)
     .option('--progress', 'draw the progress bar even when stderr is not a terminal')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when every row was validated without error, 1 when a row failed (see vat_error), 2 when\nthe file could not be processed (missing, malformed CSV, service unreachable).',
+    )
     .action(async (file: string, options: ValidateFileOptions) => {
-      await validateFile(file, options, config);
+      try {
+        const result = await validateFile(file, options, config);
+        if (result.failed > 0) process.exitCode = 1;
+      } catch (error) {
+        console.error(`openvat: ${error instanceof Error ? error.message : String(error)}`);
+        process.exitCode = 2;
+      }
     });
 }

@@ -9,7 +9,10 @@ export type Work = (trx: Kysely<Database>) => Promise<void>;
  * Every unit still commits atomically with its own writes, and its caller waits for the commit. If a
  * group fails, each of its units is retried in a transaction of its own, so only a failing unit fails.
  */
-export function createGroupCommit(db: Kysely<Database>, options: { maxUnits?: number } = {}) {
+export function createGroupCommit(
+  db: Kysely<Database>,
+  options: { maxUnits?: number; onCommit?: (units: number) => void } = {},
+) {
   const maxUnits = options.maxUnits ?? 256;
   let queue: Array<{ work: Work; resolve: () => void; reject: (error: unknown) => void }> = [];
   let flushing = false;
@@ -25,6 +28,7 @@ export function createGroupCommit(db: Kysely<Database>, options: { maxUnits?: nu
             for (const unit of group) await unit.work(trx);
           });
           for (const unit of group) unit.resolve();
+          options.onCommit?.(group.length);
         } catch {
           for (const unit of group) {
             try {

@@ -1,6 +1,11 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
+import { PACKAGE_ROOT } from '../config.js';
+import { type ApiError, errors } from '../lib/errors.js';
 import {
   PLAYGROUND_JOB_LIMIT,
   PLAYGROUND_KEY,
@@ -16,49 +21,11 @@ export interface OpenApiOptions {
 }
 
 function playgroundIntro(): string {
-  return `**Playground.** This page is signed in with the demo key \`${PLAYGROUND_KEY}\`, so *Try it out*
+  return `**Playground.** This page is signed in with the demo key \`${PLAYGROUND_KEY}\`, so *Test Request*
 works at once. It is a test-mode key (deterministic answers for the magic numbers listed under
 \`GET /v1/validate\`, no registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per
-hour per IP address (rates included); it cannot manage webhooks or read a usage report, and its
-batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers; its audit records and confirmations are served for 24 hours only. Use **Authorize** to replace it with a key of your own.`;
-}
-
-/**
- * The script `/docs` loads after Swagger UI's own: it wraps `SwaggerUIBundle` so that, once the
- * document is loaded, the demo key is authorised unless the visitor has authorised a key of their
- * own, and the public rates requests carry the demo key too while it is the authorised one (they
- * count against its hourly budget).
- */
-function playgroundScript(): string {
-  return `(function () {
-  var key = ${JSON.stringify(PLAYGROUND_KEY)};
-  var original = window.SwaggerUIBundle;
-  if (!original) return;
-  function current(ui) {
-    var value = ui && ui.authSelectors.authorized().getIn(['apiKey', 'value']);
-    return typeof value === 'string' ? value : null;
-  }
-  window.SwaggerUIBundle = Object.assign(function (config) {
-    var ui = null;
-    var intercept = config.requestInterceptor;
-    config.requestInterceptor = function (request) {
-      var headers = request.headers || (request.headers = {});
-      if (!headers.Authorization && !headers.authorization && current(ui) === key && request.url.indexOf('/v1/rates') !== -1) {
-        headers.Authorization = 'Bearer ' + key;
-      }
-      return intercept ? intercept(request) : request;
-    };
-    var complete = config.onComplete;
-    config.onComplete = function () {
-      if (ui && current(ui) === null) ui.preauthorizeApiKey('apiKey', key);
-      if (complete) complete();
-    };
-    ui = original(config);
-    window.ui = ui;
-    return ui;
-  }, original);
-})();
-`;
+hour per IP address (rates requests that carry it included); it cannot manage webhooks or read a usage report, and its
+batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers; its audit records and confirmations are served for 24 hours only. Enter a key of your own under **Authentication** to replace it.`;
 }
 
 const INTRO = `Self-hostable VAT validation: EU VIES, UK HMRC, Swiss and Norwegian registries, VAT decisions,
@@ -76,8 +43,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'openvat',
-        version: '1.0.0',
+        title: PACKAGE.name,
+        version: PACKAGE.version,
         description: [INTRO, options.playground ? playgroundIntro() : null, options.description ?? null]
           .filter((part) => part !== null)
           .join('\n\n'),
@@ -106,19 +73,183 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         { name: 'System', description: 'Health and readiness.' },
       ],
     },
+    transformObject: (documentObject) => withErrorExamples(documentObject),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true, persistAuthorization: true },
-    staticCSP: true,
-    ...(options.playground
-      ? { theme: { js: [{ filename: 'playground.js', content: playgroundScript() }] } }
-      : {}),
-  });
+  await registerReference(app, options.playground ? PLAYGROUND_KEY : null);
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
   });
+}
+
+const PACKAGE = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
+
+const EXAMPLE_REQUEST_ID = '0193a3b2-7c4e-7a51-9d0e-6f1a2b3c4d5e';
+
+function example(error: ApiError) {
+  return {
+    summary: `${error.statusCode} ${error.code}`,
+    value: {
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+      },
+      meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 1.2 },
+    },
+  };
+}
+
+/**
+ * Real examples of the error envelope per status class, written by the same builders the API uses,
+ * so the reference shows the codes and messages a client will see instead of a generated
+ * `additionalProp1`.
+ */
+const ERROR_EXAMPLES: Record<'4XX' | '5XX', Record<string, ReturnType<typeof example>>> = {
+  '4XX': {
+    invalid_request: example(
+      errors.invalidRequest('querystring.vat_number: must have required property', { field: 'vat_number' }),
+    ),
+    unauthorized: example(errors.unauthorized()),
+    plan_required: example(errors.planRequired('Qualified confirmations', ['pro', 'business'])),
+    not_found: example(errors.notFound()),
+    rate_limited: example(errors.rateLimited(12)),
+  },
+  '5XX': {
+    registry_unavailable: {
+      summary: '502 registry_unavailable',
+      value: {
+        error: {
+          code: 'registry_unavailable',
+          message: "No answer from VIES for DE: the member state's VAT registry is not replying to VIES.",
+          details: { source: 'vies', retry_after_seconds: 60 },
+        },
+        meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 4021.7 },
+      },
+    },
+    internal_error: {
+      summary: '500 internal_error',
+      value: {
+        error: { code: 'internal_error', message: 'Something went wrong on our side; it has been logged.' },
+        meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 2.3 },
+      },
+    },
+  },
+};
+
+type OperationResponses = Record<string, { content?: Record<string, { examples?: unknown }> }>;
+
+// biome-ignore lint/suspicious/noExplicitAny: @fastify/swagger's document types differ between OpenAPI versions.
+function withErrorExamples(documentObject: { openapiObject?: any; swaggerObject?: any }): any {
+  const doc = (documentObject.openapiObject ?? documentObject.swaggerObject) as {
+    paths?: Record<string, Record<string, { responses?: OperationResponses }>>;
+  };
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+        const key = status.toUpperCase() as '4XX' | '5XX';
+        const media = response.content?.['application/json'];
+        if (!media || !ERROR_EXAMPLES[key]) continue;
+        media.examples = ERROR_EXAMPLES[key];
+        (response as { description?: string }).description =
+          key === '4XX'
+            ? 'A client error: the request cannot be answered as sent.'
+            : 'A server or registry error.';
+      }
+    }
+  }
+  return doc;
+}
+
+/**
+ * `/docs`: the Scalar API reference, every asset served from the package (its single script at
+ * `/docs/js/scalar.js`), no CDN, no fonts or proxy from elsewhere. The page's policy allows its own
+ * origin only and no `upgrade-insecure-requests`, so it works over plain http on any host name. The
+ * inline start-up script is allowed by its hash, computed from the page as served.
+ */
+async function registerReference(app: FastifyInstance, demoKey: string | null) {
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    logLevel: 'warn',
+    configuration: {
+      pageTitle: `${PACKAGE.name} ${PACKAGE.version} API reference`,
+      title: `${PACKAGE.name} API`,
+      favicon: '/favicon.svg',
+      withDefaultFonts: false,
+      telemetry: false,
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      persistAuth: true,
+      defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+      hiddenClients: {
+        c: true,
+        clojure: true,
+        csharp: true,
+        dart: true,
+        fsharp: true,
+        go: true,
+        http: true,
+        java: true,
+        js: true,
+        julia: true,
+        kotlin: true,
+        objc: true,
+        ocaml: true,
+        php: true,
+        powershell: true,
+        r: true,
+        ruby: true,
+        rust: true,
+        swift: true,
+        shell: ['httpie', 'wget'],
+        node: ['axios', 'ofetch', 'undici'],
+        python: ['python3', 'httpx_async', 'aiohttp'],
+      },
+      ...(demoKey
+        ? {
+            authentication: {
+              preferredSecurityScheme: 'apiKey',
+              securitySchemes: { apiKey: { token: demoKey } },
+            },
+          }
+        : {}),
+    } as never,
+  });
+  const hashes = new Map<string, string>();
+  app.addHook('onSend', async (request, reply, payload) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (path !== '/docs' && !path.startsWith('/docs/')) return payload;
+    if (typeof payload === 'string' && payload.startsWith('<!doctype html>')) {
+      let policyHashes = hashes.get(payload);
+      if (policyHashes === undefined) {
+        policyHashes = [...payload.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]
+          .map(
+            (m) =>
+              `'sha256-${createHash('sha256')
+                .update(m[1] ?? '')
+                .digest('base64')}'`,
+          )
+          .join(' ');
+        hashes.clear();
+        hashes.set(payload, policyHashes);
+      }
+      reply.header(
+        'content-security-policy',
+        `default-src 'self'; script-src 'self' ${policyHashes}; style-src 'self' 'unsafe-inline'; ` +
+          "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; " +
+          "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+      );
+    }
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    return payload;
+  });
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs/', 302));
 }

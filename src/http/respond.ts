@@ -33,8 +33,13 @@ export interface Completion {
  * rows, its audit record and its event in one transaction (shared with concurrent calls by group
  * commit), then sends exactly the stored bytes.
  */
-export function createResponder(deps: { db: Db; audits: AuditsService; events: EventsService }) {
-  const commit = createGroupCommit(deps.db.kysely);
+export function createResponder(deps: {
+  db: Db;
+  audits: AuditsService;
+  events: EventsService;
+  onCommit?: (units: number) => void;
+}) {
+  const commit = createGroupCommit(deps.db.kysely, deps.onCommit ? { onCommit: deps.onCommit } : {});
   return async function complete(c: Completion): Promise<FastifyReply> {
     const latency = latencyMs(c.reply);
     const statusCode = c.statusCode ?? 200;

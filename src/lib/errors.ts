@@ -47,6 +47,17 @@ export class ApiError extends Error {
   }
 }
 
+/** `1 second`, `30 seconds`. */
+export function seconds(n: number): string {
+  return `${n} ${n === 1 ? 'second' : 'seconds'}`;
+}
+
+/** Plans as people write them: `Pro or Business`, `Starter, Pro or Business`. */
+export function planList(plans: readonly string[]): string {
+  const names = plans.map((p) => p.charAt(0).toUpperCase() + p.slice(1));
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
 export const errors = {
   unauthorized: (
     message = 'A valid API key is required: send "Authorization: Bearer svc_live_…" or "svc_test_…".',
@@ -55,7 +66,7 @@ export const errors = {
     new ApiError(
       402,
       'plan_required',
-      message ?? `${operation} is not included in this key's plan; it needs the ${plans.join(' or ')} plan.`,
+      message ?? `${operation} is not included in this key's plan; it needs the ${planList(plans)} plan.`,
       { required_plans: [...plans] },
     ),
   /** A malformed request (body, query, header or path): `400 invalid_format`, as in the hosted contract. */
@@ -66,7 +77,7 @@ export const errors = {
     new ApiError(
       429,
       'rate_limited',
-      message ?? `Too many requests; retry after ${retryAfterSeconds} seconds.`,
+      message ?? `Too many requests; retry after ${seconds(retryAfterSeconds)}.`,
       { retry_after_seconds: retryAfterSeconds },
       { 'retry-after': String(retryAfterSeconds) },
     ),

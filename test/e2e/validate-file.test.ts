@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -115,19 +116,24 @@ describe('openvat validate-file', () => {
     const input = join(dir, 'customers.csv');
     writeFileSync(input, csv);
     const first = cli(input, '--key', testKey, '--limit', '3');
-    assert.equal(first.status, 0, first.stderr);
-    assert.match(first.stderr, /3 row\(s\) validated, 0 already in/);
+    // Exit status 1: a row failed (Broken, invalid_format).
+    assert.equal(first.status, 1, first.stderr);
+    assert.match(first.stderr, /3 rows validated, 0 already in .*; 3 rows in it \(stopped before the end/);
+    assert.match(first.stderr, /Failed: 1 \(by country: DE 1\)/);
     const partial = parseCsv(readFileSync(`${input}.results.csv`, 'utf8'));
     assert.equal(partial.length, 4);
     // An interrupted write leaves half a row behind; the next run drops it and redoes that row.
     writeFileSync(`${input}.results.csv`, `${readFileSync(`${input}.results.csv`, 'utf8')}Down,DE4000`);
     const second = cli(input, '--key', testKey);
-    assert.equal(second.status, 0, second.stderr);
-    assert.match(second.stderr, /4 row\(s\) validated, 3 already in/);
+    assert.equal(second.status, 1, second.stderr);
+    assert.match(second.stderr, /4 rows validated, 3 already in .*; 7 rows in it\./);
     checkOutput(`${input}.results.csv`);
+    // The row that failed with registry_unavailable is asked again; the others are kept.
     const third = cli(input, '--key', testKey);
-    assert.match(third.stderr, /0 row\(s\) validated, 7 already in/);
+    assert.equal(third.status, 1, third.stderr);
+    assert.match(third.stderr, /1 row validated \(1 retried after registry_unavailable\), 6 already in/);
     checkOutput(`${input}.results.csv`);
+    assert.ok(!existsSync(`${input}.results.csv.partial`));
   });
 
   it('validates a plain list without a header, with the first active key', () => {
@@ -144,6 +150,54 @@ describe('openvat validate-file', () => {
         ['DE300000002', 'false'],
       ],
     );
+  });
+
+  it('keeps uneven rows as they are: short rows padded, extra fields after the results', () => {
+    const input = join(dir, 'uneven.csv');
+    writeFileSync(input, 'name,vat\nShort\nLong,DE100000008,extra 1,extra 2\n');
+    const res = cli(input, '--key', testKey);
+    assert.equal(res.status, 1, res.stderr);
+    const rows = parseCsv(readFileSync(`${input}.results.csv`, 'utf8'));
+    assert.deepEqual(rows[1]?.slice(0, 2), ['Short', '']);
+    assert.equal(rows[1]?.[6], 'invalid_format');
+    assert.equal(rows[1]?.length, 8);
+    assert.deepEqual(rows[2]?.slice(0, 4), ['Long', 'DE100000008', 'true', 'DE100000008']);
+    assert.deepEqual(rows[2]?.slice(8), ['extra 1', 'extra 2']);
+  });
+
+  it('reports malformed CSV with its line number and exit status 2', () => {
+    const input = join(dir, 'malformed.csv');
+    writeFileSync(
+      input,
+      'name,vat\nA,DE100000008\n"Unterminated,DE300000002\nC,DE100000008\nD,DE100000008\n',
+    );
+    const res = cli(input, '--key', testKey);
+    assert.equal(res.status, 2, res.stderr);
+    assert.match(res.stderr, /malformed\.csv is not valid CSV \(line \d+\): Quote Not Closed/);
+    assert.doesNotMatch(res.stderr, /Failed by country: UN/);
+  });
+
+  it('says clearly that a file does not exist', () => {
+    const res = cli(join(dir, 'nope.csv'), '--key', testKey);
+    assert.equal(res.status, 2);
+    assert.match(res.stderr, /^openvat: .*nope\.csv: no such file\n$/);
+    assert.doesNotMatch(res.stderr, /ENOENT/);
+  });
+
+  it('says clearly that the service cannot be reached', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((r) => server.close(() => r()));
+    const input = join(dir, 'unreachable.csv');
+    writeFileSync(input, 'DE100000008\n');
+    const res = cli(input, '--url', `http://127.0.0.1:${port}`, '--key', testKey, '--sync');
+    assert.equal(res.status, 2, res.stderr);
+    assert.match(
+      res.stderr,
+      new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port} \\(connection refused\\)`),
+    );
+    assert.doesNotMatch(res.stderr, /fetch failed/);
   });
 
   describe('through a running service', () => {
@@ -186,7 +240,8 @@ describe('openvat validate-file', () => {
           stderr += d;
         });
         const code = await new Promise((resolve) => child.once('exit', resolve));
-        assert.equal(code, 0, stderr);
+        assert.equal(code, 1, stderr);
+        assert.match(stderr, /7 rows validated, 0 already in .*Failed: 3 \(by country: DE 2, \?\? 1\)/);
         checkOutput(`${input}.results.csv`);
       });
     }
@@ -217,7 +272,7 @@ describe('openvat validate-file', () => {
         stderr += d;
       });
       const code = await new Promise((resolve) => child.once('exit', resolve));
-      assert.equal(code, 1);
+      assert.equal(code, 2);
       assert.match(stderr, /plan_required/);
     });
   });

@@ -27,14 +27,57 @@ describe('docs, health and readiness', () => {
     assert.ok(doc.paths['/health']?.get);
   });
 
-  it('GET /docs serves the interactive reference', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/docs' });
-    assert.ok([200, 302].includes(res.statusCode));
-    const page =
-      res.statusCode === 302 ? await t.app.inject({ method: 'GET', url: String(res.headers.location) }) : res;
-    const html =
-      page.statusCode === 200 ? page.body : (await t.app.inject({ method: 'GET', url: '/docs/' })).body;
-    assert.match(html, /swagger/i);
+  it('GET /docs serves the reference from the package, named and versioned, with no https upgrade', async () => {
+    const redirect = await t.app.inject({ method: 'GET', url: '/docs' });
+    assert.equal(redirect.statusCode, 301);
+    assert.equal(redirect.headers.location, '/docs/');
+    const page = await t.app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<title>openvat 0\.1\.0 API reference<\/title>/);
+    assert.match(page.body, /<script src="js\/scalar\.js"><\/script>/);
+    assert.doesNotMatch(page.body, /https?:\/\/(?!www\.w3\.org)/, 'no asset from another host');
+    const csp = String(page.headers['content-security-policy']);
+    assert.doesNotMatch(csp, /upgrade-insecure-requests/);
+    assert.match(csp, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
+    assert.match(csp, /connect-src 'self'/);
+    const script = await t.app.inject({ method: 'GET', url: '/docs/js/scalar.js' });
+    assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-type']), /javascript/);
+    assert.ok(script.body.length > 100_000);
+  });
+
+  it('GET / redirects to /docs', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/' });
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, '/docs/');
+  });
+
+  it('the document carries the package version, real error examples and a plain `cache` enum', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    assert.equal(doc.info.version, '0.1.0');
+    const validate = doc.paths['/v1/validate'].get;
+    const cache = validate.parameters.find((p: { name: string }) => p.name === 'cache');
+    assert.deepEqual(cache.schema, { type: 'string', enum: ['true', 'false'] });
+    const clientErrors = validate.responses['4XX'].content['application/json'].examples;
+    assert.equal(clientErrors.unauthorized.value.error.code, 'unauthorized');
+    assert.equal(clientErrors.rate_limited.summary, '429 rate_limited');
+    assert.doesNotMatch(JSON.stringify(clientErrors), /additionalProp/);
+    const serverErrors = validate.responses['5XX'].content['application/json'].examples;
+    assert.equal(serverErrors.registry_unavailable.value.error.code, 'registry_unavailable');
+    // The cache parameter still accepts exactly "true" and "false".
+    const key = await t.key('free');
+    const bad = await t.app.inject({
+      method: 'GET',
+      url: '/v1/validate?vat_number=DE100000008&cache=no',
+      headers: key.headers,
+    });
+    assert.equal(bad.statusCode, 400);
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: '/v1/validate?vat_number=DE100000008&cache=false',
+      headers: key.headers,
+    });
+    assert.equal(ok.statusCode, 200);
   });
 
   it('GET /health → {"ok": true}', async () => {

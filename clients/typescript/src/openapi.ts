@@ -126,7 +126,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -135,7 +135,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -241,7 +241,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -250,7 +250,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -353,7 +353,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -362,7 +362,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -518,7 +518,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -527,7 +527,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -668,7 +668,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -677,7 +677,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -758,7 +758,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -767,7 +767,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -840,7 +840,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -849,7 +849,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -928,7 +928,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -937,7 +937,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1049,7 +1049,10 @@ export interface paths {
                     cache?: "true" | "false";
                     /** @description Your own VAT number: the registry then returns a consultation number (`verify_id`). Always a live call. */
                     requester_vat_number?: string;
-                    /** @description The VAT number with its country prefix, written any common way (`de 136.695.976`, `CHE-116.281.710 MWST`). */
+                    /**
+                     * @description The VAT number with its country prefix, written any common way (`de 136.695.976`, `CHE-116.281.710 MWST`).
+                     * @example DE100000008
+                     */
                     vat_number: string;
                 };
                 header?: never;
@@ -1058,7 +1061,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1067,7 +1070,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1148,7 +1151,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1157,7 +1160,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1302,7 +1305,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1311,7 +1314,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1402,7 +1405,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1411,7 +1414,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1482,7 +1485,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1491,7 +1494,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1553,7 +1556,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1562,7 +1565,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1603,7 +1606,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1612,7 +1615,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1689,7 +1692,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1698,7 +1701,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1786,7 +1789,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1795,7 +1798,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1880,7 +1883,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A client error: the request cannot be answered as sent. */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -1889,7 +1892,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description A server or registry error. */
                 "5XX": {
                     headers: {
                         [name: string]: unknown;

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { ConfirmationsTable, Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
-import type { ErrorCode } from '../../lib/errors.js';
+import { type ErrorCode, seconds } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { EvatrAnswer, EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
 import type { Mode } from '../keys/plans.js';
@@ -414,7 +414,7 @@ export function createConfirmationsService(deps: {
         return rejected(
           429,
           'taxauth_session_limit',
-          `The tax authority's limit of qualified confirmations was reached (${code}); retry after ${SESSION_LIMIT_RETRY_AFTER_SECONDS} seconds.`,
+          `The tax authority's limit of qualified confirmations was reached (${code}); retry after ${seconds(SESSION_LIMIT_RETRY_AFTER_SECONDS)}.`,
           { ...upstreamDetails(result), retry_after_seconds: SESSION_LIMIT_RETRY_AFTER_SECONDS },
           SESSION_LIMIT_RETRY_AFTER_SECONDS,
         );
@@ -490,7 +490,7 @@ export function createConfirmationsService(deps: {
         return rejected(
           429,
           'rate_limited',
-          `Too many confirmations in a short time; retry after ${burst.retryAfterSeconds} seconds.`,
+          `Too many confirmations in a short time; retry after ${seconds(burst.retryAfterSeconds)}.`,
           { retry_after_seconds: burst.retryAfterSeconds },
           burst.retryAfterSeconds,
         );

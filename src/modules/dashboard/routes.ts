@@ -32,7 +32,14 @@ const FILES = [
  */
 export function dashboardRoutes() {
   const assets = FILES.map((f) => ({ ...f, body: readFileSync(join(ASSETS, f.file)) }));
+  const favicon = readFileSync(join(PACKAGE_ROOT, 'public', 'favicon.svg'));
   return async function register(app: FastifyInstance) {
+    // Browsers ask for /favicon.ico on every page (the dashboard and /docs): one small SVG answers.
+    for (const path of ['/favicon.ico', '/favicon.svg']) {
+      app.get(path, { schema: { hide: true } }, (_request, reply) =>
+        reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(favicon),
+      );
+    }
     for (const asset of assets) {
       for (const path of asset.paths) {
         app.get(path, { schema: { hide: true } }, (_request, reply) =>

@@ -24,7 +24,7 @@ const OPERATION_NAMES: Record<Operation, string> = {
   usage: 'Usage report',
   decide: 'Decide',
   batch: 'Batch validation',
-  webhooks: 'Webhooks',
+  webhooks: 'Webhook management',
   confirm: 'Qualified confirmation',
 };
 

@@ -5,7 +5,7 @@ import {
   type RedisCounter,
 } from '../../http/window-limiter.js';
 import type { Clock } from '../../lib/clock.js';
-import { type ApiError, errors } from '../../lib/errors.js';
+import { type ApiError, errors, planList, seconds } from '../../lib/errors.js';
 import { type Operation, operationName, PLANS, plansFor } from '../keys/plans.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 
@@ -57,7 +57,7 @@ export interface Playground {
 export function playgroundLimited(wait: number): ApiError {
   return errors.rateLimited(
     wait,
-    `The playground's demo key allows ${PLAYGROUND_LIMIT_PER_HOUR} requests per hour from one address; retry after ${wait} seconds, or use a key of your own.`,
+    `The playground's demo key allows ${PLAYGROUND_LIMIT_PER_HOUR} requests per hour from one address; retry after ${seconds(wait)}, or use a key of your own.`,
   );
 }
 
@@ -65,7 +65,7 @@ export function playgroundLimited(wait: number): ApiError {
 export function playgroundExcludes(operation: Operation): ApiError {
   const plans = plansFor(operation);
   const name = operationName(operation);
-  const which = plans.length === PLANS.length ? '' : ` on the ${plans.join(' or ')} plan`;
+  const which = plans.length === PLANS.length ? '' : ` on the ${planList(plans)} plan`;
   return errors.planRequired(
     name,
     plans,

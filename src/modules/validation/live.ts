@@ -17,6 +17,7 @@ import {
   createPermits,
   type Permits,
 } from '../../registries/resilience.js';
+import type { MetricsObserver } from '../metrics/service.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
 import type { RegistryAnswersRepository } from './repository.js';
@@ -38,6 +39,8 @@ export interface LiveAnswersOptions {
   stores?: { breaker: BreakerStore; permits: Permits; coalescer: Coalescer };
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** Told of every registry call (metrics). */
+  observer?: Pick<MetricsObserver, 'registryCall'>;
 }
 
 /** Upstream codes that mean "busy, try again shortly" rather than "down" or "wrong". */
@@ -79,6 +82,13 @@ export function outcomeOf(result: RegistryResult): CallOutcome {
 
 /** The result of an upstream call the breaker refused. */
 type Refused = { kind: 'refused'; retryAfterSeconds: number };
+
+const REGISTRY_NAMES: Record<string, string> = {
+  vies: 'VIES',
+  hmrc: 'HMRC',
+  bfs: 'the Swiss UID register',
+  brreg: 'Brønnøysund',
+};
 
 const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -141,12 +151,20 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
   function fallback(
     row: RegistryAnswersTable | null,
     source: ValidationSource,
+    country: string,
     message: string,
     retryAfterSeconds: number,
   ): AnswerOutcome {
     if (row && ageSeconds(row, clock.now()) <= ttl(row) + cache.degradedWindowSeconds)
       return fromStore(row, 'degraded');
-    return { kind: 'unavailable', source, message, retryAfterSeconds };
+    // Every registry error names the registry and the member state it was asked about.
+    const detail = message.replace(/\.$/, '');
+    return {
+      kind: 'unavailable',
+      source,
+      message: `No answer from ${REGISTRY_NAMES[source] ?? source} for ${country}: ${detail}.`,
+      retryAfterSeconds,
+    };
   }
 
   async function callWithRetries(
@@ -241,14 +259,29 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
         return fromStore(row, 'cached');
 
       const key = `${client.source}:${vat.country}`;
+      const started = performance.now();
       const result = await coalescer.run(`${vat.normalised}|${requester?.normalised ?? ''}`, () =>
         guarded(client, key, vat, requester, query.signal, query.priority ?? 'interactive'),
       );
+      options.observer?.registryCall({
+        registry: client.source,
+        country: vat.country,
+        outcome:
+          result.kind === 'answer'
+            ? result.valid
+              ? 'valid'
+              : 'invalid'
+            : result.kind === 'refused'
+              ? 'circuit_open'
+              : result.reason,
+        durationMs: performance.now() - started,
+      });
       if (result.kind === 'refused') {
         return fallback(
           row,
           client.source,
-          `The ${vat.country} registry is unavailable (circuit open after repeated failures); retry later.`,
+          vat.country,
+          'it failed repeatedly, so calls are paused for now (circuit open); retry later',
           result.retryAfterSeconds,
         );
       }
@@ -259,7 +292,7 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
           return { kind: 'requester_rejected', source: client.source, message: result.message };
         }
         const retryAfter = result.retryAfterSeconds ?? (result.reason === 'throttled' ? 5 : 60);
-        return fallback(row, client.source, result.message, retryAfter);
+        return fallback(row, client.source, vat.country, result.message, retryAfter);
       }
 
       const answer: RegistryAnswersTable = {

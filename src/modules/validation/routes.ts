@@ -14,6 +14,7 @@ const Query = Type.Object(
       minLength: 1,
       description:
         'The VAT number with its country prefix, written any common way (`de 136.695.976`, `CHE-116.281.710 MWST`).',
+      examples: ['DE100000008'],
     }),
     requester_vat_number: Type.Optional(
       Type.String({
@@ -23,7 +24,10 @@ const Query = Type.Object(
       }),
     ),
     cache: Type.Optional(
-      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      // One string with an `enum` (not a union of literals), so the reference shows `"true" | "false"`.
+      Type.Unsafe<'true' | 'false'>({
+        type: 'string',
+        enum: ['true', 'false'],
         description: '`false` forces a live registry call.',
       }),
     ),

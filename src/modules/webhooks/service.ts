@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { EventListener } from '../events/service.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { MetricsObserver } from '../metrics/service.js';
 import type { DeliveryUpdate, WebhooksRepository } from './repository.js';
 import type { WebhookResponse, WebhookTransport } from './transport.js';
 import {
@@ -37,6 +38,8 @@ export interface WebhooksDeps {
   backoffMs: number;
   timeoutMs?: number;
   maxAttempts?: number;
+  /** Told of every delivery attempt's outcome (metrics). */
+  observer?: Pick<MetricsObserver, 'webhookAttempt'>;
   /** Source of jitter in [0, 1). */
   random?: () => number;
   /** Identifies this process's worker in `claimed_by`. */
@@ -424,6 +427,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
           finished_at: null,
         };
       }
+      deps.observer?.webhookAttempt(ok ? 'delivered' : update.status === 'failed' ? 'failed' : 'retry');
       await db.transaction().execute(async (trx) => {
         await repository.insertAttempt(
           {

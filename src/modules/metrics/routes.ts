@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { safeEqual } from '../../lib/crypto.js';
+import { errors } from '../../lib/errors.js';
+import type { Metrics } from './service.js';
+
+/**
+ * `GET /metrics` (Prometheus text format) for `Authorization: Bearer <OPENVAT_METRICS_TOKEN>`, and
+ * the count and duration of every answered request by route template. Registered on the root
+ * instance (not as an encapsulated plugin) so the hook sees every route. Off unless a token is set.
+ */
+export function registerMetrics(app: FastifyInstance, deps: { metrics: Metrics; token: string }) {
+  const { metrics, token } = deps;
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route !== '/metrics') {
+      metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    }
+    done();
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    const given = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim() ?? '';
+    if (!safeEqual(given, token)) {
+      throw errors.unauthorized('GET /metrics needs "Authorization: Bearer <OPENVAT_METRICS_TOKEN>".');
+    }
+    const body = await metrics.scrape();
+    return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(body);
+  });
+}

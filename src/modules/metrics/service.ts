@@ -1,0 +1,175 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** One registry call as the live-answers code saw it (after retries, one per validation). */
+export interface RegistryCall {
+  registry: string;
+  country: string;
+  /** `valid`, `invalid`, or why there was no answer: `down`, `timeout`, `throttled`, … */
+  outcome: string;
+  durationMs: number;
+}
+
+/** Where the code reports what it did; the metrics service implements it, tests may fake it. */
+export interface MetricsObserver {
+  registryCall(call: RegistryCall): void;
+  webhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void;
+  groupCommit(units: number): void;
+}
+
+export const noMetrics: MetricsObserver = {
+  registryCall() {},
+  webhookAttempt() {},
+  groupCommit() {},
+};
+
+/** A registry's state at scrape time (see registry-status.ts, the one adapter to the resilience layer). */
+export interface RegistryState {
+  registry: string;
+  country: string;
+  breaker: 'closed' | 'open' | 'half_open';
+  in_flight: number;
+  queued: number;
+}
+
+export interface MetricsSources {
+  registryStatus(): Promise<RegistryState[]>;
+  /** Rows waiting in the durable queues (counted in SQL at scrape time). */
+  pending(): Promise<{ batchItems: number; webhookDeliveries: number }>;
+}
+
+const BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
+
+/**
+ * The Prometheus metrics of one service instance, in a registry of its own (not prom-client's
+ * global one, so several instances in one process do not collide). See docs/metrics.md.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  let sources: MetricsSources | null = null;
+  /** Read once per scrape, before the gauges collect. */
+  let registries: RegistryState[] = [];
+
+  const httpRequests = new Counter({
+    name: 'openvat_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'openvat_http_request_duration_seconds',
+    help: 'Time from receiving a request to sending its answer, by method, route template and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const registryCalls = new Counter({
+    name: 'openvat_registry_calls_total',
+    help: 'Registry look-ups by registry, member state and outcome (valid, invalid, or why there was no answer).',
+    labelNames: ['registry', 'country', 'outcome'] as const,
+    registers: [registry],
+  });
+  const registryDuration = new Histogram({
+    name: 'openvat_registry_call_duration_seconds',
+    help: 'Duration of registry look-ups, retries of throttled calls included.',
+    labelNames: ['registry', 'country', 'outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'openvat_registry_breaker_state',
+    help: 'Circuit breaker per registry and member state: 1 for the current state, 0 for the others.',
+    labelNames: ['registry', 'country', 'state'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of registries) {
+        for (const state of BREAKER_STATES) {
+          this.set({ registry: s.registry, country: s.country, state }, s.breaker === state ? 1 : 0);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'openvat_registry_in_flight',
+    help: 'Registry calls in flight per registry and member state.',
+    labelNames: ['registry', 'country'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of registries) this.set({ registry: s.registry, country: s.country }, s.in_flight);
+    },
+  });
+  new Gauge({
+    name: 'openvat_registry_queued',
+    help: 'Registry calls waiting for a slot per registry and member state.',
+    labelNames: ['registry', 'country'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of registries) this.set({ registry: s.registry, country: s.country }, s.queued);
+    },
+  });
+  const batchPending = new Gauge({
+    name: 'openvat_batch_items_pending',
+    help: 'Batch job items waiting to be validated.',
+    registers: [registry],
+  });
+  const webhooksPending = new Gauge({
+    name: 'openvat_webhook_deliveries_pending',
+    help: 'Webhook deliveries waiting for their next attempt.',
+    registers: [registry],
+  });
+  const webhookAttempts = new Counter({
+    name: 'openvat_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retry (failed, will be tried again) or failed (gave up).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const groupCommits = new Histogram({
+    name: 'openvat_group_commit_units',
+    help: 'Units of work committed together in one transaction by group commit.',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [registry],
+  });
+  for (const outcome of ['delivered', 'retry', 'failed']) webhookAttempts.inc({ outcome }, 0);
+
+  const observer: MetricsObserver = {
+    registryCall(call) {
+      const labels = { registry: call.registry, country: call.country, outcome: call.outcome };
+      registryCalls.inc(labels);
+      registryDuration.observe(labels, call.durationMs / 1000);
+    },
+    webhookAttempt(outcome) {
+      webhookAttempts.inc({ outcome });
+    },
+    groupCommit(units) {
+      groupCommits.observe(units);
+    },
+  };
+
+  return {
+    registry,
+    observer,
+    /** Connects the scrape-time sources (the container does it once everything exists). */
+    connect(next: MetricsSources) {
+      sources = next;
+    },
+    request(method: string, route: string, statusCode: number, seconds: number) {
+      const labels = { method, route, status_code: String(statusCode) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, seconds);
+    },
+    /** The exposition text; the queue sizes are counted now. */
+    async scrape(): Promise<string> {
+      if (sources) {
+        registries = await sources.registryStatus();
+        const pending = await sources.pending();
+        batchPending.set(pending.batchItems);
+        webhooksPending.set(pending.webhookDeliveries);
+      }
+      return registry.metrics();
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

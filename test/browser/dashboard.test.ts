@@ -1,0 +1,150 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The page.evaluate callbacks below run in the browser.
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { createFakeDns } from '../fakes/webhook-dns.js';
+import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
+import { browserSkipReason, type LaunchedBrowser, launchBrowser } from '../helpers/browser.js';
+
+const skip = browserSkipReason();
+if (skip) console.log(`# ${skip}`);
+
+const WIDTHS = [390, 768, 1400];
+const LONG_URL = 'https://hooks.example.com/openvat/events/receiver-with-a-long-path/0123456789abcdef';
+
+describe('the dashboard in a browser', { skip }, () => {
+  let t: TestApp;
+  let launched: LaunchedBrowser;
+  let origin: string;
+  let key: TestKey;
+  let requestId: string;
+
+  before(async () => {
+    t = await buildTestApp({}, { dns: createFakeDns({ 'hooks.example.com': '93.184.216.34' }) });
+    key = await t.key('pro');
+    // Some usage, an endpoint with a long URL and an audit record to look up.
+    for (const vat of ['DE100000008', 'DE100000008', 'XX123']) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v1/validate?vat_number=${vat}`,
+        headers: key.headers,
+      });
+      if (res.statusCode === 200) requestId = res.json().meta.request_id;
+    }
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: key.headers,
+      payload: { url: LONG_URL },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://openvat.test:${(t.app.server.address() as AddressInfo).port}`;
+    launched = await launchBrowser(['openvat.test']);
+  });
+  after(async () => {
+    await launched?.close();
+    await t?.close();
+  });
+
+  async function open(width: number): Promise<{ page: Page; problems: string[] }> {
+    const page = await launched.browser.newPage({ viewport: { width, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()} ${m.location().url}`);
+    });
+    page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+    await page.goto(`${origin}/dashboard`);
+    return { page, problems };
+  }
+
+  /** Nothing wider than the window, and no visible text box narrower than a few characters. */
+  async function assertLaidOut(page: Page, width: number) {
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll('body *')]
+        .filter((node) => node.getBoundingClientRect().right > window.innerWidth + 1)
+        .map((node) => `${node.tagName.toLowerCase()}#${node.id}.${node.className}`)
+        .slice(0, 5),
+    );
+    assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px at ${width}px: ${wide.join(', ')}`);
+    // Text broken per character: a box whose lines hold on average fewer than 4 characters.
+    const squeezed = await page.evaluate(() =>
+      [...document.querySelectorAll('button, td, th, dt, dd, h2, label, a')]
+        .filter(
+          (node) => (node as HTMLElement).offsetParent !== null && (node.textContent ?? '').trim().length > 3,
+        )
+        .map((node) => {
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          const lines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+          const text = (node.textContent ?? '').trim();
+          return { text: text.slice(0, 40), lines, perLine: text.length / Math.max(1, lines) };
+        })
+        .filter((box) => box.perLine < 4),
+    );
+    assert.deepEqual(squeezed, [], `text squeezed at ${width}px`);
+    const buttons = await page.evaluate(() =>
+      [...document.querySelectorAll('button')]
+        .filter((b) => (b as HTMLElement).offsetParent !== null)
+        .filter(
+          (b) => b.getBoundingClientRect().height > 2.2 * Number.parseFloat(getComputedStyle(b).fontSize),
+        )
+        .map((b) => b.textContent),
+    );
+    assert.deepEqual(buttons, [], `buttons wrapped at ${width}px`);
+  }
+
+  for (const width of WIDTHS) {
+    it(`at ${width}px: signs in, shows usage with a chart, the webhooks and an audit, with no errors`, async () => {
+      const { page, problems } = await open(width);
+      assert.equal(await page.locator('#sign-out').isVisible(), false, 'no "Sign out" before signing in');
+      await assertLaidOut(page, width);
+
+      await page.fill('#key', key.key);
+      await page.click('#sign-in-form button[type="submit"]');
+      await page.locator('#signed-in').waitFor();
+      assert.ok(await page.locator('#sign-out').isVisible());
+      await page.locator('#usage-facts dd').first().waitFor();
+      // Three validations and the endpoint registration before the first page, then the page's own calls.
+      const requests = Number(
+        /Requests\s+([\d,]+)/.exec(await page.locator('#usage-facts').innerText())?.[1],
+      );
+      assert.ok(requests >= 4, `${requests} requests shown`);
+      const today = page.locator('#usage-chart svg g').last();
+      assert.ok(Number(await today.locator('rect.ok').getAttribute('height')) > 0, "today's bar is drawn");
+      assert.match((await today.locator('title').textContent()) ?? '', /: \d+ requests, 1 errors$/);
+      // The chart: 30 daily buckets, a y axis with numbers, dates on the x axis, and a legend.
+      assert.equal(await page.locator('#usage-chart svg g rect.ok').count(), 30);
+      const labels = await page.locator('#usage-chart svg text').allTextContents();
+      assert.ok(labels.includes('0') && labels.some((label) => /^\d\d-\d\d$/.test(label)), labels.join(' '));
+      assert.ok(await page.locator('.legend').getByText('Errors').isVisible());
+
+      const urlCell = page.locator('#webhook-list td.url');
+      await urlCell.waitFor();
+      assert.equal(await urlCell.innerText(), LONG_URL);
+      await assertLaidOut(page, width);
+
+      await page.click('#webhook-list button:has-text("Deliveries")');
+      await page.locator('#deliveries').waitFor();
+
+      await page.fill('#audit-id', requestId);
+      await page.click('#audit-form button[type="submit"]');
+      await page.locator('#audit-result').waitFor();
+      assert.match(await page.locator('#audit-facts').innerText(), /Endpoint\s+validate\s+Status\s+200/);
+      await assertLaidOut(page, width);
+      if (process.env.OPENVAT_SCREENSHOTS) {
+        await page.screenshot({
+          path: `${process.env.OPENVAT_SCREENSHOTS}/dashboard-${width}.png`,
+          fullPage: true,
+        });
+      }
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  }
+});

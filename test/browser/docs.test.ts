@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { PLAYGROUND_KEY } from '../../src/modules/playground/playground.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { browserSkipReason, type LaunchedBrowser, launchBrowser } from '../helpers/browser.js';
+
+const skip = browserSkipReason();
+if (skip) console.log(`# ${skip}`);
+
+/** Collects what a page reports as wrong: console errors, uncaught exceptions, failed requests. */
+function watch(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()} ${message.location().url}`);
+  });
+  page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400 && !response.url().includes('/v1/')) {
+      problems.push(`${response.status()} ${response.url()}`);
+    }
+  });
+  return problems;
+}
+
+describe('the API reference in a browser', { skip }, () => {
+  let t: TestApp;
+  let launched: LaunchedBrowser;
+  let origin: string;
+  const requested: string[] = [];
+
+  before(async () => {
+    t = await buildTestApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    // A host name that is not localhost, over plain http: the page must not upgrade its requests.
+    origin = `http://openvat.test:${(t.app.server.address() as AddressInfo).port}`;
+    launched = await launchBrowser(['openvat.test']);
+  });
+  after(async () => {
+    await launched?.close();
+    await t?.close();
+  });
+
+  it('/ redirects to /docs, which renders over http on a non-localhost host with no errors', async () => {
+    const page = await launched.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const problems = watch(page);
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(`${origin}/`);
+    assert.equal(new URL(page.url()).pathname, '/docs/');
+    await page.getByRole('heading', { name: 'openvat', exact: true }).waitFor();
+    assert.ok(await page.getByText('Validate one VAT number').first().isVisible());
+    assert.ok(await page.getByText('v0.1.0').first().isVisible(), 'the version comes from package.json');
+    // Every asset came from this server, over http.
+    const elsewhere = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
+    assert.deepEqual(elsewhere, []);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('Test Request works at once with the pre-filled demo key', async () => {
+    const page = await launched.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const problems = watch(page);
+    const calls: { url: string; authorization: string | undefined }[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/v1/validate')) {
+        calls.push({ url: request.url(), authorization: request.headers().authorization });
+      }
+    });
+    await page.goto(`${origin}/docs/`);
+    await page.getByText('Validate one VAT number').first().click();
+    await page
+      .getByRole('button', { name: /Test Request/ })
+      .first()
+      .click();
+    const answer = page.waitForResponse((response) => response.url().includes('/v1/validate'));
+    await page.getByRole('button', { name: /^Send/ }).first().click();
+    const response = await answer;
+    assert.equal(response.status(), 200);
+    const body = await response.json();
+    assert.equal(body.data.vat_number, 'DE100000008');
+    assert.equal(body.data.valid, true);
+    assert.equal(calls[0]?.authorization, `Bearer ${PLAYGROUND_KEY}`);
+    assert.match(calls[0]?.url ?? '', /vat_number=DE100000008/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [...CLI, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('the CLI', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openvat-cli-'));
+    env = { DATABASE_URL: `sqlite:${join(dir, 'keys.db')}` };
+    // Only serve and migrate create a database.
+    const migrated = await cli(['migrate'], env);
+    assert.equal(migrated.code, 0, migrated.stderr);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('an unknown command names the closest one and exits non-zero, instead of reaching serve', async () => {
+    const typo = await cli(['key', 'list'], env);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /unknown command 'key'\. Did you mean 'keys'\?/);
+    assert.doesNotMatch(typo.stderr, /serve/);
+    const nonsense = await cli(['frobnicate'], env);
+    assert.equal(nonsense.code, 1);
+    assert.match(nonsense.stderr, /unknown command 'frobnicate'\. Run 'openvat --help'/);
+    const sub = await cli(['keys', 'lst'], env);
+    assert.notEqual(sub.code, 0);
+    assert.match(sub.stderr, /Did you mean list\?/);
+  });
+
+  it('--default-requester-vat is checked like any VAT number, check digit included', async () => {
+    const wrong = await cli(
+      ['keys', 'create', '--plan', 'pro', '--default-requester-vat', 'DE123456787'],
+      env,
+    );
+    assert.notEqual(wrong.code, 0);
+    assert.match(wrong.stderr, /check digit of DE123456787 is wrong/);
+    const foreign = await cli(
+      ['keys', 'create', '--plan', 'pro', '--default-requester-vat', 'ATU13585627'],
+      env,
+    );
+    assert.notEqual(foreign.code, 0);
+    assert.match(foreign.stderr, /ATU13585627 is not a German VAT number/);
+    const listed = await cli(['keys', 'list', '--json'], env);
+    assert.deepEqual(JSON.parse(listed.stdout), [], 'nothing was created');
+  });
+
+  it('keys create --json and keys list --json are both snake_case', async () => {
+    const created = await cli(
+      ['keys', 'create', '--plan', 'pro', '--default-requester-vat', 'de 136 695 976', '--json'],
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const key = JSON.parse(created.stdout);
+    assert.deepEqual(Object.keys(key).sort(), ['account_id', 'id', 'key', 'mode', 'plan']);
+    const listed = JSON.parse((await cli(['keys', 'list', '--json'], env)).stdout);
+    assert.equal(listed.length, 1);
+    assert.deepEqual(listed[0], {
+      id: key.id,
+      account_id: key.account_id,
+      prefix: key.key.slice(0, 13),
+      plan: 'pro',
+      mode: 'test',
+      default_requester_vat: 'DE136695976',
+      created_at: listed[0].created_at,
+      revoked_at: null,
+    });
+  });
+
+  it('simulate prints every variable a user needs, HMRC credentials included', async () => {
+    const child = spawn(process.execPath, [...CLI, 'simulate', '--port', '0'], {
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk) => {
+        out += chunk;
+        if (out.includes('HMRC_CLIENT_SECRET')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`simulate exited: ${out}`)));
+    });
+    child.kill('SIGTERM');
+    for (const name of ['VIES_URL', 'VIES_SOAP_URL', 'HMRC_URL', 'BFS_URL', 'BRREG_URL', 'EVATR_URL']) {
+      assert.match(out, new RegExp(`export ${name}=http://127\\.0\\.0\\.1:\\d+/`));
+    }
+    assert.match(out, /export HMRC_CLIENT_ID=dev\n/);
+    assert.match(out, /export HMRC_CLIENT_SECRET=dev\n/);
+  });
+});
