@@ -105,6 +105,8 @@ export interface Config {
     readonly retryBackoffMs: number;
     /** Time without a successful check after which a monitor is flagged `stale`. */
     readonly staleAfterMs: number;
+    /** Days a check stays in a monitor's history (changes stay as long as the monitor). */
+    readonly checkRetentionDays: number;
     /** UTC windows per prefix in which no scheduled check is made (registries' maintenance). */
     readonly quietWindows: ReadonlyArray<QuietWindow>;
   };
@@ -310,6 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
       leaseMs: int(env, 'OPENVAT_MONITOR_LEASE_MS', 120_000, 100, 86_400_000),
       retryBackoffMs: int(env, 'OPENVAT_MONITOR_RETRY_BACKOFF_MS', 60_000, 1, 86_400_000),
       staleAfterMs: int(env, 'OPENVAT_MONITOR_STALE_AFTER_MS', 3 * DAY * 1000, 0, 365 * DAY * 1000),
+      checkRetentionDays: int(env, 'OPENVAT_MONITOR_CHECK_RETENTION_DAYS', 90, 1, 36_500),
       // VIES's published "unavailability shift" for Germany: daily 23:00–01:30 CET (21:00–00:30 UTC
       // covers it in summer time and in winter time).
       quietWindows: parseQuietWindows(

@@ -393,6 +393,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     leaseMs: m.leaseMs,
     retryBackoffMs: m.retryBackoffMs,
     staleAfterMs: m.staleAfterMs,
+    checkRetentionDays: m.checkRetentionDays,
     quietWindows: m.quietWindows,
     onQueued: () => monitorScheduler.notify(),
   });
@@ -444,6 +445,9 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       const purge = () => {
         audits.purgeExpired().catch(() => {});
         confirmations.purgeExpiredIdempotencyKeys().catch(() => {});
+        monitors
+          .purgeHistory()
+          .catch((error: unknown) => log.error({ err: error }, 'purging monitor checks failed'));
       };
       purge();
       timers.push(setInterval(purge, 3_600_000).unref());

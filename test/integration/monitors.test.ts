@@ -311,6 +311,56 @@ for (const target of await databaseTargets()) {
       assert.equal(await events('vat_number.changed'), 0);
     });
 
+    it("stops checking a revoked key's monitors, and purges checks past their retention (changes stay)", async () => {
+      const t = await instance({
+        OPENVAT_MONITOR_PER_COUNTRY: '8',
+        OPENVAT_MONITOR_CHECK_RETENTION_DAYS: '30',
+      });
+      const kept = await t.key('business', 'live');
+      const revoked = await t.key('business', 'live');
+      const [a, b] = wellFormedNumbers('AT', 2, 70_000) as [string, string];
+      registry.set(a, { valid: true, name: 'Eta GmbH', address: 'Wien' });
+      const create = (key: TestKey, vat: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/v1/monitors',
+          headers: key.headers,
+          payload: { vat_number: vat, interval: 'daily' },
+        });
+      const monitor = (await create(kept, a)).json().data.monitor.id;
+      await create(revoked, b);
+      registry.set(a, { valid: true, name: 'Eta Neu GmbH', address: 'Wien' });
+      assert.equal(await t.container.keys.revokeKey(revoked.id), true);
+      const before = registry.calls.length;
+      clock.advance(1.6 * DAY);
+      assert.equal(await t.container.monitorScheduler.drain(), 2);
+      assert.deepEqual(registry.calls.slice(before), [a], "the revoked key's number is not asked");
+      const [paused] = await monitorRows(revoked.id);
+      assert.equal(paused?.next_check_at, '9999-12-31T00:00:00.000Z');
+      clock.advance(2 * DAY);
+      assert.equal(await t.container.monitorScheduler.drain(), 1);
+
+      const count = async () =>
+        (
+          await shared.kysely
+            .selectFrom('monitor_checks')
+            .select('id')
+            .where('monitor_id', '=', monitor)
+            .execute()
+        ).length;
+      assert.equal(await count(), 3);
+      clock.advance(29 * DAY);
+      assert.equal(await t.container.monitors.purgeHistory(1), 3, 'checks older than 30 days (both keys), in batches');
+      assert.equal(await count(), 1);
+      const got = await t.app.inject({
+        method: 'GET',
+        url: `/v1/monitors/${monitor}`,
+        headers: kept.headers,
+      });
+      assert.equal(got.json().data.changes.length, 1, 'the change outlives its check');
+      assert.equal(got.json().data.changes[0].type, 'name_changed');
+    });
+
     it('priority under interactive load: queued scheduled checks never hold up an interactive validation', async () => {
       const t = await instance({ OPENVAT_REGISTRY_CONCURRENCY: '2' });
       const key = await t.key('business', 'live');

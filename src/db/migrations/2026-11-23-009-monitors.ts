@@ -65,6 +65,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('monitor_checks')
     .columns(['monitor_id', 'checked_at'])
     .execute();
+  // The retention purge deletes the oldest checks first.
+  await db.schema
+    .createIndex('monitor_checks_time_idx')
+    .on('monitor_checks')
+    .columns(['checked_at'])
+    .execute();
 
   // Each change a check found (valid → invalid, name changed, …) with the values before and after.
   await db.schema

@@ -218,6 +218,29 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
       await trx.insertInto('monitor_changes').values(changes).execute();
     },
 
+    /** Whether the API key exists and is not revoked. */
+    async keyActive(keyId: string, trx: Kysely<Database> = db): Promise<boolean> {
+      const row = await trx
+        .selectFrom('api_keys')
+        .select('revoked_at')
+        .where('id', '=', keyId)
+        .executeTakeFirst();
+      return row !== undefined && row.revoked_at === null;
+    },
+
+    /** Deletes up to `limit` checks made before `before`; returns how many. */
+    async deleteChecksBefore(before: string, limit: number, trx: Kysely<Database> = db): Promise<number> {
+      const result = await trx
+        .deleteFrom('monitor_checks')
+        .where(
+          'id',
+          'in',
+          trx.selectFrom('monitor_checks').select('id').where('checked_at', '<', before).limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     /** Monitors per status and stale flag of a key (the dashboard's summary). */
     async summary(
       keyId: string,

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { QuietWindow } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Database, MonitorChangesTable, MonitorChecksTable, MonitorsTable } from '../../db/schema.js';
@@ -20,6 +21,9 @@ import { monitorTestAnswers } from './test-mode.js';
 export const BULK_LIMIT = 10_000;
 /** Checks and changes shown with a monitor. */
 const HISTORY_LIMIT = 50;
+/** When the monitors of a revoked key are due: never (a key is not un-revoked). */
+const NEVER = '9999-12-31T00:00:00.000Z';
+const DAY_MS = 86_400_000;
 
 export type MonitorStatus = 'valid' | 'invalid' | 'unknown';
 export type ChangeType = 'became_invalid' | 'became_valid' | 'name_changed' | 'address_changed';
@@ -117,6 +121,8 @@ export interface MonitorsDeps {
   leaseMs: number;
   retryBackoffMs: number;
   staleAfterMs: number;
+  /** Days a check is kept in a monitor's history (its changes are kept as long as the monitor). */
+  checkRetentionDays: number;
   quietWindows: ReadonlyArray<QuietWindow>;
   /** Called when monitors were queued for their first check (wakes the scheduler). */
   onQueued?: () => void;
@@ -253,6 +259,8 @@ export function detectChanges(
 export function createMonitorsService(deps: MonitorsDeps) {
   const { db, repository, validation, clock, ids, workerId } = deps;
   const random = deps.random ?? Math.random;
+  /** Whether each key seen by the scheduler is still active (looked up again after a minute). */
+  const activeKeys = new LRUCache<string, boolean>({ max: 10_000, ttl: 60_000 });
   /** Checks of each prefix this process runs now (scheduled and others alike). */
   const inFlight = new Map<string, number>();
 
@@ -681,9 +689,21 @@ export function createMonitorsService(deps: MonitorsDeps) {
       return kept;
     },
 
-    /** Runs one claimed scheduled check; a check interrupted by shutdown is given back unwritten. */
+    /**
+     * Runs one claimed scheduled check; a check interrupted by shutdown is given back unwritten. The
+     * monitors of a revoked key are not checked again.
+     */
     async runClaimed(row: MonitorsTable, signal?: AbortSignal): Promise<void> {
       try {
+        let active = activeKeys.get(row.key_id);
+        if (active === undefined) {
+          active = await repository.keyActive(row.key_id);
+          activeKeys.set(row.key_id, active);
+        }
+        if (!active) {
+          await repository.update(row.id, { next_check_at: NEVER, locked_until: null, claimed_by: null });
+          return;
+        }
         let asked: { outcome: ValidationOutcome; latencyMs: number };
         try {
           asked = await ask(row, 'scheduled', signal);
@@ -696,6 +716,18 @@ export function createMonitorsService(deps: MonitorsDeps) {
         await apply(row.id, 'scheduled', asked);
       } finally {
         bump(row.country, -1);
+      }
+    },
+
+    /** Deletes checks older than the retention, in batches; returns how many. */
+    async purgeHistory(batchSize = 1_000): Promise<number> {
+      const before = new Date(clock.now().getTime() - deps.checkRetentionDays * DAY_MS).toISOString();
+      let total = 0;
+      for (;;) {
+        const deleted = await repository.deleteChecksBefore(before, batchSize);
+        total += deleted;
+        if (deleted < batchSize) return total;
+        await new Promise((resolve) => setImmediate(resolve));
       }
     },
 
