@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { benchBatch } from './batch.js';
 import { benchDecide } from './decide.js';
 import { ROOT, today, updateReadme, writeResult } from './lib.js';
+import { benchMonitors } from './monitors.js';
 import { benchParser } from './parser.js';
 import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
@@ -45,6 +46,7 @@ const benches: Record<string, Bench> = {
   webhooks: () => benchWebhooks(),
   'webhooks-api': () => benchWebhooksApi(),
   'slow-clients': () => benchSlowClients(),
+  monitors: () => benchMonitors(),
 };
 
 // The service runs as `npm start` runs it: the compiled build.

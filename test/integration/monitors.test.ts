@@ -350,7 +350,11 @@ for (const target of await databaseTargets()) {
         ).length;
       assert.equal(await count(), 3);
       clock.advance(29 * DAY);
-      assert.equal(await t.container.monitors.purgeHistory(1), 3, 'checks older than 30 days (both keys), in batches');
+      assert.equal(
+        await t.container.monitors.purgeHistory(1),
+        3,
+        'checks older than 30 days (both keys), in batches',
+      );
       assert.equal(await count(), 1);
       const got = await t.app.inject({
         method: 'GET',

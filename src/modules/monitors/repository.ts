@@ -144,18 +144,21 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
         .execute();
     },
 
-    /** The latest changes of a key's monitors, newest first, with the number they concern. */
+    /** The latest changes of a key's monitors (since a time), newest first, with the number they concern. */
     async recentChanges(
       keyId: string,
       limit: number,
+      since: string | null,
       trx: Kysely<Database> = db,
     ): Promise<Array<MonitorChangesTable & { vat_number: string; reference: string | null }>> {
-      return trx
+      let query = trx
         .selectFrom('monitor_changes')
         .innerJoin('monitors', 'monitors.id', 'monitor_changes.monitor_id')
         .selectAll('monitor_changes')
         .select(['monitors.vat_number', 'monitors.reference'])
-        .where('monitor_changes.key_id', '=', keyId)
+        .where('monitor_changes.key_id', '=', keyId);
+      if (since) query = query.where('monitor_changes.detected_at', '>=', since);
+      return query
         .orderBy('monitor_changes.detected_at', 'desc')
         .orderBy('monitor_changes.id', 'desc')
         .limit(limit)

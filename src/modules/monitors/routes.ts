@@ -169,6 +169,14 @@ const IdParams = Type.Object(
   { additionalProperties: false },
 );
 
+/** An ISO 8601 date or time from a query parameter, as a UTC timestamp; 400 otherwise. */
+function isoTime(value: string, name: string): string {
+  const at = Date.parse(value);
+  if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}/.test(value))
+    throw errors.invalidRequest(`${name} must be an ISO 8601 date or time, e.g. 2026-11-01T00:00:00Z.`);
+  return new Date(at).toISOString();
+}
+
 function checkMetadata(metadata: Record<string, unknown> | undefined, field: string): string | null {
   if (metadata === undefined) return null;
   const bytes = Buffer.byteLength(JSON.stringify(metadata));
@@ -311,15 +319,8 @@ export function monitorsRoutes(deps: {
         if (limit < 1 || limit > 500) throw errors.invalidRequest('limit must be between 1 and 500.');
         if (query.cursor !== undefined && !isUuid(query.cursor))
           throw errors.invalidRequest('cursor is not a cursor this API returned (use meta.next_cursor).');
-        let changedSince: string | undefined;
-        if (query.changed_since !== undefined) {
-          const at = Date.parse(query.changed_since);
-          if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}/.test(query.changed_since))
-            throw errors.invalidRequest(
-              'changed_since must be an ISO 8601 date or time, e.g. 2026-11-01T00:00:00Z.',
-            );
-          changedSince = new Date(at).toISOString();
-        }
+        const changedSince =
+          query.changed_since === undefined ? undefined : isoTime(query.changed_since, 'changed_since');
         const page = await monitors.list(principalOf(request), {
           limit,
           ...(query.status ? { status: query.status } : {}),
@@ -331,6 +332,81 @@ export function monitorsRoutes(deps: {
           data: page.monitors,
           meta: { ...baseMeta(request, reply), next_cursor: page.next },
         });
+      },
+    );
+
+    app.get(
+      '/v1/monitors/changes',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Recent changes',
+          description:
+            "The changes found on this key's monitors, newest first, each with its monitor's number and reference: a review of what changed since a date (`since`, ISO 8601).",
+          security,
+          querystring: Type.Object(
+            {
+              since: Type.Optional(Type.String({ maxLength: 40 })),
+              limit: Type.Optional(
+                Type.String({ pattern: '^[0-9]{1,4}$', description: '1 to 1,000 (default 100).' }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            200: Envelope(
+              Type.Array(
+                Type.Object({
+                  ...Change.properties,
+                  monitor_id: Type.String({ format: 'uuid' }),
+                  vat_number: Type.String(),
+                  reference: Nullable(Type.String()),
+                }),
+              ),
+            ),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query as { since?: string; limit?: string };
+        const limit = query.limit === undefined ? 100 : Number(query.limit);
+        if (limit < 1 || limit > 1_000) throw errors.invalidRequest('limit must be between 1 and 1000.');
+        const since = query.since === undefined ? undefined : isoTime(query.since, 'since');
+        const data = await monitors.changes(principalOf(request), { limit, ...(since ? { since } : {}) });
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
+    app.get(
+      '/v1/monitors/summary',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Monitors per state',
+          description:
+            "How many numbers this key monitors, per status and stale, and its plan's cap (`max`).",
+          security,
+          response: {
+            200: Envelope(
+              Type.Object({
+                total: Type.Integer(),
+                valid: Type.Integer(),
+                invalid: Type.Integer(),
+                unknown: Type.Integer(),
+                stale: Type.Integer(),
+                max: Type.Integer(),
+              }),
+            ),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const data = await monitors.summary(principalOf(request));
+        return reply.send({ data, meta: baseMeta(request, reply) });
       },
     );
 

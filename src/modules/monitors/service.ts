@@ -644,16 +644,30 @@ export function createMonitorsService(deps: MonitorsDeps) {
       return apply(row.id, 'manual', await ask(row, 'manual', undefined));
     },
 
-    /** The latest changes of a key's monitors and its monitors per state (dashboard). */
-    async overview(principal: ApiKeyPrincipal) {
-      const [summary, changes] = await Promise.all([
-        repository.summary(principal.id),
-        repository.recentChanges(principal.id, 20),
-      ]);
-      return {
-        summary,
-        changes: changes.map((c) => ({ ...changeView(c), vat_number: c.vat_number, reference: c.reference })),
-      };
+    /** The latest changes of a key's monitors, newest first, with the number and reference each concerns. */
+    async changes(
+      principal: ApiKeyPrincipal,
+      options: { since?: string; limit: number },
+    ): Promise<Array<ChangeView & { monitor_id: string; vat_number: string; reference: string | null }>> {
+      const rows = await repository.recentChanges(principal.id, options.limit, options.since ?? null);
+      return rows.map((c) => ({
+        ...changeView(c),
+        monitor_id: c.monitor_id,
+        vat_number: c.vat_number,
+        reference: c.reference,
+      }));
+    },
+
+    /** How many monitors the key has, per status and stale, and its plan's cap. */
+    async summary(principal: ApiKeyPrincipal) {
+      const counts = { total: 0, valid: 0, invalid: 0, unknown: 0, stale: 0, max: maxFor(principal) };
+      for (const row of await repository.summary(principal.id)) {
+        counts.total += row.n;
+        if (row.status === 'valid' || row.status === 'invalid' || row.status === 'unknown')
+          counts[row.status] += row.n;
+        if (row.stale === 1) counts.stale += row.n;
+      }
+      return counts;
     },
 
     /**
