@@ -258,6 +258,29 @@ describe('monitors API (test keys)', () => {
       headers: key.headers,
     });
     assert.equal(since.json().data.length, 4);
+
+    const recent = await t.app.inject({
+      method: 'GET',
+      url: '/v1/monitors/changes?limit=3',
+      headers: key.headers,
+    });
+    assert.equal(recent.statusCode, 200, recent.body);
+    assert.deepEqual(
+      recent.json().data.map((c: { type: string; vat_number: string }) => [c.type, c.vat_number]),
+      [
+        ['address_changed', 'DE940000004'],
+        ['name_changed', 'DE930000007'],
+        ['became_valid', 'DE920000003'],
+      ],
+    );
+    const none = await t.app.inject({
+      method: 'GET',
+      url: '/v1/monitors/changes?since=2030-01-01',
+      headers: key.headers,
+    });
+    assert.deepEqual(none.json().data, []);
+    const summary = await t.app.inject({ method: 'GET', url: '/v1/monitors/summary', headers: key.headers });
+    assert.deepEqual(summary.json().data, { total: 4, valid: 3, invalid: 1, unknown: 0, stale: 0, max: 5 });
     const later = await t.app.inject({
       method: 'GET',
       url: '/v1/monitors?changed_since=2027-01-01',
