@@ -39,7 +39,7 @@ export interface AuditsTable {
   valid: number | null;
 }
 
-/** Domain events (`validation.completed`, `batch.completed`), written with the call's other writes. */
+/** Domain events (`validation.completed`, `batch.completed`, `vat_number.changed`, …), written with the call's other writes. */
 export interface EventsTable {
   id: string;
   account_id: string;
