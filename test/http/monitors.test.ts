@@ -361,3 +361,37 @@ describe('monitors API (test keys)', () => {
     );
   });
 });
+
+describe('checking a monitor now counts against the key rate limit', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ OPENVAT_RATE_LIMIT_PRO: '3', OPENVAT_STATUS_POLL_MS: '0' });
+  });
+  after(() => t.close());
+
+  it('answers 429 rate_limited once the minute’s requests are used', async () => {
+    const key = await t.key('pro', 'test');
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/monitors',
+      headers: key.headers,
+      payload: { vat_number: 'DE100000008', interval: 'daily' },
+    });
+    assert.equal(created.statusCode, 201);
+    const id = created.json().data.monitor.id;
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      statuses.push(
+        (await t.app.inject({ method: 'POST', url: `/v1/monitors/${id}/check`, headers: key.headers }))
+          .statusCode,
+      );
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+    const checks = await t.container.db.kysely
+      .selectFrom('monitor_checks')
+      .select('id')
+      .where('monitor_id', '=', id)
+      .execute();
+    assert.equal(checks.length, 4, 'the first check and three of four check-now requests');
+  });
+});
