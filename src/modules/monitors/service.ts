@@ -591,10 +591,11 @@ export function createMonitorsService(deps: MonitorsDeps) {
         if (!id) continue;
         const isNew = inserted.has(id);
         entry.positions.forEach((i, n) => {
-          const fresh = isNew && n === 0;
-          if (fresh) created += 1;
+          // A number given twice is created by its first row; later rows find it existing.
+          const first = isNew && n === 0;
+          if (first) created += 1;
           else already += 1;
-          results[i] = { ok: true, id, vat_number: number, created: fresh };
+          results[i] = { ok: true, id, vat_number: number, created: first };
         });
       }
       if (created > 0) deps.onQueued?.();
