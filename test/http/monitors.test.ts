@@ -327,6 +327,37 @@ describe('monitors API (test keys)', () => {
     assert.equal(down.json().data.check.outcome, 'unavailable');
   });
 
+  it('changes a monitor’s interval, reference and metadata, keeping its history', async () => {
+    const key = await t.key('pro', 'test');
+    const other = await t.key('pro', 'test');
+    const created = await create(key, {
+      vat_number: 'DE100000008',
+      interval: 'daily',
+      reference: 'R-1',
+      metadata: { a: 1 },
+    });
+    const id = created.json().data.monitor.id;
+    const patch = (k: TestKey, payload: Json) =>
+      t.app.inject({ method: 'PATCH', url: `/v1/monitors/${id}`, headers: k.headers, payload });
+    const res = await patch(key, { interval: 'monthly', reference: null, metadata: { crm: 'x-9' } });
+    assert.equal(res.statusCode, 200, res.body);
+    const monitor = res.json().data;
+    assert.equal(monitor.interval, 'monthly');
+    assert.equal(monitor.reference, null);
+    assert.deepEqual(monitor.metadata, { crm: 'x-9' });
+    const next = Date.parse(monitor.next_check_at) - clock.millis();
+    assert.ok(next >= 15 * 86_400_000 && next < 45 * 86_400_000, 'on the monthly grid');
+    const got = await t.app.inject({ method: 'GET', url: `/v1/monitors/${id}`, headers: key.headers });
+    assert.deepEqual(got.json().data.monitor, monitor);
+    assert.equal(got.json().data.checks.length, 1, 'the history stays');
+    assert.equal((await patch(other, { reference: 'mine' })).statusCode, 404);
+    const empty = await patch(key, {});
+    assert.equal(empty.statusCode, 400);
+    assert.equal(empty.json().error.code, 'invalid_request');
+    assert.equal((await patch(key, { interval: 'yearly' })).statusCode, 400);
+    assert.equal((await patch(key, { status: 'valid' })).statusCode, 400, 'the state is not writable');
+  });
+
   it('delete removes the monitor and its history; other keys get 404', async () => {
     const key = await t.key('pro', 'test');
     const other = await t.key('pro', 'test');

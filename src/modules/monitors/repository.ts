@@ -37,6 +37,9 @@ export type MonitorUpdate = Partial<
     | 'next_check_at'
     | 'locked_until'
     | 'claimed_by'
+    | 'interval'
+    | 'reference'
+    | 'metadata'
   >
 >;
 

@@ -436,6 +436,43 @@ export function monitorsRoutes(deps: {
       },
     );
 
+    app.patch(
+      '/v1/monitors/:id',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Change a monitor',
+          description:
+            'Changes the interval, `reference` or `metadata` (`null` clears the last two); the history stays. A new interval moves the next check to the monitor’s place in it.',
+          security,
+          params: IdParams,
+          body: Type.Object(
+            {
+              interval: Type.Optional(IntervalSchema),
+              reference: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+              metadata: Type.Optional(Nullable(Metadata)),
+            },
+            { additionalProperties: false, minProperties: 1 },
+          ),
+          response: { 200: Envelope(Monitor), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const body = request.body as {
+          interval?: MonitorInput['interval'];
+          reference?: string | null;
+          metadata?: Record<string, unknown> | null;
+        };
+        const tooBig = checkMetadata(body.metadata ?? undefined, 'metadata');
+        if (tooBig) throw errors.invalidRequest(tooBig);
+        const data = isUuid(id) ? await monitors.update(principalOf(request), id, body) : null;
+        if (!data) throw notFound(id);
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
     app.delete(
       '/v1/monitors/:id',
       {

@@ -634,6 +634,42 @@ export function createMonitorsService(deps: MonitorsDeps) {
       return { monitor: monitorView(row), checks: checks.map(checkView), changes: changes.map(changeView) };
     },
 
+    /**
+     * Changes a monitor's interval, reference or metadata (`null` clears them). A new interval moves
+     * the next check to the monitor's place in it, counted from the last check.
+     */
+    async update(
+      principal: ApiKeyPrincipal,
+      id: string,
+      patch: { interval?: Interval; reference?: string | null; metadata?: Record<string, unknown> | null },
+    ): Promise<MonitorView | null> {
+      return db.kysely.transaction().execute(async (trx) => {
+        const row = await repository.findForUpdate(id, trx);
+        if (!row || row.key_id !== principal.id) return null;
+        const update: MonitorUpdate = {};
+        if (patch.reference !== undefined) update.reference = patch.reference;
+        if (patch.metadata !== undefined)
+          update.metadata = patch.metadata === null ? null : JSON.stringify(patch.metadata);
+        if (patch.interval !== undefined && patch.interval !== row.interval) {
+          update.interval = patch.interval;
+          // A monitor waiting for a retry or its first check keeps that time.
+          if (row.failures === 0 && row.checks > 0) {
+            update.next_check_at = new Date(
+              nextCheckAt({
+                id: row.id,
+                interval: patch.interval,
+                country: row.country,
+                checkedAtMs: Date.parse(row.last_attempt_at ?? row.created_at),
+                windows: deps.quietWindows,
+              }),
+            ).toISOString();
+          }
+        }
+        if (Object.keys(update).length > 0) await repository.update(row.id, update, trx);
+        return monitorView({ ...row, ...update } as MonitorsTable);
+      });
+    },
+
     async remove(principal: ApiKeyPrincipal, id: string): Promise<boolean> {
       return db.kysely.transaction().execute((trx) => repository.remove(id, principal.id, trx));
     },
