@@ -47,6 +47,12 @@ const benches: Record<string, Bench> = {
   'webhooks-api': () => benchWebhooksApi(),
   'slow-clients': () => benchSlowClients(),
   monitors: () => benchMonitors(),
+  // Needs BENCH_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test); works in its own schema.
+  'monitors-postgres': () => {
+    const url = process.env.BENCH_POSTGRES_URL;
+    if (!url) throw new Error('monitors-postgres needs BENCH_POSTGRES_URL');
+    return benchMonitors({ postgresUrl: url });
+  },
 };
 
 // The service runs as `npm start` runs it: the compiled build.
@@ -59,7 +65,9 @@ execFileSync(
 );
 
 const wanted = process.argv.slice(2);
-const names = wanted.length ? wanted : Object.keys(benches);
+const names = wanted.length
+  ? wanted
+  : Object.keys(benches).filter((n) => n !== 'monitors-postgres' || process.env.BENCH_POSTGRES_URL);
 for (const name of names) {
   const bench = benches[name];
   if (!bench) {

@@ -72,7 +72,8 @@ const Check = Type.Object({
   error: Nullable(Type.String()),
   request_id: Nullable(
     Type.String({
-      description: 'The audit record of the check (`GET /v1/audits/{request_id}`), when answered.',
+      description:
+        'The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained.',
     }),
   ),
   checked_at: Type.String({ format: 'date-time' }),
