@@ -100,6 +100,27 @@ for (const target of await databaseTargets()) {
       }
     });
 
+    it('numbers imported during a quiet window get their first check after it', async () => {
+      const t = await instance({
+        OPENVAT_MONITOR_QUIET_WINDOWS: 'DE=21:00-00:30',
+        OPENVAT_MONITOR_PER_COUNTRY: '8',
+      });
+      const key = await t.key('business', 'live');
+      clock.set('2026-11-23T22:00:00.000Z');
+      const res = await bulk(t, key, [
+        ...wellFormedNumbers('DE', 3, 80_000),
+        ...wellFormedNumbers('AT', 2, 80_000),
+      ]);
+      assert.equal(res.json().data.summary.created, 5);
+      const before = registry.calls.length;
+      assert.equal(await t.container.monitorScheduler.drain(), 2, 'AT now');
+      const de = (await monitorRows(key.id)).filter((r) => r.country === 'DE');
+      assert.ok(de.every((r) => r.next_check_at === '2026-11-24T01:30:00.000Z' && r.checks === 0));
+      clock.set('2026-11-24T01:30:00.000Z');
+      assert.equal(await t.container.monitorScheduler.drain(), 3, 'DE after the window');
+      assert.equal(registry.calls.length - before, 5);
+    });
+
     it('two instances share the due checks without checking any monitor twice', async () => {
       const a = await instance({ OPENVAT_MONITOR_PER_COUNTRY: '4' });
       const b = await instance({ OPENVAT_MONITOR_PER_COUNTRY: '4' });

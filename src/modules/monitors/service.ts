@@ -14,7 +14,7 @@ import type { ValidationService } from '../validation/service.js';
 import type { ValidationOutcome } from '../validation/types.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
 import type { MonitorsRepository, MonitorUpdate } from './repository.js';
-import { type Interval, nextCheckAt, retryAt } from './schedule.js';
+import { avoidQuiet, type Interval, nextCheckAt, retryAt } from './schedule.js';
 import { monitorTestAnswers } from './test-mode.js';
 
 /** Most numbers in one bulk request. */
@@ -299,7 +299,8 @@ export function createMonitorsService(deps: MonitorsDeps) {
       failing_since: null,
       last_error: null,
       last_change_at: null,
-      next_check_at: now,
+      // The first check is due at once, unless the registry is in a quiet window now.
+      next_check_at: new Date(avoidQuiet(Date.parse(now), country, deps.quietWindows)).toISOString(),
       locked_until: null,
       claimed_by: null,
       created_at: now,
