@@ -39,6 +39,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .execute();
   await db.schema.createIndex('monitors_key_id_idx').on('monitors').columns(['key_id', 'id']).execute();
+  // Lists filtered by status or by recent change, without reading every monitor of a large key.
+  await db.schema
+    .createIndex('monitors_key_status_idx')
+    .on('monitors')
+    .columns(['key_id', 'status', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('monitors_key_change_idx')
+    .on('monitors')
+    .columns(['key_id', 'last_change_at'])
+    .execute();
   await db.schema
     .createIndex('monitors_due_idx')
     .on('monitors')
