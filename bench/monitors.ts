@@ -49,7 +49,8 @@ export async function benchMonitors(
       };
     },
   };
-  const clock = createManualClock('2026-11-23T00:00:00.000Z');
+  // Outside the default quiet window (DE 21:00–00:30 UTC), so every first check is due at once.
+  const clock = createManualClock('2026-11-23T06:00:00.000Z');
   const config = loadConfig({
     DATABASE_URL: `sqlite:${join(dir, 'openvat.sqlite')}`,
     LOG_LEVEL: 'silent',
