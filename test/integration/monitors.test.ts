@@ -408,8 +408,8 @@ for (const target of await databaseTargets()) {
         2,
         'the interactive call went out next to the one scheduled check',
       );
-      const limiter = t.container.liveAnswers.limiter.snapshot()['vies:DE'];
-      assert.deepEqual(limiter, { active: 2, queued: 0 }, 'nothing waits for a slot');
+      const permits = (await t.container.liveAnswers.permits.snapshot()).find((p) => p.key === 'vies:DE');
+      assert.deepEqual(permits, { key: 'vies:DE', inFlight: 2, queued: 0 }, 'nothing waits for a slot');
       registry.releaseAll();
       const res = await validation;
       assert.equal(res.statusCode, 200);
