@@ -99,6 +99,8 @@ describe('scheduled monitor checks survive kill -9 of the server mid-way', () =>
         OPENVAT_STATUS_POLL_MS: '0',
         OPENVAT_MONITOR_LEASE_MS: '1000',
         OPENVAT_MONITOR_PER_COUNTRY: '2',
+        // The real clock runs here: no quiet window may defer the first checks.
+        OPENVAT_MONITOR_QUIET_WINDOWS: 'none',
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

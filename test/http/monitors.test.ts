@@ -87,7 +87,7 @@ describe('monitors API (test keys)', () => {
     assert.match(country.json().error.code, /invalid_format|country_unsupported/);
     const interval = await create(key, { vat_number: 'DE100000008', interval: 'hourly' });
     assert.equal(interval.statusCode, 400);
-    assert.equal(interval.json().error.code, 'invalid_request');
+    assert.equal(interval.json().error.code, 'invalid_format');
     const metadata = await create(key, {
       vat_number: 'DE100000008',
       interval: 'daily',
@@ -353,7 +353,7 @@ describe('monitors API (test keys)', () => {
     assert.equal((await patch(other, { reference: 'mine' })).statusCode, 404);
     const empty = await patch(key, {});
     assert.equal(empty.statusCode, 400);
-    assert.equal(empty.json().error.code, 'invalid_request');
+    assert.equal(empty.json().error.code, 'invalid_format');
     assert.equal((await patch(key, { interval: 'yearly' })).statusCode, 400);
     assert.equal((await patch(key, { status: 'valid' })).statusCode, 400, 'the state is not writable');
   });

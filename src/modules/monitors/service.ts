@@ -221,6 +221,7 @@ function findingOf(outcome: ValidationOutcome): Finding {
       };
     case 'unavailable':
     case 'rate_limited':
+    case 'requester_rejected':
     case 'invalid_format':
     case 'country_unsupported':
       return { ok: false, message: outcome.message, outcome };

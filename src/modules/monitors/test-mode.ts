@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
+import { sourceForPrefix } from '../../registries/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from '../validation/answers.js';
 
 export type MonitorTestBehaviour =
@@ -80,9 +81,11 @@ export function monitorTestAnswers(deps: {
       const behaviour = BY_NUMBER.get(query.vat.normalised);
       if (!behaviour) return deps.fallback.answer(query);
       const later = deps.check >= 2;
+      // The registry a live key would get the answer from, as the validate test table answers.
+      const source = sourceForPrefix(query.vat.country) ?? 'vies';
       const answer = (valid: boolean, name: string | null, address: string | null): AnswerOutcome => ({
         kind: 'answer',
-        source: 'test',
+        source,
         sourceStatus: 'live',
         valid,
         name: valid ? name : null,
@@ -106,7 +109,7 @@ export function monitorTestAnswers(deps: {
           if (!later) return answer(true, name, berlin);
           return {
             kind: 'unavailable',
-            source: 'test',
+            source,
             message: 'The DE registry is unavailable (MS_UNAVAILABLE); the check is retried later.',
             retryAfterSeconds: 60,
           };
