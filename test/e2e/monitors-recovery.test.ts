@@ -61,6 +61,10 @@ describe('scheduled monitor checks survive kill -9 of the server mid-way', () =>
     sim = createSimulatorServer({ latencyMs: 50 });
     ({ urls } = await sim.listen(0, '127.0.0.1'));
     calls = countCalls(sim);
+    // Only serve and migrate create a database; the key commands need one.
+    execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'migrate'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
     const out = execFileSync(
       process.execPath,
       [
