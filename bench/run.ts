@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { benchBatch } from './batch.js';
 import { benchDecide } from './decide.js';
 import { ROOT, today, updateReadme, writeResult } from './lib.js';
+import { benchMonitors } from './monitors.js';
 import { benchParser } from './parser.js';
 import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
@@ -45,6 +46,13 @@ const benches: Record<string, Bench> = {
   webhooks: () => benchWebhooks(),
   'webhooks-api': () => benchWebhooksApi(),
   'slow-clients': () => benchSlowClients(),
+  monitors: () => benchMonitors(),
+  // Needs BENCH_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test); works in its own schema.
+  'monitors-postgres': () => {
+    const url = process.env.BENCH_POSTGRES_URL;
+    if (!url) throw new Error('monitors-postgres needs BENCH_POSTGRES_URL');
+    return benchMonitors({ postgresUrl: url });
+  },
 };
 
 // The service runs as `npm start` runs it: the compiled build.
@@ -57,7 +65,9 @@ execFileSync(
 );
 
 const wanted = process.argv.slice(2);
-const names = wanted.length ? wanted : Object.keys(benches);
+const names = wanted.length
+  ? wanted
+  : Object.keys(benches).filter((n) => n !== 'monitors-postgres' || process.env.BENCH_POSTGRES_URL);
 for (const name of names) {
   const bench = benches[name];
   if (!bench) {

@@ -23,6 +23,7 @@ import { dashboardRoutes } from './modules/dashboard/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
 import type { Operation } from './modules/keys/plans.js';
 import { registerMetrics } from './modules/metrics/routes.js';
+import { monitorsRoutes } from './modules/monitors/routes.js';
 import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
@@ -266,6 +267,14 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     }),
   );
   await app.register(webhooksRoutes({ webhooks: container.webhooks, requireKey: container.requireKey }));
+  await app.register(
+    monitorsRoutes({
+      monitors: container.monitors,
+      requireKey: container.requireKey,
+      bodyLimit: Math.max(config.bodyLimit, 8 * 1_048_576),
+      maxPerKey: config.monitors.maxPerKey,
+    }),
+  );
   await app.register(usageRoutes({ usage: container.usage, requireKey: container.requireKey }));
   await app.register(dashboardRoutes());
 

@@ -89,6 +89,48 @@ export interface Config {
     /** Base of the exponential backoff between those retries. */
     readonly retryBackoffMs: number;
   };
+  readonly monitors: {
+    /** Most monitored numbers per API key, by plan (plans without monitoring have none). */
+    readonly maxPerKey: Readonly<Record<'pro' | 'business', number>>;
+    /** Checks one instance runs at the same time, over all member states. */
+    readonly concurrency: number;
+    /**
+     * Checks one instance runs at the same time per member state; below the registry concurrency so
+     * interactive validations always find a free slot.
+     */
+    readonly perCountry: number;
+    /** How long a claimed check stays leased; a crashed instance's checks are claimed again after it. */
+    readonly leaseMs: number;
+    /** Base of the backoff between retries of a check whose registry did not answer. */
+    readonly retryBackoffMs: number;
+    /** Time without a successful check after which a monitor is flagged `stale`. */
+    readonly staleAfterMs: number;
+    /** Days a check stays in a monitor's history (changes stay as long as the monitor). */
+    readonly checkRetentionDays: number;
+    /** UTC windows per prefix in which no scheduled check is made (registries' maintenance). */
+    readonly quietWindows: ReadonlyArray<QuietWindow>;
+  };
+}
+
+/** A daily UTC window (minutes since midnight; `end` may be below `start`: it spans midnight). */
+export interface QuietWindow {
+  readonly country: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** `DE=21:00-00:30,FR=03:00-04:00`: prefixes with daily UTC windows. */
+export function parseQuietWindows(name: string, raw: string): QuietWindow[] {
+  if (raw.trim() === '' || raw.trim() === 'none') return [];
+  return raw.split(',').map((part) => {
+    const match = /^\s*([A-Z]{2,3})=(\d{2}):(\d{2})-(\d{2}):(\d{2})\s*$/.exec(part);
+    const [h1, m1, h2, m2] = match ? match.slice(2).map(Number) : [];
+    if (!match || h1 === undefined || m1 === undefined || h2 === undefined || m2 === undefined)
+      throw new ConfigError(`${name}: expected PREFIX=HH:MM-HH:MM[,…], got "${part.trim()}"`);
+    if (h1 > 23 || h2 > 24 || m1 > 59 || m2 > 59)
+      throw new ConfigError(`${name}: "${part.trim()}" is not a time of day`);
+    return { country: match[1] as string, start: h1 * 60 + m1, end: h2 * 60 + m2 };
+  });
 }
 
 export class ConfigError extends Error {
@@ -253,6 +295,30 @@ export function loadConfig(env: Env = process.env): Config {
       leaseMs: int(env, 'OPENVAT_BATCH_LEASE_MS', 120_000, 100, 86_400_000),
       retryDeadlineMs: int(env, 'OPENVAT_BATCH_RETRY_DEADLINE_MS', 3_600_000, 0, 7 * 86_400_000),
       retryBackoffMs: int(env, 'OPENVAT_BATCH_RETRY_BACKOFF_MS', 5_000, 1, 3_600_000),
+    },
+    monitors: {
+      maxPerKey: {
+        pro: int(env, 'OPENVAT_MONITORS_PRO', 10_000, 0, 100_000_000),
+        business: int(env, 'OPENVAT_MONITORS_BUSINESS', 100_000, 0, 100_000_000),
+      },
+      concurrency: int(env, 'OPENVAT_MONITOR_CONCURRENCY', 32, 1, 10_000),
+      perCountry: int(
+        env,
+        'OPENVAT_MONITOR_PER_COUNTRY',
+        Math.max(1, int(env, 'OPENVAT_REGISTRY_CONCURRENCY', 2, 1, 1_000) - 1),
+        1,
+        1_000,
+      ),
+      leaseMs: int(env, 'OPENVAT_MONITOR_LEASE_MS', 120_000, 100, 86_400_000),
+      retryBackoffMs: int(env, 'OPENVAT_MONITOR_RETRY_BACKOFF_MS', 60_000, 1, 86_400_000),
+      staleAfterMs: int(env, 'OPENVAT_MONITOR_STALE_AFTER_MS', 3 * DAY * 1000, 0, 365 * DAY * 1000),
+      checkRetentionDays: int(env, 'OPENVAT_MONITOR_CHECK_RETENTION_DAYS', 90, 1, 36_500),
+      // VIES's published "unavailability shift" for Germany: daily 23:00–01:30 CET (21:00–00:30 UTC
+      // covers it in summer time and in winter time).
+      quietWindows: parseQuietWindows(
+        'OPENVAT_MONITOR_QUIET_WINDOWS',
+        str(env, 'OPENVAT_MONITOR_QUIET_WINDOWS', 'DE=21:00-00:30'),
+      ),
     },
   };
   return deepFreeze(config);

@@ -25,6 +25,8 @@ import { createKeysService, type KeysService } from './modules/keys/service.js';
 import { registryStatusFrom } from './modules/metrics/registry-status.js';
 import { createMetricsRepository } from './modules/metrics/repository.js';
 import { createMetrics, type Metrics } from './modules/metrics/service.js';
+import { createMonitorsRepository } from './modules/monitors/repository.js';
+import { createMonitorsService, type MonitorsService } from './modules/monitors/service.js';
 import { createPlayground, type Playground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
@@ -125,6 +127,10 @@ export interface Container {
   readonly batch: BatchService;
   /** Works batch job items; started by `start()`, driven by `runOnce()`/`drain()` in tests. */
   readonly batchWorker: Worker;
+  /** Monitoring: numbers re-checked on a schedule, changes sent as events. */
+  readonly monitors: MonitorsService;
+  /** Runs due monitor checks; started by `start()`, driven by `runOnce()`/`drain()` in tests. */
+  readonly monitorScheduler: Worker;
   /** Starts background work (registry status polling, workers); `close()` stops it. */
   start(): void;
   /** Releases every resource (database, Redis). */
@@ -283,10 +289,11 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     registryStatus: registryStatusFrom(() => statusService.snapshot()),
     pending: createMetricsRepository(db.kysely).pending,
   });
+  const testAnswers = createTestModeAnswers({ clock });
   const validation = createValidationService({
     rates,
     clock,
-    sources: { live: liveAnswers, test: createTestModeAnswers({ clock }) },
+    sources: { live: liveAnswers, test: testAnswers },
   });
   const decide = createDecideService({ validation, rates, clock });
   const confirmations = createConfirmationsService({
@@ -370,6 +377,37 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     ...(ports.timers ? { timers: ports.timers } : {}),
   });
 
+  const m = config.monitors;
+  const monitors = createMonitorsService({
+    db,
+    repository: createMonitorsRepository(db.kysely, db.dialect),
+    validation,
+    testAnswers,
+    audits,
+    events,
+    clock,
+    ids,
+    workerId: ids.uuid(),
+    maxPerKey: m.maxPerKey,
+    perCountry: m.perCountry,
+    leaseMs: m.leaseMs,
+    retryBackoffMs: m.retryBackoffMs,
+    staleAfterMs: m.staleAfterMs,
+    checkRetentionDays: m.checkRetentionDays,
+    quietWindows: m.quietWindows,
+    onQueued: () => monitorScheduler.notify(),
+  });
+  const monitorScheduler = createWorker({
+    name: 'monitors',
+    claim: (limit) => monitors.claimDue(limit),
+    handle: (row, signal) => monitors.runClaimed(row, signal),
+    concurrency: m.concurrency,
+    idleDelayMs: 1_000,
+    refillDelayMs: 20,
+    onError: (error) => log.error({ err: error }, 'monitor scheduler failed'),
+    ...(ports.timers ? { timers: ports.timers } : {}),
+  });
+
   return {
     config,
     log,
@@ -397,13 +435,19 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     webhookWorker,
     batch,
     batchWorker,
+    monitors,
+    monitorScheduler,
     start() {
       webhookWorker.start();
       batchWorker.start();
+      monitorScheduler.start();
       // Retention: expired audit records and idempotency keys are purged hourly, in bounded batches.
       const purge = () => {
         audits.purgeExpired().catch(() => {});
         confirmations.purgeExpiredIdempotencyKeys().catch(() => {});
+        monitors
+          .purgeHistory()
+          .catch((error: unknown) => log.error({ err: error }, 'purging monitor checks failed'));
       };
       purge();
       timers.push(setInterval(purge, 3_600_000).unref());
@@ -458,6 +502,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       }
     },
     async close() {
+      await monitorScheduler.stop();
       await batchWorker.stop();
       await webhookWorker.stop();
       webhookTransport.close();

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createDatabase } from '../db/database.js';
 import { createEvidenceCommands } from './evidence.js';
 import { createKeysCommands } from './keys.js';
+import { createMonitorsCommands } from './monitors.js';
 import { createValidateFileCommand } from './validate-file.js';
 
 const program = new Command();
@@ -48,6 +49,7 @@ program
 program.addCommand(createKeysCommands(config));
 program.addCommand(createEvidenceCommands(config));
 program.addCommand(createValidateFileCommand(config));
+program.addCommand(createMonitorsCommands(config));
 
 program
   .command('simulate')

@@ -39,7 +39,7 @@ export interface AuditsTable {
   valid: number | null;
 }
 
-/** Domain events (`validation.completed`, `batch.completed`), written with the call's other writes. */
+/** Domain events (`validation.completed`, `batch.completed`, `vat_number.changed`, …), written with the call's other writes. */
 export interface EventsTable {
   id: string;
   account_id: string;
@@ -229,6 +229,76 @@ export interface InstancesTable {
   seen_at: string;
 }
 
+/** A VAT number kept checked for an API key, with its last known state and its durable schedule. */
+export interface MonitorsTable {
+  id: string;
+  key_id: string;
+  account_id: string;
+  plan: string;
+  mode: string;
+  /** Normalised, with its prefix. */
+  vat_number: string;
+  /** The number's prefix (`DE`, `EL`, `CHE`, …): checks are paced per member state. */
+  country: string;
+  /** `daily` | `weekly` | `monthly` */
+  interval: string;
+  reference: string | null;
+  /** JSON object as text. */
+  metadata: string | null;
+  /** `valid` | `invalid` | `unknown` (no successful check yet) */
+  status: string;
+  name: string | null;
+  address: string | null;
+  /** The registry of the last successful check. */
+  source: string | null;
+  /** 1 once no check succeeded for the configured time. */
+  stale: number;
+  /** Checks made (successful or not). */
+  checks: number;
+  /** Failed checks since the last successful one. */
+  failures: number;
+  last_checked_at: string | null;
+  last_attempt_at: string | null;
+  /** The first failed check since the last successful one. */
+  failing_since: string | null;
+  last_error: string | null;
+  last_change_at: string | null;
+  next_check_at: string;
+  locked_until: string | null;
+  claimed_by: string | null;
+  created_at: string;
+}
+
+/** One check of a monitor. */
+export interface MonitorChecksTable {
+  id: string;
+  monitor_id: string;
+  /** `created` | `scheduled` | `manual` */
+  trigger: string;
+  /** `valid` | `invalid` | `unavailable` */
+  outcome: string;
+  source: string | null;
+  source_status: string | null;
+  name: string | null;
+  address: string | null;
+  error: string | null;
+  /** The audit record of the check (when an answer was obtained). */
+  request_id: string | null;
+  checked_at: string;
+}
+
+/** A change a check found: `became_invalid` | `became_valid` | `name_changed` | `address_changed`. */
+export interface MonitorChangesTable {
+  id: string;
+  monitor_id: string;
+  key_id: string;
+  check_id: string;
+  kind: string;
+  before: string | null;
+  after: string | null;
+  detected_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -245,6 +315,9 @@ export interface Database {
   batch_items: BatchItemsTable;
   usage_daily: UsageDailyTable;
   instances: InstancesTable;
+  monitors: MonitorsTable;
+  monitor_checks: MonitorChecksTable;
+  monitor_changes: MonitorChangesTable;
 }
 
 export type { Generated };

@@ -68,6 +68,10 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         },
         { name: 'Audit records', description: 'Past responses, byte for byte.' },
         { name: 'Webhooks', description: 'Signed event delivery from a durable queue.' },
+        {
+          name: 'Monitoring',
+          description: 'VAT numbers re-checked on a schedule; changes sent as webhook events.',
+        },
         { name: 'Rates', description: 'VAT rates reference data (public).' },
         { name: 'Usage', description: "The key's own requests per day and operation." },
         { name: 'System', description: 'Health and readiness.' },

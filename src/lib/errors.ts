@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'not_found',
   'batch_too_large',
   'webhook_limit_reached',
+  'monitor_limit_reached',
   'idempotency_conflict',
   'rate_limited',
   'registry_unavailable',

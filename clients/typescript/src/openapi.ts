@@ -154,7 +154,7 @@ export interface paths {
                             data: {
                                 /** Format: date-time */
                                 created_at: string;
-                                endpoint: "validate" | "decide" | "validate_batch" | "confirm";
+                                endpoint: "validate" | "decide" | "validate_batch" | "confirm" | "monitor_check";
                                 /** Format: date-time */
                                 expires_at: string;
                                 latency_ms: number | null;
@@ -639,6 +639,1011 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List monitors
+         * @description This key's monitors in creation order, a page at a time: pass `meta.next_cursor` as `cursor` for the next page (null on the last). Filters: `status`, `stale`, and `changed_since` (monitors with a change at or after that time).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only monitors with a change at or after this time (ISO 8601). */
+                    changed_since?: string;
+                    /** @description `meta.next_cursor` of the previous page. */
+                    cursor?: string;
+                    /** @description 1 to 500 (default 100). */
+                    limit?: string;
+                    stale?: "true" | "false";
+                    /** @description `unknown` until a check succeeds. */
+                    status?: "valid" | "invalid" | "unknown";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                company: {
+                                    address: string | null;
+                                    name: string | null;
+                                } | null;
+                                /** @description ISO 3166-1 alpha-2. */
+                                country_code: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                failing_since: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description How often the number is checked; checks are spread evenly over the interval. */
+                                interval: "daily" | "weekly" | "monthly";
+                                last_attempt_at: string | null;
+                                last_change_at: string | null;
+                                last_checked_at: string | null;
+                                last_error: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: date-time */
+                                next_check_at: string;
+                                reference: string | null;
+                                source: string | null;
+                                /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
+                                stale: boolean;
+                                /** @description `unknown` until a check succeeds. */
+                                status: "valid" | "invalid" | "unknown";
+                                /** @description Normalised, with its prefix. */
+                                vat_number: string;
+                            }[];
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                next_cursor: string | null;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Monitor a VAT number
+         * @description Keeps a VAT number checked (Pro: up to 10,000 numbers per key, Business: 100,000; more is `403 monitor_limit_reached`). Answers `201` with the monitor and its first check, made at once (a fresh stored answer is used). A number this key already monitors answers `200` with the existing monitor and its latest check. A malformed number gets the same errors as `GET /v1/validate`.
+         *
+         *     Each later check asks the registry; a change (`became_invalid`, `became_valid`, `name_changed`, `address_changed`) is recorded and sent as a `vat_number.changed` webhook event. A registry that does not answer is never a change: the monitor keeps its state, the check is retried, and after a while without a successful check the monitor is flagged `stale` and `vat_number.check_failed` is sent once. Monitors of test keys send these events too, and have magic numbers:
+         *
+         *     | VAT number | Checks of a monitor with a `svc_test_` key |
+         *     |---|---|
+         *     | `DE910000000` | valid at the first check, invalid from the second: `vat_number.changed` (`became_invalid`) |
+         *     | `DE920000003` | invalid at the first check, valid from the second: `vat_number.changed` (`became_valid`) |
+         *     | `DE930000007` | `Testfirma Alt GmbH` at the first check, `Testfirma Neu GmbH` from the second: `vat_number.changed` (`name_changed`) |
+         *     | `DE940000004` | moves from Berlin to Hamburg at the second check: `vat_number.changed` (`address_changed`) |
+         *     | `DE950000008` | valid at the first check, registry down from the second: the monitor keeps its state, is flagged `stale` and `vat_number.check_failed` is sent once |
+         *     | `DE400000000` | registry down from the first check: status `unknown`, flagged `stale`, `vat_number.check_failed` once |
+         *     | any other well-formed number | as `GET /v1/validate` answers it with a test key, on every check |
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description How often the number is checked; checks are spread evenly over the interval. */
+                        interval: "daily" | "weekly" | "monthly";
+                        /** @description Your own data (e.g. a customer id), returned as given; at most 4,096 bytes as JSON. */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Your reference, e.g. a customer number. */
+                        reference?: string;
+                        vat_number: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                changes: {
+                                    after: string | null;
+                                    before: string | null;
+                                    /** Format: uuid */
+                                    check_id: string;
+                                    /** Format: date-time */
+                                    detected_at: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description Names and addresses are compared without case and spacing differences. */
+                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                }[];
+                                check: {
+                                    /** Format: date-time */
+                                    checked_at: string;
+                                    company: {
+                                        address: string | null;
+                                        name: string | null;
+                                    } | null;
+                                    error: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    outcome: "valid" | "invalid" | "unavailable";
+                                    request_id: string | null;
+                                    source: string | null;
+                                    source_status: string | null;
+                                    trigger: "created" | "scheduled" | "manual";
+                                } | null;
+                                monitor: {
+                                    company: {
+                                        address: string | null;
+                                        name: string | null;
+                                    } | null;
+                                    /** @description ISO 3166-1 alpha-2. */
+                                    country_code: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    failing_since: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description How often the number is checked; checks are spread evenly over the interval. */
+                                    interval: "daily" | "weekly" | "monthly";
+                                    last_attempt_at: string | null;
+                                    last_change_at: string | null;
+                                    last_checked_at: string | null;
+                                    last_error: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    /** Format: date-time */
+                                    next_check_at: string;
+                                    reference: string | null;
+                                    source: string | null;
+                                    /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
+                                    stale: boolean;
+                                    /** @description `unknown` until a check succeeds. */
+                                    status: "valid" | "invalid" | "unknown";
+                                    /** @description Normalised, with its prefix. */
+                                    vat_number: string;
+                                };
+                            };
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                changes: {
+                                    after: string | null;
+                                    before: string | null;
+                                    /** Format: uuid */
+                                    check_id: string;
+                                    /** Format: date-time */
+                                    detected_at: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description Names and addresses are compared without case and spacing differences. */
+                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                }[];
+                                check: {
+                                    /** Format: date-time */
+                                    checked_at: string;
+                                    company: {
+                                        address: string | null;
+                                        name: string | null;
+                                    } | null;
+                                    error: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    outcome: "valid" | "invalid" | "unavailable";
+                                    request_id: string | null;
+                                    source: string | null;
+                                    source_status: string | null;
+                                    trigger: "created" | "scheduled" | "manual";
+                                } | null;
+                                monitor: {
+                                    company: {
+                                        address: string | null;
+                                        name: string | null;
+                                    } | null;
+                                    /** @description ISO 3166-1 alpha-2. */
+                                    country_code: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    failing_since: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description How often the number is checked; checks are spread evenly over the interval. */
+                                    interval: "daily" | "weekly" | "monthly";
+                                    last_attempt_at: string | null;
+                                    last_change_at: string | null;
+                                    last_checked_at: string | null;
+                                    last_error: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    /** Format: date-time */
+                                    next_check_at: string;
+                                    reference: string | null;
+                                    source: string | null;
+                                    /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
+                                    stale: boolean;
+                                    /** @description `unknown` until a check succeeds. */
+                                    status: "valid" | "invalid" | "unknown";
+                                    /** @description Normalised, with its prefix. */
+                                    vat_number: string;
+                                };
+                            };
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A monitor with its history
+         * @description The monitor with its latest 50 checks and latest 50 changes, newest first.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                changes: {
+                                    after: string | null;
+                                    before: string | null;
+                                    /** Format: uuid */
+                                    check_id: string;
+                                    /** Format: date-time */
+                                    detected_at: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description Names and addresses are compared without case and spacing differences. */
+                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                }[];
+                                checks: {
+                                    /** Format: date-time */
+                                    checked_at: string;
+                                    company: {
+                                        address: string | null;
+                                        name: string | null;
+                                    } | null;
+                                    error: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    outcome: "valid" | "invalid" | "unavailable";
+                                    request_id: string | null;
+                                    source: string | null;
+                                    source_status: string | null;
+                                    trigger: "created" | "scheduled" | "manual";
+                                }[];
+                                monitor: {
+                                    company: {
+                                        address: string | null;
+                                        name: string | null;
+                                    } | null;
+                                    /** @description ISO 3166-1 alpha-2. */
+                                    country_code: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    failing_since: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description How often the number is checked; checks are spread evenly over the interval. */
+                                    interval: "daily" | "weekly" | "monthly";
+                                    last_attempt_at: string | null;
+                                    last_change_at: string | null;
+                                    last_checked_at: string | null;
+                                    last_error: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    /** Format: date-time */
+                                    next_check_at: string;
+                                    reference: string | null;
+                                    source: string | null;
+                                    /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
+                                    stale: boolean;
+                                    /** @description `unknown` until a check succeeds. */
+                                    status: "valid" | "invalid" | "unknown";
+                                    /** @description Normalised, with its prefix. */
+                                    vat_number: string;
+                                };
+                            };
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Stop monitoring a number
+         * @description Deletes the monitor with its checks and changes; the audit records of its checks stay until they expire.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Deleted. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a monitor
+         * @description Changes the interval, `reference` or `metadata` (`null` clears the last two); the history stays. A new interval moves the next check to the monitor’s place in it.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description How often the number is checked; checks are spread evenly over the interval. */
+                        interval?: "daily" | "weekly" | "monthly";
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        reference?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                company: {
+                                    address: string | null;
+                                    name: string | null;
+                                } | null;
+                                /** @description ISO 3166-1 alpha-2. */
+                                country_code: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                failing_since: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description How often the number is checked; checks are spread evenly over the interval. */
+                                interval: "daily" | "weekly" | "monthly";
+                                last_attempt_at: string | null;
+                                last_change_at: string | null;
+                                last_checked_at: string | null;
+                                last_error: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: date-time */
+                                next_check_at: string;
+                                reference: string | null;
+                                source: string | null;
+                                /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
+                                stale: boolean;
+                                /** @description `unknown` until a check succeeds. */
+                                status: "valid" | "invalid" | "unknown";
+                                /** @description Normalised, with its prefix. */
+                                vat_number: string;
+                            };
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/monitors/{id}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a monitor now
+         * @description Asks the registry now (counts against the key's rate limit) and answers with the check and any change found, which is also sent as `vat_number.changed`. A registry that does not answer gives `200` with `check.outcome: "unavailable"`: the monitor keeps its state and is retried later.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                changes: {
+                                    after: string | null;
+                                    before: string | null;
+                                    /** Format: uuid */
+                                    check_id: string;
+                                    /** Format: date-time */
+                                    detected_at: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description Names and addresses are compared without case and spacing differences. */
+                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                }[];
+                                check: {
+                                    /** Format: date-time */
+                                    checked_at: string;
+                                    company: {
+                                        address: string | null;
+                                        name: string | null;
+                                    } | null;
+                                    error: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    outcome: "valid" | "invalid" | "unavailable";
+                                    request_id: string | null;
+                                    source: string | null;
+                                    source_status: string | null;
+                                    trigger: "created" | "scheduled" | "manual";
+                                } | null;
+                                monitor: {
+                                    company: {
+                                        address: string | null;
+                                        name: string | null;
+                                    } | null;
+                                    /** @description ISO 3166-1 alpha-2. */
+                                    country_code: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    failing_since: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description How often the number is checked; checks are spread evenly over the interval. */
+                                    interval: "daily" | "weekly" | "monthly";
+                                    last_attempt_at: string | null;
+                                    last_change_at: string | null;
+                                    last_checked_at: string | null;
+                                    last_error: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    /** Format: date-time */
+                                    next_check_at: string;
+                                    reference: string | null;
+                                    source: string | null;
+                                    /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
+                                    stale: boolean;
+                                    /** @description `unknown` until a check succeeds. */
+                                    status: "valid" | "invalid" | "unknown";
+                                    /** @description Normalised, with its prefix. */
+                                    vat_number: string;
+                                };
+                            };
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Monitor many VAT numbers
+         * @description Creates up to 10,000 monitors in one call (`interval` at the top applies to rows without their own; default `daily`). Answered at once: each new monitor is checked soon after, paced per member state. One result per row, in input order: a malformed or unsupported number, or one over the plan's cap (`monitor_limit_reached`), is listed with its reason while the other rows are created. Numbers the key already monitors are returned with `created: false`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description How often the number is checked; checks are spread evenly over the interval. */
+                        interval?: "daily" | "weekly" | "monthly";
+                        /** @description At most 10,000. */
+                        monitors: {
+                            /** @description How often the number is checked; checks are spread evenly over the interval. */
+                            interval?: "daily" | "weekly" | "monthly";
+                            /** @description Your own data (e.g. a customer id), returned as given; at most 4,096 bytes as JSON. */
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
+                            reference?: string;
+                            vat_number: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                results: ({
+                                    /** @description False when the key already monitored the number. */
+                                    created: boolean;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @enum {boolean} */
+                                    ok: true;
+                                    vat_number: string;
+                                } | {
+                                    error: {
+                                        code: string;
+                                        message: string;
+                                    };
+                                    /** @enum {boolean} */
+                                    ok: false;
+                                    vat_number: string;
+                                })[];
+                                summary: {
+                                    created: number;
+                                    existing: number;
+                                    failed: number;
+                                    total: number;
+                                };
+                            };
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent changes
+         * @description The changes found on this key's monitors, newest first, each with its monitor's number and reference: a review of what changed since a date (`since`, ISO 8601).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1 to 1,000 (default 100). */
+                    limit?: string;
+                    since?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                after: string | null;
+                                before: string | null;
+                                /** Format: uuid */
+                                check_id: string;
+                                /** Format: date-time */
+                                detected_at: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                monitor_id: string;
+                                reference: string | null;
+                                /** @description Names and addresses are compared without case and spacing differences. */
+                                type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                vat_number: string;
+                            }[];
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Monitors per state
+         * @description How many numbers this key monitors, per status and stale, and its plan's cap (`max`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                invalid: number;
+                                max: number;
+                                stale: number;
+                                total: number;
+                                unknown: number;
+                                valid: number;
+                            };
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1467,7 +2472,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers an HTTPS URL to receive `validation.completed` and `batch.completed` events of this key. At most 5 endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no `{data, meta}` wrapper and is the only time the secret is shown.
+         * @description Registers an HTTPS URL to receive the `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed` events of this key. At most 5 endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no `{data, meta}` wrapper and is the only time the secret is shown.
          */
         post: {
             parameters: {
@@ -1732,7 +2737,7 @@ export interface paths {
                                 }[];
                                 /** Format: date-time */
                                 created_at: string;
-                                /** @description `validation.completed` or `batch.completed`. */
+                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed` or `vat_number.check_failed`. */
                                 event: string;
                                 event_id: string;
                                 finished_at: string | null;
@@ -1829,7 +2834,7 @@ export interface paths {
                                 }[];
                                 /** Format: date-time */
                                 created_at: string;
-                                /** @description `validation.completed` or `batch.completed`. */
+                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed` or `vat_number.check_failed`. */
                                 event: string;
                                 event_id: string;
                                 finished_at: string | null;
@@ -1965,7 +2970,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @description Machine-readable error code from a closed list. */
-                code: "unauthorized" | "plan_required" | "invalid_format" | "invalid_requester_vat" | "country_unsupported" | "seller_country_unsupported" | "not_found" | "batch_too_large" | "webhook_limit_reached" | "idempotency_conflict" | "rate_limited" | "registry_unavailable" | "taxauth_session_limit" | "taxauth_unavailable" | "taxauth_server_error" | "taxauth_rejected" | "payload_too_large" | "internal_error";
+                code: "unauthorized" | "plan_required" | "invalid_format" | "invalid_requester_vat" | "country_unsupported" | "seller_country_unsupported" | "not_found" | "batch_too_large" | "webhook_limit_reached" | "monitor_limit_reached" | "idempotency_conflict" | "rate_limited" | "registry_unavailable" | "taxauth_session_limit" | "taxauth_unavailable" | "taxauth_server_error" | "taxauth_rejected" | "payload_too_large" | "internal_error";
                 details?: {
                     [key: string]: unknown;
                 };

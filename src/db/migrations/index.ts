@@ -9,6 +9,7 @@ import * as batchClaimIndex from './2026-11-22-007-batch-claim-index.js';
 import * as usage from './2026-11-22-008-usage.js';
 import * as instances from './2026-11-23-001-instances.js';
 import * as evidenceHeadSignature from './2026-11-23-016-evidence-head-signature.js';
+import * as monitors from './2026-11-23-017-monitors.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-008-usage': usage,
   '2026-11-23-001-instances': instances,
   '2026-11-23-016-evidence-head-signature': evidenceHeadSignature,
+  '2026-11-23-017-monitors': monitors,
 };
 
 export const migrationProvider: MigrationProvider = {

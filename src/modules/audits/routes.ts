@@ -14,6 +14,7 @@ const AuditRecord = Type.Object({
     Type.Literal('decide'),
     Type.Literal('validate_batch'),
     Type.Literal('confirm'),
+    Type.Literal('monitor_check'),
   ]),
   response: Type.Object(
     {},

@@ -6,7 +6,7 @@ import type { ApiKeyPrincipal } from '../keys/service.js';
 import { PLAYGROUND_RETENTION_MS } from '../playground/playground.js';
 import type { AuditsRepository } from './repository.js';
 
-export type AuditEndpoint = 'validate' | 'decide' | 'validate_batch' | 'confirm';
+export type AuditEndpoint = 'validate' | 'decide' | 'validate_batch' | 'confirm' | 'monitor_check';
 
 export interface AuditInput {
   requestId: string;

@@ -4,7 +4,11 @@ import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { EventsRepository } from './repository.js';
 
-export type EventType = 'validation.completed' | 'batch.completed';
+export type EventType =
+  | 'validation.completed'
+  | 'batch.completed'
+  | 'vat_number.changed'
+  | 'vat_number.check_failed';
 
 export interface DomainEvent {
   accountId: string;

@@ -5,7 +5,15 @@ export const MODES = ['live', 'test'] as const;
 export type Mode = (typeof MODES)[number];
 
 /** Operations gated by plan. Rates, health and docs are public and not listed. */
-export type Operation = 'validate' | 'decide' | 'batch' | 'webhooks' | 'confirm' | 'audits' | 'usage';
+export type Operation =
+  | 'validate'
+  | 'decide'
+  | 'batch'
+  | 'webhooks'
+  | 'confirm'
+  | 'audits'
+  | 'usage'
+  | 'monitors';
 
 const INCLUDED: Record<Operation, readonly Plan[]> = {
   validate: ['free', 'starter', 'pro', 'business'],
@@ -16,6 +24,7 @@ const INCLUDED: Record<Operation, readonly Plan[]> = {
   batch: ['pro', 'business'],
   webhooks: ['pro', 'business'],
   confirm: ['business'],
+  monitors: ['pro', 'business'],
 };
 
 const OPERATION_NAMES: Record<Operation, string> = {
@@ -26,6 +35,7 @@ const OPERATION_NAMES: Record<Operation, string> = {
   batch: 'Batch validation',
   webhooks: 'Webhook management',
   confirm: 'Qualified confirmation',
+  monitors: 'Monitoring',
 };
 
 export function plansFor(operation: Operation): readonly Plan[] {

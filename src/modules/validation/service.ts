@@ -60,7 +60,12 @@ export function createValidationService(deps: {
 
   return {
     parse,
-    async validate(request: ValidationRequest, principal: ApiKeyPrincipal, signal?: AbortSignal) {
+    async validate(
+      request: ValidationRequest,
+      principal: ApiKeyPrincipal,
+      signal?: AbortSignal,
+      override?: AnswerSource,
+    ) {
       const target = parse(request.vatNumber, 'vat_number');
       if (!('ok' in target)) return target;
       let requester: ParsedVatNumber | null = null;
@@ -69,7 +74,7 @@ export function createValidationService(deps: {
         if (!('ok' in parsed)) return parsed;
         requester = parsed.vat;
       }
-      const source = principal.mode === 'test' ? sources.test : sources.live;
+      const source = override ?? (principal.mode === 'test' ? sources.test : sources.live);
       const outcome = await source.answer({
         vat: target.vat,
         requester,

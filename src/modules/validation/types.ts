@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { AnswerSource } from './answers.js';
 
 export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg';
 export type SourceStatus = 'live' | 'cached' | 'degraded';
@@ -79,5 +80,7 @@ export interface ValidationPort {
     request: ValidationRequest,
     principal: ApiKeyPrincipal,
     signal?: AbortSignal,
+    /** Answers from this source instead of the key mode's (monitors' test-mode sequences). */
+    source?: AnswerSource,
   ): Promise<ValidationOutcome>;
 }

@@ -48,7 +48,10 @@ const Attempt = Type.Object({
 
 const Delivery = Type.Object({
   id: Type.String({ description: 'Delivery id (one event to one endpoint), used to replay it.' }),
-  event: Type.String({ description: '`validation.completed` or `batch.completed`.' }),
+  event: Type.String({
+    description:
+      '`validation.completed`, `batch.completed`, `vat_number.changed` or `vat_number.check_failed`.',
+  }),
   event_id: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
   created_at: Timestamp,
@@ -76,7 +79,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         schema: {
           tags,
           summary: 'Register a webhook endpoint',
-          description: `Registers an HTTPS URL to receive \`validation.completed\` and \`batch.completed\` events of this key. At most ${MAX_ENDPOINTS_PER_KEY} endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no \`{data, meta}\` wrapper and is the only time the secret is shown.`,
+          description: `Registers an HTTPS URL to receive the \`validation.completed\`, \`batch.completed\`, \`vat_number.changed\` and \`vat_number.check_failed\` events of this key. At most ${MAX_ENDPOINTS_PER_KEY} endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no \`{data, meta}\` wrapper and is the only time the secret is shown.`,
           security,
           // Unknown fields are ignored, not refused, as by the hosted contract.
           body: Type.Object({

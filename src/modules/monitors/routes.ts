@@ -1,0 +1,520 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf, type RequireKey } from '../../http/auth.js';
+import { baseMeta } from '../../http/meta.js';
+import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { ApiError, errors } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
+import { outcomeError } from '../validation/routes.js';
+import { INTERVALS } from './schedule.js';
+import { BULK_LIMIT, type MonitorInput, type MonitorStatus, type MonitorsService } from './service.js';
+import { monitorTestModeTable } from './test-mode.js';
+
+const tags = ['Monitoring'];
+const security = [{ apiKey: [] }];
+
+/** Largest `metadata` object, as JSON. */
+const METADATA_MAX_BYTES = 4_096;
+
+const IntervalSchema = Type.Union(
+  INTERVALS.map((i) => Type.Literal(i)),
+  { description: 'How often the number is checked; checks are spread evenly over the interval.' },
+);
+const StatusSchema = Type.Union([Type.Literal('valid'), Type.Literal('invalid'), Type.Literal('unknown')], {
+  description: '`unknown` until a check succeeds.',
+});
+const CompanySchema = Nullable(
+  Type.Object({ name: Nullable(Type.String()), address: Nullable(Type.String()) }),
+);
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: `Your own data (e.g. a customer id), returned as given; at most ${METADATA_MAX_BYTES.toLocaleString('en')} bytes as JSON.`,
+  maxProperties: 50,
+});
+
+const Monitor = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  vat_number: Type.String({ description: 'Normalised, with its prefix.' }),
+  country_code: Type.String({ description: 'ISO 3166-1 alpha-2.' }),
+  interval: IntervalSchema,
+  reference: Nullable(Type.String()),
+  metadata: Nullable(Metadata),
+  status: StatusSchema,
+  stale: Type.Boolean({
+    description:
+      'True once no check has succeeded for the configured time (the status is then the last known one).',
+  }),
+  company: CompanySchema,
+  source: Nullable(Type.String({ description: 'The registry of the last successful check.' })),
+  last_checked_at: Nullable(Type.String({ format: 'date-time', description: 'The last successful check.' })),
+  last_attempt_at: Nullable(Type.String({ format: 'date-time' })),
+  failing_since: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'The first failed check since the last successful one.',
+    }),
+  ),
+  last_error: Nullable(Type.String()),
+  last_change_at: Nullable(Type.String({ format: 'date-time' })),
+  next_check_at: Type.String({ format: 'date-time' }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+const Check = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  trigger: Type.Union([Type.Literal('created'), Type.Literal('scheduled'), Type.Literal('manual')]),
+  outcome: Type.Union([Type.Literal('valid'), Type.Literal('invalid'), Type.Literal('unavailable')], {
+    description:
+      '`unavailable`: the registry did not answer; the monitor keeps its state and the check is retried.',
+  }),
+  source: Nullable(Type.String()),
+  source_status: Nullable(Type.String()),
+  company: CompanySchema,
+  error: Nullable(Type.String()),
+  request_id: Nullable(
+    Type.String({
+      description:
+        'The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained.',
+    }),
+  ),
+  checked_at: Type.String({ format: 'date-time' }),
+});
+
+const Change = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  type: Type.Union(
+    [
+      Type.Literal('became_invalid'),
+      Type.Literal('became_valid'),
+      Type.Literal('name_changed'),
+      Type.Literal('address_changed'),
+    ],
+    { description: 'Names and addresses are compared without case and spacing differences.' },
+  ),
+  before: Nullable(Type.String()),
+  after: Nullable(Type.String()),
+  check_id: Type.String({ format: 'uuid' }),
+  detected_at: Type.String({ format: 'date-time' }),
+});
+
+const CheckResult = Type.Object({
+  monitor: Monitor,
+  check: Nullable(Check),
+  changes: Type.Array(Change),
+});
+
+const CreateBody = Type.Object(
+  {
+    vat_number: Type.String({ minLength: 1, maxLength: 256 }),
+    interval: IntervalSchema,
+    reference: Type.Optional(
+      Type.String({ maxLength: 256, description: 'Your reference, e.g. a customer number.' }),
+    ),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+
+const BulkBody = Type.Object(
+  {
+    interval: Type.Optional(IntervalSchema),
+    monitors: Type.Array(
+      Type.Object(
+        {
+          vat_number: Type.String({ maxLength: 256 }),
+          interval: Type.Optional(IntervalSchema),
+          reference: Type.Optional(Type.String({ maxLength: 256 })),
+          metadata: Type.Optional(Metadata),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, description: `At most ${BULK_LIMIT.toLocaleString('en')}.` },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const BulkRow = Type.Union([
+  Type.Object({
+    ok: Type.Literal(true),
+    id: Type.String({ format: 'uuid' }),
+    vat_number: Type.String(),
+    created: Type.Boolean({ description: 'False when the key already monitored the number.' }),
+  }),
+  Type.Object({
+    ok: Type.Literal(false),
+    vat_number: Type.String(),
+    error: Type.Object({ code: Type.String(), message: Type.String() }),
+  }),
+]);
+
+const ListQuery = Type.Object(
+  {
+    status: Type.Optional(StatusSchema),
+    changed_since: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: 'Only monitors with a change at or after this time (ISO 8601).',
+      }),
+    ),
+    stale: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 64, description: '`meta.next_cursor` of the previous page.' }),
+    ),
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: '1 to 500 (default 100).' })),
+  },
+  { additionalProperties: false },
+);
+
+const IdParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
+
+/** An ISO 8601 date or time from a query parameter, as a UTC timestamp; 400 otherwise. */
+function isoTime(value: string, name: string): string {
+  const at = Date.parse(value);
+  if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}/.test(value))
+    throw errors.invalidRequest(`${name} must be an ISO 8601 date or time, e.g. 2026-11-01T00:00:00Z.`);
+  return new Date(at).toISOString();
+}
+
+function checkMetadata(metadata: Record<string, unknown> | undefined, field: string): string | null {
+  if (metadata === undefined) return null;
+  const bytes = Buffer.byteLength(JSON.stringify(metadata));
+  return bytes > METADATA_MAX_BYTES
+    ? `${field} is ${bytes.toLocaleString('en')} bytes as JSON; at most ${METADATA_MAX_BYTES.toLocaleString('en')}.`
+    : null;
+}
+
+export function monitorsRoutes(deps: {
+  monitors: MonitorsService;
+  requireKey: RequireKey;
+  /** Request body limit of the bulk endpoint (10,000 numbers must fit). */
+  bodyLimit: number;
+  maxPerKey: Readonly<Record<'pro' | 'business', number>>;
+}) {
+  const { monitors, requireKey } = deps;
+  const auth = requireKey('monitors');
+  const notFound = (id: string) => errors.notFound(`No monitor ${id} for this API key.`);
+  const limitError = (max: number) =>
+    new ApiError(
+      403,
+      'monitor_limit_reached',
+      `This key's plan monitors at most ${max.toLocaleString('en')} VAT numbers; delete monitors or use a plan with more.`,
+      { max },
+    );
+  return async function register(app: FastifyInstance) {
+    app.post(
+      '/v1/monitors',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Monitor a VAT number',
+          description: `Keeps a VAT number checked (Pro: up to ${deps.maxPerKey.pro.toLocaleString('en')} numbers per key, Business: ${deps.maxPerKey.business.toLocaleString('en')}; more is \`403 monitor_limit_reached\`). Answers \`201\` with the monitor and its first check, made at once (a fresh stored answer is used). A number this key already monitors answers \`200\` with the existing monitor and its latest check. A malformed number gets the same errors as \`GET /v1/validate\`.\n\nEach later check asks the registry; a change (\`became_invalid\`, \`became_valid\`, \`name_changed\`, \`address_changed\`) is recorded and sent as a \`vat_number.changed\` webhook event. A registry that does not answer is never a change: the monitor keeps its state, the check is retried, and after a while without a successful check the monitor is flagged \`stale\` and \`vat_number.check_failed\` is sent once. Monitors of test keys send these events too, and have magic numbers:\n\n${monitorTestModeTable()}`,
+          security,
+          body: CreateBody,
+          response: { 200: Envelope(CheckResult), 201: Envelope(CheckResult), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as MonitorInput;
+        const tooBig = checkMetadata(body.metadata, 'metadata');
+        if (tooBig) throw errors.invalidRequest(tooBig);
+        const outcome = await monitors.create(principalOf(request), body);
+        switch (outcome.kind) {
+          case 'invalid_format':
+          case 'country_unsupported':
+            throw outcomeError(outcome);
+          case 'limit_reached':
+            throw limitError(outcome.max);
+          case 'existing': {
+            const found = await monitors.get(principalOf(request), outcome.monitor.id);
+            return reply.send({
+              data: { monitor: outcome.monitor, check: found?.checks[0] ?? null, changes: [] },
+              meta: baseMeta(request, reply),
+            });
+          }
+          case 'created':
+            return reply.code(201).send({ data: outcome.result, meta: baseMeta(request, reply) });
+        }
+      },
+    );
+
+    app.post(
+      '/v1/monitors/bulk',
+      {
+        onRequest: auth,
+        bodyLimit: deps.bodyLimit,
+        schema: {
+          tags,
+          summary: 'Monitor many VAT numbers',
+          description: `Creates up to ${BULK_LIMIT.toLocaleString('en')} monitors in one call (\`interval\` at the top applies to rows without their own; default \`daily\`). Answered at once: each new monitor is checked soon after, paced per member state. One result per row, in input order: a malformed or unsupported number, or one over the plan's cap (\`monitor_limit_reached\`), is listed with its reason while the other rows are created. Numbers the key already monitors are returned with \`created: false\`.`,
+          security,
+          body: BulkBody,
+          response: {
+            200: Envelope(
+              Type.Object({
+                summary: Type.Object({
+                  total: Type.Integer(),
+                  created: Type.Integer(),
+                  existing: Type.Integer(),
+                  failed: Type.Integer(),
+                }),
+                results: Type.Array(BulkRow),
+              }),
+            ),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as {
+          interval?: MonitorInput['interval'];
+          monitors: Array<Partial<MonitorInput>>;
+        };
+        if (body.monitors.length > BULK_LIMIT) {
+          throw errors.invalidRequest(
+            `A bulk request takes at most ${BULK_LIMIT.toLocaleString('en')} numbers (got ${body.monitors.length.toLocaleString('en')}); split the list.`,
+            { max: BULK_LIMIT, got: body.monitors.length },
+          );
+        }
+        body.monitors.forEach((row, i) => {
+          const tooBig = checkMetadata(row.metadata, `monitors[${i}].metadata`);
+          if (tooBig) throw errors.invalidRequest(tooBig);
+        });
+        const inputs = body.monitors.map(
+          (row) => ({ ...row, interval: row.interval ?? body.interval ?? 'daily' }) as MonitorInput,
+        );
+        const data = await monitors.createMany(principalOf(request), inputs);
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
+    app.get(
+      '/v1/monitors',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'List monitors',
+          description:
+            "This key's monitors in creation order, a page at a time: pass `meta.next_cursor` as `cursor` for the next page (null on the last). Filters: `status`, `stale`, and `changed_since` (monitors with a change at or after that time).",
+          security,
+          querystring: ListQuery,
+          response: {
+            200: Envelope(Type.Array(Monitor), { next_cursor: Nullable(Type.String()) }),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query as {
+          status?: MonitorStatus;
+          changed_since?: string;
+          stale?: string;
+          cursor?: string;
+          limit?: string;
+        };
+        const limit = query.limit === undefined ? 100 : Number(query.limit);
+        if (limit < 1 || limit > 500) throw errors.invalidRequest('limit must be between 1 and 500.');
+        if (query.cursor !== undefined && !isUuid(query.cursor))
+          throw errors.invalidRequest('cursor is not a cursor this API returned (use meta.next_cursor).');
+        const changedSince =
+          query.changed_since === undefined ? undefined : isoTime(query.changed_since, 'changed_since');
+        const page = await monitors.list(principalOf(request), {
+          limit,
+          ...(query.status ? { status: query.status } : {}),
+          ...(changedSince ? { changedSince } : {}),
+          ...(query.stale ? { stale: query.stale === 'true' } : {}),
+          ...(query.cursor ? { after: query.cursor } : {}),
+        });
+        return reply.send({
+          data: page.monitors,
+          meta: { ...baseMeta(request, reply), next_cursor: page.next },
+        });
+      },
+    );
+
+    app.get(
+      '/v1/monitors/changes',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Recent changes',
+          description:
+            "The changes found on this key's monitors, newest first, each with its monitor's number and reference: a review of what changed since a date (`since`, ISO 8601).",
+          security,
+          querystring: Type.Object(
+            {
+              since: Type.Optional(Type.String({ maxLength: 40 })),
+              limit: Type.Optional(
+                Type.String({ pattern: '^[0-9]{1,4}$', description: '1 to 1,000 (default 100).' }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            200: Envelope(
+              Type.Array(
+                Type.Object({
+                  ...Change.properties,
+                  monitor_id: Type.String({ format: 'uuid' }),
+                  vat_number: Type.String(),
+                  reference: Nullable(Type.String()),
+                }),
+              ),
+            ),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query as { since?: string; limit?: string };
+        const limit = query.limit === undefined ? 100 : Number(query.limit);
+        if (limit < 1 || limit > 1_000) throw errors.invalidRequest('limit must be between 1 and 1000.');
+        const since = query.since === undefined ? undefined : isoTime(query.since, 'since');
+        const data = await monitors.changes(principalOf(request), { limit, ...(since ? { since } : {}) });
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
+    app.get(
+      '/v1/monitors/summary',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Monitors per state',
+          description:
+            "How many numbers this key monitors, per status and stale, and its plan's cap (`max`).",
+          security,
+          response: {
+            200: Envelope(
+              Type.Object({
+                total: Type.Integer(),
+                valid: Type.Integer(),
+                invalid: Type.Integer(),
+                unknown: Type.Integer(),
+                stale: Type.Integer(),
+                max: Type.Integer(),
+              }),
+            ),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const data = await monitors.summary(principalOf(request));
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
+    app.get(
+      '/v1/monitors/:id',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'A monitor with its history',
+          description: 'The monitor with its latest 50 checks and latest 50 changes, newest first.',
+          security,
+          params: IdParams,
+          response: {
+            200: Envelope(
+              Type.Object({ monitor: Monitor, checks: Type.Array(Check), changes: Type.Array(Change) }),
+            ),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const data = isUuid(id) ? await monitors.get(principalOf(request), id) : null;
+        if (!data) throw notFound(id);
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
+    app.patch(
+      '/v1/monitors/:id',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Change a monitor',
+          description:
+            'Changes the interval, `reference` or `metadata` (`null` clears the last two); the history stays. A new interval moves the next check to the monitor’s place in it.',
+          security,
+          params: IdParams,
+          body: Type.Object(
+            {
+              interval: Type.Optional(IntervalSchema),
+              reference: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+              metadata: Type.Optional(Nullable(Metadata)),
+            },
+            { additionalProperties: false, minProperties: 1 },
+          ),
+          response: { 200: Envelope(Monitor), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const body = request.body as {
+          interval?: MonitorInput['interval'];
+          reference?: string | null;
+          metadata?: Record<string, unknown> | null;
+        };
+        const tooBig = checkMetadata(body.metadata ?? undefined, 'metadata');
+        if (tooBig) throw errors.invalidRequest(tooBig);
+        const data = isUuid(id) ? await monitors.update(principalOf(request), id, body) : null;
+        if (!data) throw notFound(id);
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+
+    app.delete(
+      '/v1/monitors/:id',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Stop monitoring a number',
+          description:
+            'Deletes the monitor with its checks and changes; the audit records of its checks stay until they expire.',
+          security,
+          params: IdParams,
+          response: { 204: Type.Null({ description: 'Deleted.' }), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        if (!isUuid(id) || !(await monitors.remove(principalOf(request), id))) throw notFound(id);
+        return reply.code(204).send();
+      },
+    );
+
+    app.post(
+      '/v1/monitors/:id/check',
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: 'Check a monitor now',
+          description:
+            'Asks the registry now (counts against the key\'s rate limit) and answers with the check and any change found, which is also sent as `vat_number.changed`. A registry that does not answer gives `200` with `check.outcome: "unavailable"`: the monitor keeps its state and is retried later.',
+          security,
+          params: IdParams,
+          response: { 200: Envelope(CheckResult), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const data = isUuid(id) ? await monitors.checkNow(principalOf(request), id) : null;
+        if (!data) throw notFound(id);
+        return reply.send({ data, meta: baseMeta(request, reply) });
+      },
+    );
+  };
+}

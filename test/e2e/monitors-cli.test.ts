@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { buildTestApp } from '../helpers/app.js';
+
+describe('openvat monitors import|export|list', () => {
+  let dir: string;
+  let databaseUrl: string;
+  let key: string;
+  let starterKey: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openvat-monitors-'));
+    databaseUrl = `sqlite:${join(dir, 'db.sqlite')}`;
+    const t = await buildTestApp({ DATABASE_URL: databaseUrl });
+    key = (await t.key('pro', 'test')).key;
+    starterKey = (await t.key('starter', 'test')).key;
+    await t.close();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  function cli(...args: string[]) {
+    return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'monitors', ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
+  }
+
+  it('imports a CSV (bad rows reported), lists and exports a re-importable CSV', () => {
+    const file = join(dir, 'customers.csv');
+    writeFileSync(
+      file,
+      '\ufeffvat_number;reference;interval;metadata\nDE100000008;C-1;;"{""crm"":""a1""}"\n"DE 300 000 002";C-2;weekly;\nDE1;C-3;;\nDE100000008;C-1b;;\nDE910000000;C-4;hourly;\n',
+    );
+    const imported = cli('import', file, '--key', key, '--interval', 'monthly');
+    assert.equal(imported.status, 1, imported.stderr);
+    assert.match(imported.stdout, /2 monitors created, 1 already monitored, 2 rows refused/);
+    assert.match(imported.stderr, /line 6: interval "hourly"/);
+    assert.match(imported.stderr, /\(DE1\): invalid_format/);
+
+    const listed = cli('list', '--key', key);
+    assert.equal(listed.status, 0, listed.stderr);
+    const lines = listed.stdout.trim().split('\n');
+    assert.equal(lines.length, 2);
+    assert.match(lines[0] ?? '', /^DE100000008\tunknown\t-\t-\tC-1$/);
+
+    const out = join(dir, 'export.csv');
+    const exported = cli('export', '--key', key, '--out', out);
+    assert.equal(exported.status, 0, exported.stderr);
+    const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    assert.equal(rows.length, 2);
+    assert.deepEqual(
+      rows.map((r) => [r.vat_number, r.interval, r.reference, r.metadata]),
+      [
+        ['DE100000008', 'monthly', 'C-1', '{"crm":"a1"}'],
+        ['DE300000002', 'weekly', 'C-2', ''],
+      ],
+    );
+    const again = cli('import', out, '--key', key);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /0 monitors created, 2 already monitored, 0 rows refused/);
+  });
+
+  it('refuses a key whose plan has no monitoring', () => {
+    const res = cli('list', '--key', starterKey);
+    assert.equal(res.status, 1);
+    assert.match(res.stderr, /Pro or Business plan/);
+  });
+});
