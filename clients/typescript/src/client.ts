@@ -16,6 +16,20 @@ import type {
   DecideBody,
   DecideResponse,
   Envelope,
+  Monitor,
+  MonitorBulkBody,
+  MonitorBulkResponse,
+  MonitorChangesQuery,
+  MonitorChangesResponse,
+  MonitorCheckResponse,
+  MonitorCreateBody,
+  MonitorCreated,
+  MonitorListQuery,
+  MonitorListResponse,
+  MonitorResponse,
+  MonitorSummaryResponse,
+  MonitorUpdateBody,
+  MonitorUpdateResponse,
   RateQuery,
   RateResponse,
   RatesQuery,
@@ -301,6 +315,58 @@ export class OpenVat {
         options,
       }),
   };
+
+  readonly monitors = {
+    /**
+     * `POST /v1/monitors`: keeps a number checked daily, weekly or monthly; resolves with the first
+     * check. Safe to retry: a number the key already monitors answers with the existing monitor.
+     */
+    create: (body: MonitorCreateBody, options?: RequestOptions): Promise<Envelope<MonitorCreated>> =>
+      this.request({ method: 'POST', path: '/v1/monitors', body, idempotent: true, options }),
+    /** `POST /v1/monitors/bulk`: up to 10,000 numbers at once; bad rows are listed with their reasons. */
+    bulk: (body: MonitorBulkBody, options?: RequestOptions): Promise<Envelope<MonitorBulkResponse>> =>
+      this.request({ method: 'POST', path: '/v1/monitors/bulk', body, idempotent: true, options }),
+    /** `GET /v1/monitors`: one page of the key's monitors; pass `meta.next_cursor` as `cursor` for the next. */
+    list: (query: MonitorListQuery = {}, options?: RequestOptions): Promise<Envelope<MonitorListResponse>> =>
+      this.request({ method: 'GET', path: '/v1/monitors', query, idempotent: true, options }),
+    /** Every monitor matching `query`, page after page (`for await (const monitor of …)`). */
+    all: (query: MonitorListQuery = {}, options?: RequestOptions): AsyncGenerator<Monitor> =>
+      this.#allMonitors(query, options),
+    /** `GET /v1/monitors/{id}`: the monitor with its latest checks and changes. */
+    get: (id: string, options?: RequestOptions): Promise<Envelope<MonitorResponse>> =>
+      this.request({ method: 'GET', path: `/v1/monitors/${enc(id)}`, idempotent: true, options }),
+    /** `PATCH /v1/monitors/{id}`: changes the interval, reference or metadata; the history stays. */
+    update: (
+      id: string,
+      body: MonitorUpdateBody,
+      options?: RequestOptions,
+    ): Promise<Envelope<MonitorUpdateResponse>> =>
+      this.request({ method: 'PATCH', path: `/v1/monitors/${enc(id)}`, body, idempotent: true, options }),
+    /** `DELETE /v1/monitors/{id}`: resolves to `{ data: null, meta }`. */
+    delete: (id: string, options?: RequestOptions): Promise<Envelope<null>> =>
+      this.request({ method: 'DELETE', path: `/v1/monitors/${enc(id)}`, idempotent: true, options }),
+    /** `POST /v1/monitors/{id}/check`: checks now (counts against the key's rate limit). */
+    check: (id: string, options?: RequestOptions): Promise<Envelope<MonitorCheckResponse>> =>
+      this.request({ method: 'POST', path: `/v1/monitors/${enc(id)}/check`, idempotent: false, options }),
+    /** `GET /v1/monitors/changes`: the key's recent changes, newest first. */
+    changes: (
+      query: MonitorChangesQuery = {},
+      options?: RequestOptions,
+    ): Promise<Envelope<MonitorChangesResponse>> =>
+      this.request({ method: 'GET', path: '/v1/monitors/changes', query, idempotent: true, options }),
+    /** `GET /v1/monitors/summary`: counts per state and the plan's cap. */
+    summary: (options?: RequestOptions): Promise<Envelope<MonitorSummaryResponse>> =>
+      this.request({ method: 'GET', path: '/v1/monitors/summary', idempotent: true, options }),
+  };
+
+  async *#allMonitors(query: MonitorListQuery, options?: RequestOptions): AsyncGenerator<Monitor> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.monitors.list({ ...query, ...(cursor ? { cursor } : {}) }, options);
+      yield* page.data;
+      cursor = page.meta.next_cursor ?? undefined;
+    } while (cursor);
+  }
 
   readonly batchJobs = {
     /** `POST /v1/validate/batch` with `async: true`: queues a durable job of up to 10,000 numbers. */

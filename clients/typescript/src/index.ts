@@ -27,6 +27,8 @@ export {
   type HeadersLike,
   type TestEvent,
   type ValidationCompletedEvent,
+  type VatNumberChangedEvent,
+  type VatNumberCheckFailedEvent,
   type VerifyWebhookOptions,
   verifyWebhook,
   type WebhookEvent,

@@ -6,7 +6,7 @@
  * keyed with the UTF-8 bytes of the whole secret string, `whsec_` prefix included. Several
  * space-separated signatures are accepted (a sender signing with two secrets during a rotation).
  */
-import type { BatchJobResponse, ValidateResponse } from './types.js';
+import type { BatchJobResponse, MonitorCheckResponse, ValidateResponse } from './types.js';
 
 interface EventBase<E extends string, D> {
   event: E;
@@ -25,7 +25,16 @@ export type TestEvent = EventBase<
   'test',
   { data: { message: string; webhook_id: string; sent_at: string }; meta: { request_id: string } }
 >;
-export type WebhookEvent = ValidationCompletedEvent | BatchCompletedEvent | TestEvent;
+/** A monitored number changed (`data.data.changes`: became invalid or valid, name or address changed). */
+export type VatNumberChangedEvent = EventBase<'vat_number.changed', MonitorCheckResponse>;
+/** A monitored number could not be checked for longer than the stale period (sent once). */
+export type VatNumberCheckFailedEvent = EventBase<'vat_number.check_failed', MonitorCheckResponse>;
+export type WebhookEvent =
+  | ValidationCompletedEvent
+  | BatchCompletedEvent
+  | TestEvent
+  | VatNumberChangedEvent
+  | VatNumberCheckFailedEvent;
 
 /** Node's `IncomingHttpHeaders`, a plain record, or a fetch `Headers`. */
 export type HeadersLike =

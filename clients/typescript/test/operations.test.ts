@@ -153,6 +153,78 @@ describe('@openvat/client operations', () => {
     assert.deepEqual((await openvat.webhooks.list()).data, []);
   });
 
+  it('monitors: create, check (a signed vat_number.changed), list, all, get, update, changes, summary, bulk, delete', async () => {
+    const openvat = client(proTest);
+    const hook = await openvat.webhooks.create({ url: `${receiver.origin}/monitor-hooks` });
+    // A test-mode number that is valid at the first check and invalid from the second.
+    const created = await openvat.monitors.create({
+      vat_number: 'DE910000000',
+      interval: 'daily',
+      reference: 'c-1',
+    });
+    const id = created.data.monitor.id;
+    assert.equal(created.data.monitor.status, 'valid');
+    const again = await openvat.monitors.create({ vat_number: 'DE910000000', interval: 'daily' });
+    assert.equal(again.data.monitor.id, id, 'creating it again answers the existing monitor');
+
+    const before = receiver.received.length;
+    const checked = await openvat.monitors.check(id);
+    assert.equal(checked.data.monitor.status, 'invalid');
+    assert.deepEqual(
+      checked.data.changes.map((c) => c.type),
+      ['became_invalid'],
+    );
+    const deadline = Date.now() + 10_000;
+    let event: Awaited<ReturnType<typeof verifyWebhook>> | undefined;
+    while (!event && Date.now() < deadline) {
+      for (const delivery of receiver.received.slice(before)) {
+        const verified = await verifyWebhook(delivery.body, delivery.headers, hook.data.secret);
+        if (verified.event === 'vat_number.changed') event = verified;
+      }
+      if (!event) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(event, 'the change reached the receiver');
+    if (event?.event === 'vat_number.changed') assert.equal(event.data.data.monitor.id, id);
+
+    const bulk = await openvat.monitors.bulk({
+      monitors: [{ vat_number: 'DE930000007' }, { vat_number: 'not a number' }],
+      interval: 'weekly',
+    });
+    assert.equal(bulk.data.summary.created, 1);
+    assert.equal(bulk.data.summary.failed, 1);
+    const page = await openvat.monitors.list({ limit: '1' });
+    assert.equal(page.data.length, 1);
+    assert.ok(page.meta.next_cursor, 'a second page');
+    const all: string[] = [];
+    for await (const monitor of openvat.monitors.all({ limit: '1' })) all.push(monitor.vat_number);
+    assert.deepEqual(all.sort(), ['DE910000000', 'DE930000007']);
+    const invalid = await openvat.monitors.list({ status: 'invalid' });
+    assert.deepEqual(
+      invalid.data.map((m) => m.id),
+      [id],
+    );
+
+    const got = await openvat.monitors.get(id);
+    assert.equal(got.data.monitor.reference, 'c-1');
+    assert.ok(got.data.checks.length >= 2);
+    const updated = await openvat.monitors.update(id, { interval: 'monthly', reference: null });
+    assert.equal(updated.data.interval, 'monthly');
+    assert.equal(updated.data.reference, null);
+    const changes = await openvat.monitors.changes();
+    assert.ok(changes.data.some((c) => c.monitor_id === id && c.type === 'became_invalid'));
+    const summary = await openvat.monitors.summary();
+    assert.equal(summary.data.total, 2);
+    assert.equal(summary.data.invalid, 1);
+
+    const deleted = await openvat.monitors.delete(id);
+    assert.equal(deleted.data, null);
+    await assert.rejects(openvat.monitors.get(id), (error: unknown) => {
+      assert.ok(error instanceof Error && 'status' in error && error.status === 404);
+      return true;
+    });
+    await openvat.webhooks.delete(hook.data.id);
+  });
+
   it('batchJobs: create, get, follow with progress, wait, run', async () => {
     const openvat = client(proLive);
     const numbers = ['DE136695976', 'FR40303265045', 'XX1'];
