@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,37 +13,7 @@ import {
 } from '../../src/simulators/server.js';
 import { expectedViesAnswer } from '../../src/simulators/vies.js';
 import { wellFormedNumbers } from '../helpers/batch-numbers.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Counts VIES look-ups per number (`DE123456789`) as they reach the simulator. */
-function countCalls(sim: SimulatorServer): Map<string, number> {
-  const calls = new Map<string, number>();
-  sim.server.on('request', (req) => {
-    if (req.method !== 'POST' || !req.url?.includes('check-vat-number')) return;
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          countryCode: string;
-          vatNumber: string;
-        };
-        const vat = `${body.countryCode}${body.vatNumber}`;
-        calls.set(vat, (calls.get(vat) ?? 0) + 1);
-      } catch {
-        // not a look-up
-      }
-    });
-  });
-  return calls;
-}
+import { countViesCalls, migrateWithLiveKey, startServerProcess } from '../helpers/processes.js';
 
 describe('a batch job survives kill -9 of the server mid-way', () => {
   let dir: string;
@@ -61,28 +29,8 @@ describe('a batch job survives kill -9 of the server mid-way', () => {
     databaseUrl = `sqlite:${join(dir, 'openvat.sqlite')}`;
     sim = createSimulatorServer({ latencyMs: 50 });
     ({ urls } = await sim.listen(0, '127.0.0.1'));
-    calls = countCalls(sim);
-    // Only serve and migrate create a database; the key commands need one.
-    execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'migrate'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-    });
-    const out = execFileSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/index.ts',
-        'keys',
-        'create',
-        '--plan',
-        'business',
-        '--mode',
-        'live',
-        '--json',
-      ],
-      { env: { ...process.env, DATABASE_URL: databaseUrl } },
-    );
-    key = (JSON.parse(out.toString()) as { key: string }).key;
+    calls = countViesCalls(sim);
+    key = migrateWithLiveKey(databaseUrl);
   });
   after(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
@@ -91,36 +39,15 @@ describe('a batch job survives kill -9 of the server mid-way', () => {
   });
 
   async function start(): Promise<string> {
-    const port = await freePort();
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'serve'], {
-      env: {
-        ...process.env,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        LOG_LEVEL: 'warn',
-        VIES_URL: urls.VIES_URL,
-        VIES_SOAP_URL: urls.VIES_SOAP_URL,
-        OPENVAT_STATUS_POLL_MS: '0',
-        OPENVAT_BATCH_LEASE_MS: '1000',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const started = await startServerProcess({
+      DATABASE_URL: databaseUrl,
+      VIES_URL: urls.VIES_URL,
+      VIES_SOAP_URL: urls.VIES_SOAP_URL,
+      OPENVAT_STATUS_POLL_MS: '0',
+      OPENVAT_BATCH_LEASE_MS: '1000',
     });
-    let stderr = '';
-    proc.stderr?.on('data', (d) => {
-      stderr = (stderr + d).slice(-5_000);
-    });
-    child = proc;
-    const url = `http://127.0.0.1:${port}`;
-    for (;;) {
-      if (proc.exitCode !== null) throw new Error(`server exited: ${stderr}`);
-      try {
-        if ((await fetch(`${url}/health`)).ok) return url;
-      } catch {
-        // not up yet
-      }
-      await sleep(100);
-    }
+    child = started.child;
+    return started.url;
   }
 
   async function job(url: string, id: string) {

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,18 +11,11 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
 import { createPermits, type RedisLike } from '../../src/registries/resilience.js';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
+import { freePort } from '../helpers/processes.js';
 import { redisSkip } from '../helpers/redis.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const skip = await redisSkip();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

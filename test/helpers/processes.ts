@@ -1,0 +1,78 @@
+/** The service as real processes, for end-to-end tests that kill or restart it. */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SimulatorServer } from '../../src/simulators/server.js';
+
+const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Creates the database at `databaseUrl` (`openvat migrate`) and a live Business key in it; returns the key. */
+export function migrateWithLiveKey(databaseUrl: string): string {
+  const env = { ...process.env, DATABASE_URL: databaseUrl };
+  // Only serve and migrate create a database; the key commands need one.
+  execFileSync(process.execPath, [...CLI, 'migrate'], { env });
+  const out = execFileSync(
+    process.execPath,
+    [...CLI, 'keys', 'create', '--plan', 'business', '--mode', 'live', '--json'],
+    { env },
+  );
+  return (JSON.parse(out.toString()) as { key: string }).key;
+}
+
+/** `openvat serve` on a free port with `env` added; resolves once `/health` answers. */
+export async function startServerProcess(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...CLI, 'serve'], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d) => {
+    stderr = (stderr + d).slice(-5_000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) return { url, child };
+    } catch {
+      // not up yet
+    }
+    await sleep(100);
+  }
+}
+
+/** Counts VIES look-ups per number (`DE123456789`) as they reach the simulator. */
+export function countViesCalls(sim: SimulatorServer): Map<string, number> {
+  const calls = new Map<string, number>();
+  sim.server.on('request', (req) => {
+    if (req.method !== 'POST' || !req.url?.includes('check-vat-number')) return;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          countryCode: string;
+          vatNumber: string;
+        };
+        const vat = `${body.countryCode}${body.vatNumber}`;
+        calls.set(vat, (calls.get(vat) ?? 0) + 1);
+      } catch {
+        // not a look-up
+      }
+    });
+  });
+  return calls;
+}
