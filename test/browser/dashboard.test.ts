@@ -41,6 +41,20 @@ describe('the dashboard in a browser', { skip }, () => {
       payload: { url: LONG_URL },
     });
     assert.equal(created.statusCode, 201, created.body);
+    // A test-mode monitor whose company name changes at its second check: a state and a change to show.
+    const monitor = await t.app.inject({
+      method: 'POST',
+      url: '/v1/monitors',
+      headers: key.headers,
+      payload: { vat_number: 'DE930000007', interval: 'daily', reference: 'customer-4711' },
+    });
+    assert.equal(monitor.statusCode, 201, monitor.body);
+    const checked = await t.app.inject({
+      method: 'POST',
+      url: `/v1/monitors/${monitor.json().data.monitor.id}/check`,
+      headers: key.headers,
+    });
+    assert.equal(checked.json().data.changes[0]?.type, 'name_changed', checked.body);
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://openvat.test:${(t.app.server.address() as AddressInfo).port}`;
     launched = await launchBrowser(['openvat.test']);
@@ -130,6 +144,27 @@ describe('the dashboard in a browser', { skip }, () => {
       assert.equal(await urlCell.innerText(), LONG_URL);
       await assertLaidOut(page, width);
 
+      const monitorRow = page.locator('#monitor-list tbody tr', { hasText: 'DE930000007' });
+      await monitorRow.waitFor();
+      assert.match(await monitorRow.innerText(), /customer-4711[\s\S]*valid[\s\S]*Testfirma Neu GmbH/);
+      assert.match(await page.locator('#monitors-facts').innerText(), /Monitored\s+1 of [\d,.]+\s+Valid\s+1/);
+      const change = page.locator('#monitor-changes tbody tr').first();
+      assert.match(
+        await change.innerText(),
+        /DE930000007 \(customer-4711\)\s+name changed\s+Testfirma Alt GmbH → Testfirma Neu GmbH/,
+      );
+      await monitorRow.locator('button:has-text("Check now")').click();
+      await page.locator('#monitors-message').waitFor();
+      assert.match(
+        await page.locator('#monitors-message').innerText(),
+        /DE930000007 checked now: valid, no change\./,
+      );
+      await page.selectOption('#monitors-status', 'invalid');
+      await page.locator('#monitor-list tbody', { hasText: 'No monitors match' }).waitFor();
+      await page.selectOption('#monitors-status', '');
+      await monitorRow.waitFor();
+      await assertLaidOut(page, width);
+
       await page.click('#webhook-list button:has-text("Deliveries")');
       await page.locator('#deliveries').waitFor();
 
@@ -143,9 +178,31 @@ describe('the dashboard in a browser', { skip }, () => {
           path: `${process.env.OPENVAT_SCREENSHOTS}/dashboard-${width}.png`,
           fullPage: true,
         });
+        await page.locator('#monitors').screenshot({
+          path: `${process.env.OPENVAT_SCREENSHOTS}/dashboard-monitors-${width}.png`,
+        });
       }
       assert.deepEqual(problems, []);
       await page.close();
     });
   }
+
+  it('with a plan without monitoring, the Monitors panel shows a note instead of an error', async () => {
+    const free = await t.key('free');
+    const { page, problems } = await open(390);
+    await page.fill('#key', free.key);
+    await page.click('#sign-in-form button[type="submit"]');
+    await page.locator('#monitors-note').waitFor({ state: 'visible', timeout: 10_000 });
+    assert.match(await page.locator('#monitors-note').innerText(), /Pro and Business plans/);
+    assert.equal(await page.locator('#monitors-body').isVisible(), false);
+    assert.equal(await page.locator('#monitors .panel-error').count(), 0);
+    await assertLaidOut(page, 390);
+    // The browser logs every 402 answer (webhooks and monitors refuse this plan); nothing else may fail.
+    const expected = /Failed to load resource: .*status of 402 .*\/v1\/(webhooks|monitors\/summary)$/;
+    assert.deepEqual(
+      problems.filter((problem) => !expected.test(problem)),
+      [],
+    );
+    await page.close();
+  });
 });

@@ -74,12 +74,26 @@ describe('GET /dashboard', () => {
       (m[1] as string).toLowerCase(),
       (m[2] as string).replace(/\?.*$/, '').replace(/\$\{[^}]+\}/g, '{x}'),
     ]);
-    assert.equal(calls.length, 9);
+    assert.equal(calls.length, 14);
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(
       ([path, methods]) => Object.keys(methods).map((m) => `${m} ${path.replace(/\{[^}]+\}/g, '{x}')}`),
     );
     for (const [method, path] of calls) {
       assert.ok(documented.includes(`${method} ${path}`), `${method} ${path} is an API operation`);
+    }
+  });
+
+  it('has a Monitors panel that shows a note, not an error, for plans without monitoring', async () => {
+    const html = (await get('/dashboard')).body;
+    const script = (await get('/dashboard/dashboard.js')).body;
+    assert.ok(html.includes('<section id="monitors" class="panel wide">'));
+    assert.match(script, /panel\('monitors', loadMonitors\)/);
+    assert.match(script, /error\.status === 402 \|\| error\.status === 403/);
+    const free = await t.key('free');
+    const refused = await t.app.inject({ method: 'GET', url: '/v1/monitors/summary', headers: free.headers });
+    assert.ok([402, 403].includes(refused.statusCode), `a free key gets ${refused.statusCode}`);
+    for (const field of ['last_checked_at', 'next_check_at', 'stale', 'next_cursor', 'detected_at']) {
+      assert.ok(script.includes(`.${field}`), `the panel uses ${field}`);
     }
   });
 
