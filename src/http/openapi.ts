@@ -188,6 +188,8 @@ async function registerReference(app: FastifyInstance, demoKey: string | null) {
       mcp: { disabled: true },
       persistAuth: true,
       defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+      // The page's own origin, so the request examples are complete commands.
+      servers: [{ url: '/' }],
       hiddenClients: {
         c: true,
         clojure: true,
