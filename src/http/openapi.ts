@@ -31,7 +31,7 @@ batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers; its audit records and c
 const INTRO = `Self-hostable VAT validation: EU VIES, UK HMRC, Swiss and Norwegian registries, VAT decisions,
 German qualified confirmations, audit records, signed webhooks and VAT rates.
 
-Every success response is \`{ data, meta }\`; every error is \`{ error: { code, message }, meta }\`.
+Every success response is \`{ data, meta }\` (except \`POST /v1/webhooks\` and \`POST /v1/webhooks/{id}/test\`, which answer without the envelope); every error is \`{ error: { code, message }, meta }\`.
 Every response carries \`meta.request_id\` (UUID v7) and the \`Service-Request-Id\` header.
 
 Authenticate with \`Authorization: Bearer svc_live_…\` (live registries) or \`svc_test_…\` (test mode:
@@ -192,6 +192,8 @@ async function registerReference(app: FastifyInstance, demoKey: string | null) {
       mcp: { disabled: true },
       persistAuth: true,
       defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+      // The page's own origin, so the request examples are complete commands.
+      servers: [{ url: '/' }],
       hiddenClients: {
         c: true,
         clojure: true,

@@ -117,13 +117,14 @@ describe('the dashboard in a browser', { skip }, () => {
     it(`at ${width}px: signs in, shows usage with a chart, the webhooks and an audit, with no errors`, async () => {
       const { page, problems } = await open(width);
       assert.equal(await page.locator('#sign-out').isVisible(), false, 'no "Sign out" before signing in');
+      assert.equal(await page.locator('#signed-in').isVisible(), false, 'no key panels before signing in');
       await assertLaidOut(page, width);
 
       await page.fill('#key', key.key);
       await page.click('#sign-in-form button[type="submit"]');
       await page.locator('#signed-in').waitFor();
-      // Waits (instead of sampling once) so a slow frame on a busy machine is not a failure.
       await page.locator('#sign-out').waitFor({ state: 'visible', timeout: 10_000 });
+      assert.equal(await page.locator('#sign-in').isVisible(), false, 'the sign-in form is gone');
       await page.locator('#usage-facts dd').first().waitFor();
       // Three validations and the endpoint registration before the first page, then the page's own calls.
       const requests = Number(

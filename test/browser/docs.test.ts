@@ -52,6 +52,9 @@ describe('the API reference in a browser', { skip }, () => {
     await page.getByRole('heading', { name: 'openvat', exact: true }).waitFor();
     assert.ok(await page.getByText('Validate one VAT number').first().isVisible());
     assert.ok(await page.getByText('v0.1.0').first().isVisible(), 'the version comes from package.json');
+    // The request examples name this server, so a copied curl command works as it is.
+    const curl = await page.locator('code.language-curl').first().textContent();
+    assert.match(curl ?? '', new RegExp(`^curl '${origin}/v1/validate\\?`));
     // Every asset came from this server, over http.
     const elsewhere = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
     assert.deepEqual(elsewhere, []);
