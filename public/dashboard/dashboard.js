@@ -586,6 +586,8 @@ async function loadRegistryStatus() {
     $('registry-summary').textContent =
       `${shared ? 'Limits shared through Redis' : 'Limits per instance'} · instances: ${count}` +
       (registries.length === 0 ? ' · no registry called since start' : '');
+    // An empty table would show only its header: the summary line says why there is nothing yet.
+    $('registry-table').hidden = registries.length === 0;
     const body = $('registry-table').tBodies[0];
     body.replaceChildren();
     for (const r of registries) {

@@ -125,6 +125,9 @@ describe('the dashboard in a browser', { skip }, () => {
       await page.locator('#signed-in').waitFor();
       await page.locator('#sign-out').waitFor({ state: 'visible', timeout: 10_000 });
       assert.equal(await page.locator('#sign-in').isVisible(), false, 'the sign-in form is gone');
+      // Test keys never call a registry: the status panel says so instead of showing an empty table.
+      await page.locator('#registry-summary').filter({ hasText: 'no registry called since start' }).waitFor();
+      assert.equal(await page.locator('#registry-table').isVisible(), false, 'no empty registry table');
       await page.locator('#usage-facts dd').first().waitFor();
       // Three validations and the endpoint registration before the first page, then the page's own calls.
       const requests = Number(
