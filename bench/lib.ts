@@ -83,6 +83,18 @@ export async function startService(env: Record<string, string> = {}): Promise<Ch
   return { url, process: child, output, stop: stopper(child), dataDir };
 }
 
+/** Runs a TypeScript server script of the bench folder in its own process (through tsx) on a free port. */
+export async function startScript(file: string, env: Record<string, string> = {}): Promise<Child> {
+  const port = await freePort();
+  const { child, output } = spawnNode(['--import', 'tsx', join(ROOT, 'bench', file)], {
+    PORT: String(port),
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health`, child, output);
+  return { url, process: child, output, stop: stopper(child) };
+}
+
 /** Starts a bare `node:http` server in its own process that answers every request with the given bytes. */
 export async function startBare(body: string, headers: Record<string, string>): Promise<Child> {
   const port = await freePort();

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { benchBatch } from './batch.js';
+import { benchIds, benchLimiter } from './choices.js';
 import { benchDecide } from './decide.js';
 import { ROOT, today, updateReadme, writeResult } from './lib.js';
 import { benchMonitors } from './monitors.js';
@@ -46,6 +47,8 @@ const benches: Record<string, Bench> = {
   webhooks: () => benchWebhooks(),
   'webhooks-api': () => benchWebhooksApi(),
   'slow-clients': () => benchSlowClients(),
+  ids: () => benchIds(),
+  limiter: () => benchLimiter(),
   monitors: () => benchMonitors(),
   // Needs BENCH_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test); works in its own schema.
   'monitors-postgres': () => {
