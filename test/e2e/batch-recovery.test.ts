@@ -1,54 +1,26 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDatabase } from '../../src/db/database.js';
-import {
-  createSimulatorServer,
-  type SimulatorServer,
-  type SimulatorUrls,
-} from '../../src/simulators/server.js';
 import { expectedViesAnswer } from '../../src/simulators/vies.js';
 import { wellFormedNumbers } from '../helpers/batch-numbers.js';
-import { countViesCalls, migrateWithLiveKey, startServerProcess } from '../helpers/processes.js';
+import { createKillableService, type KillableService } from '../helpers/processes.js';
 
 describe('a batch job survives kill -9 of the server mid-way', () => {
-  let dir: string;
-  let databaseUrl: string;
-  let sim: SimulatorServer;
-  let urls: SimulatorUrls;
-  let calls: Map<string, number>;
+  let service: KillableService;
   let key: string;
-  let child: ChildProcess | null = null;
+  let databaseUrl: string;
+  let calls: Map<string, number>;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'openvat-batch-recovery-'));
-    databaseUrl = `sqlite:${join(dir, 'openvat.sqlite')}`;
-    sim = createSimulatorServer({ latencyMs: 50 });
-    ({ urls } = await sim.listen(0, '127.0.0.1'));
-    calls = countViesCalls(sim);
-    key = migrateWithLiveKey(databaseUrl);
-  });
-  after(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function start(): Promise<string> {
-    const started = await startServerProcess({
-      DATABASE_URL: databaseUrl,
-      VIES_URL: urls.VIES_URL,
-      VIES_SOAP_URL: urls.VIES_SOAP_URL,
-      OPENVAT_STATUS_POLL_MS: '0',
+    service = await createKillableService('batch-recovery', {
       OPENVAT_BATCH_LEASE_MS: '1000',
     });
-    child = started.child;
-    return started.url;
-  }
+    ({ key, databaseUrl, calls } = service);
+  });
+  after(() => service.close());
+
+  const start = () => service.start();
 
   async function job(url: string, id: string) {
     const res = await fetch(`${url}/v1/validate/batch/${id}`, {
@@ -83,8 +55,7 @@ describe('a batch job survives kill -9 of the server mid-way', () => {
     const { id } = ((await created.json()) as { data: { id: string } }).data;
 
     while ((await job(url, id)).done < 100) await sleep(50);
-    child?.kill('SIGKILL');
-    await new Promise((resolve) => child?.once('exit', resolve));
+    await service.stop('SIGKILL');
 
     const db = createDatabase(databaseUrl);
     const finished = await db.kysely
@@ -103,7 +74,7 @@ describe('a batch job survives kill -9 of the server mid-way', () => {
       await sleep(100);
       data = await job(url, id);
     }
-    child?.kill('SIGTERM');
+    await service.stop('SIGTERM');
 
     for (const [vat, count] of atKill) {
       assert.equal(count, 1, `${vat} was asked once before the kill`);

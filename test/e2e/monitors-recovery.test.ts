@@ -1,56 +1,28 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDatabase } from '../../src/db/database.js';
-import {
-  createSimulatorServer,
-  type SimulatorServer,
-  type SimulatorUrls,
-} from '../../src/simulators/server.js';
 import { wellFormedNumbers } from '../helpers/batch-numbers.js';
-import { countViesCalls, migrateWithLiveKey, startServerProcess } from '../helpers/processes.js';
+import { createKillableService, type KillableService } from '../helpers/processes.js';
 
 describe('scheduled monitor checks survive kill -9 of the server mid-way', () => {
-  let dir: string;
-  let databaseUrl: string;
-  let sim: SimulatorServer;
-  let urls: SimulatorUrls;
-  let calls: Map<string, number>;
+  let service: KillableService;
   let key: string;
-  let child: ChildProcess | null = null;
+  let databaseUrl: string;
+  let calls: Map<string, number>;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'openvat-monitors-recovery-'));
-    databaseUrl = `sqlite:${join(dir, 'openvat.sqlite')}`;
-    sim = createSimulatorServer({ latencyMs: 50 });
-    ({ urls } = await sim.listen(0, '127.0.0.1'));
-    calls = countViesCalls(sim);
-    key = migrateWithLiveKey(databaseUrl);
-  });
-  after(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function start(): Promise<string> {
-    const started = await startServerProcess({
-      DATABASE_URL: databaseUrl,
-      VIES_URL: urls.VIES_URL,
-      VIES_SOAP_URL: urls.VIES_SOAP_URL,
-      OPENVAT_STATUS_POLL_MS: '0',
+    service = await createKillableService('monitors-recovery', {
       OPENVAT_MONITOR_LEASE_MS: '1000',
       OPENVAT_MONITOR_PER_COUNTRY: '2',
       // The real clock runs here: no quiet window may defer the first checks.
       OPENVAT_MONITOR_QUIET_WINDOWS: 'none',
     });
-    child = started.child;
-    return started.url;
-  }
+    ({ key, databaseUrl, calls } = service);
+  });
+  after(() => service.close());
+
+  const start = () => service.start();
 
   async function unchecked(url: string): Promise<number> {
     const res = await fetch(`${url}/v1/monitors/summary`, { headers: { authorization: `Bearer ${key}` } });
@@ -68,8 +40,7 @@ describe('scheduled monitor checks survive kill -9 of the server mid-way', () =>
     });
     assert.equal(created.status, 200);
     while ((await unchecked(url)) > 150) await sleep(50);
-    child?.kill('SIGKILL');
-    await new Promise((resolve) => child?.once('exit', resolve));
+    await service.stop('SIGKILL');
 
     const db = createDatabase(databaseUrl);
     const checked = await db.kysely
@@ -82,8 +53,7 @@ describe('scheduled monitor checks survive kill -9 of the server mid-way', () =>
 
     url = await start();
     while ((await unchecked(url)) > 0) await sleep(100);
-    child?.kill('SIGTERM');
-    await new Promise((resolve) => child?.once('exit', resolve));
+    await service.stop('SIGTERM');
 
     for (const { vat_number } of checked) {
       assert.equal(calls.get(vat_number), 1, `${vat_number} was checked before the kill and asked again`);

@@ -1,9 +1,12 @@
 /** The service as real processes, for end-to-end tests that kill or restart it. */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SimulatorServer } from '../../src/simulators/server.js';
+import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
 
@@ -75,4 +78,63 @@ export function countViesCalls(sim: SimulatorServer): Map<string, number> {
     });
   });
   return calls;
+}
+
+/**
+ * A service that a test can kill and start again: an SQLite file in a temporary folder with a live
+ * Business key, the VIES simulator (50 ms per call) with its look-ups counted, and `openvat serve`
+ * pointed at both with `env` added.
+ */
+export interface KillableService {
+  databaseUrl: string;
+  key: string;
+  /** VIES look-ups per number so far. */
+  calls: Map<string, number>;
+  /** Starts a server process (the previous one must have exited); resolves to its base URL. */
+  start(): Promise<string>;
+  /** Sends `signal` to the running server process and waits until it has exited. */
+  stop(signal: 'SIGKILL' | 'SIGTERM'): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createKillableService(
+  name: string,
+  env: Record<string, string>,
+): Promise<KillableService> {
+  const dir = mkdtempSync(join(tmpdir(), `openvat-${name}-`));
+  const databaseUrl = `sqlite:${join(dir, 'openvat.sqlite')}`;
+  const sim = createSimulatorServer({ latencyMs: 50 });
+  const { urls } = await sim.listen(0, '127.0.0.1');
+  const calls = countViesCalls(sim);
+  const key = migrateWithLiveKey(databaseUrl);
+  let child: ChildProcess | null = null;
+  const stop = async (signal: 'SIGKILL' | 'SIGTERM') => {
+    const running = child;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill(signal);
+    await exited;
+  };
+  return {
+    databaseUrl,
+    key,
+    calls,
+    async start() {
+      const started = await startServerProcess({
+        DATABASE_URL: databaseUrl,
+        VIES_URL: urls.VIES_URL,
+        VIES_SOAP_URL: urls.VIES_SOAP_URL,
+        OPENVAT_STATUS_POLL_MS: '0',
+        ...env,
+      });
+      child = started.child;
+      return started.url;
+    },
+    stop,
+    async close() {
+      await stop('SIGKILL');
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
