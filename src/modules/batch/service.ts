@@ -8,8 +8,7 @@ import type { IdGenerator } from '../../lib/ids.js';
 import { backoffDelay } from '../../registries/resilience.js';
 import type { AuditsService } from '../audits/service.js';
 import type { EventsService } from '../events/service.js';
-import type { Mode, Plan } from '../keys/plans.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
+import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/service.js';
 import { PLAYGROUND_JOB_LIMIT } from '../playground/playground.js';
 import { outcomeError } from '../validation/routes.js';
 import type { ValidationService } from '../validation/service.js';
@@ -178,16 +177,6 @@ function tooLarge(limit: number, got: number, asynchronous: boolean, playground:
   return new ApiError(400, 'batch_too_large', message, { max: limit, got });
 }
 
-function principalOfJob(job: BatchJob): ApiKeyPrincipal {
-  return {
-    id: job.key_id,
-    accountId: job.account_id,
-    plan: job.plan as Plan,
-    mode: job.mode as Mode,
-    defaultRequesterVat: null,
-  };
-}
-
 /**
  * Batch validation: a synchronous batch of up to 100 numbers, and durable batch jobs of up to 10,000
  * worked by leased items. Every item takes the one validation path (cache, coalescing, the
@@ -280,7 +269,7 @@ export function createBatchService(deps: BatchServiceDeps) {
       const latency = Math.max(0, now.getTime() - Date.parse(row.created_at));
       const meta = { request_id: row.request_id, latency_ms: latency, ...rollup(sources), sources };
       const body = `{"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
-      const principal = principalOfJob(row);
+      const principal = principalOfStoredWork(row);
       // The audit record of the call that created the job: the full result, once it exists.
       await deps.audits.record(
         principal,
@@ -598,7 +587,7 @@ export function createBatchService(deps: BatchServiceDeps) {
         try {
           outcome = await validation.validate(
             { vatNumber: item.vat_number, requesterVatNumber: row.requester_vat_number },
-            principalOfJob(row),
+            principalOfStoredWork(row),
             signal,
           );
         } catch (error) {

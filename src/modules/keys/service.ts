@@ -18,6 +18,25 @@ export interface ApiKeyPrincipal {
   playground?: true;
 }
 
+/**
+ * The principal of work stored on a key's behalf (a batch job, a monitor) and done later without a
+ * request: the row keeps the key's id, account, plan and mode as they were when it was stored.
+ */
+export function principalOfStoredWork(row: {
+  key_id: string;
+  account_id: string;
+  plan: string;
+  mode: string;
+}): ApiKeyPrincipal {
+  return {
+    id: row.key_id,
+    accountId: row.account_id,
+    plan: row.plan as Plan,
+    mode: row.mode as Mode,
+    defaultRequesterVat: null,
+  };
+}
+
 export interface CreatedKey {
   id: string;
   accountId: string;

@@ -7,8 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { AuditsService } from '../audits/service.js';
 import type { EventsService, EventType } from '../events/service.js';
-import type { Mode, Plan } from '../keys/plans.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
+import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/service.js';
 import type { AnswerSource } from '../validation/answers.js';
 import type { ValidationService } from '../validation/service.js';
 import type { ValidationOutcome } from '../validation/types.js';
@@ -186,16 +185,6 @@ function changeView(row: MonitorChangesTable): ChangeView {
   };
 }
 
-function principalOfMonitor(row: MonitorsTable): ApiKeyPrincipal {
-  return {
-    id: row.key_id,
-    accountId: row.account_id,
-    plan: row.plan as Plan,
-    mode: row.mode as Mode,
-    defaultRequesterVat: null,
-  };
-}
-
 /** What a check found, before it is compared with the monitor's last known state. */
 type Finding =
   | { ok: true; valid: boolean; name: string | null; address: string | null; outcome: ValidationOutcome }
@@ -330,7 +319,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
           useCache: row.checks === 0,
           priority: trigger === 'scheduled' ? 'background' : 'interactive',
         },
-        principalOfMonitor(row),
+        principalOfStoredWork(row),
         signal,
         override,
       );
@@ -470,7 +459,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
           meta: { request_id: requestId, latency_ms: asked.latencyMs, ...ok.meta },
         });
         await deps.audits.record(
-          principalOfMonitor(row),
+          principalOfStoredWork(row),
           {
             requestId,
             endpoint: 'monitor_check',
