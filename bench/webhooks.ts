@@ -54,14 +54,11 @@ export async function benchWebhooks(events = 10_000) {
     const started = performance.now();
     for (let n = 0; n < events; n += 1) {
       const payload = `{"data":{"n":${n},"t":${performance.now()}},"meta":{"request_id":"bench-${n}"}}`;
-      await container.db.kysely
-        .transaction()
-        .execute((trx) =>
-          container.events.record(
-            { accountId: principal.accountId, keyId: principal.id, type: 'validation.completed', payload },
-            trx,
-          ),
-        );
+      await container.outbox.record({
+        events: [
+          { accountId: principal.accountId, keyId: principal.id, type: 'validation.completed', payload },
+        ],
+      });
     }
     const recorded = performance.now();
     const deadline = Date.now() + 300_000;

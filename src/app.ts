@@ -237,17 +237,21 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     validationRoutes({
       validation: container.validation,
       requireKey: container.requireKey,
-      respond: container.respond,
+      sendRecorded: container.sendRecorded,
     }),
   );
   await app.register(
-    decideRoutes({ decide: container.decide, requireKey: container.requireKey, respond: container.respond }),
+    decideRoutes({
+      decide: container.decide,
+      requireKey: container.requireKey,
+      sendRecorded: container.sendRecorded,
+    }),
   );
   await app.register(
     batchRoutes({
       batch: container.batch,
       requireKey: container.requireKey,
-      respond: container.respond,
+      sendRecorded: container.sendRecorded,
       bodyLimit: Math.max(config.bodyLimit, 4 * 1_048_576),
     }),
   );
@@ -256,7 +260,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     confirmationsRoutes({
       confirmations: container.confirmations,
       requireKey: container.requireKey,
-      respond: container.respond,
+      sendRecorded: container.sendRecorded,
     }),
   );
   await app.register(

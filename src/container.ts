@@ -3,7 +3,6 @@ import { type Logger, pino } from 'pino';
 import { type Config, ConfigError } from './config.js';
 import { createDatabase, type Db } from './db/database.js';
 import { createAuth, type RequireKey } from './http/auth.js';
-import { createResponder, type Responder } from './http/respond.js';
 import { createWindowLimiter, type WindowLimiter } from './http/window-limiter.js';
 import { createWorker, type Timers, type Worker } from './jobs/worker.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -27,6 +26,8 @@ import { createMetricsRepository } from './modules/metrics/repository.js';
 import { createMetrics, type Metrics } from './modules/metrics/service.js';
 import { createMonitorsRepository } from './modules/monitors/repository.js';
 import { createMonitorsService, type MonitorsService } from './modules/monitors/service.js';
+import { createResponseRecorder, type SendRecorded } from './modules/outbox/reply.js';
+import { createOutbox, type Outbox } from './modules/outbox/service.js';
 import { createPlayground, type Playground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
@@ -103,8 +104,13 @@ export interface Container {
   readonly requireKey: RequireKey;
   readonly audits: AuditsService;
   readonly events: EventsService;
-  /** Finishes audited calls: one transaction for the call's writes, its audit record and its event. */
-  readonly respond: Responder;
+  /**
+   * The completion step of audited work: one (grouped) transaction for its own rows, registry answers,
+   * audit record, events and webhook deliveries; in-memory caches are updated after the commit.
+   */
+  readonly outbox: Outbox;
+  /** Records a successful audited HTTP call through the outbox, then sends exactly the recorded bytes. */
+  readonly sendRecorded: SendRecorded;
   /** The one validation path (single, batch items, decide). */
   readonly validation: ValidationService;
   /** Decide: the VAT treatment of a sale. */
@@ -202,7 +208,6 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const audits = createAuditsService({ repository: createAuditsRepository(db.kysely), clock });
   const events = createEventsService({ repository: createEventsRepository(db.kysely), clock, ids });
   const metrics = createMetrics();
-  const respond = createResponder({ db, audits, events, onCommit: metrics.observer.groupCommit });
 
   const r = config.registries;
   const registries =
@@ -263,9 +268,10 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
         },
       })
     : createCoalescer();
+  const registryAnswers = createRegistryAnswersRepository(db.kysely);
   const liveAnswers = createLiveAnswers({
     clientFor: (prefix) => registries.clientForPrefix(prefix),
-    repository: createRegistryAnswersRepository(db.kysely),
+    repository: registryAnswers,
     clock,
     cache: config.cache,
     concurrencyPerCountry: r.concurrencyPerCountry,
@@ -342,17 +348,26 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     onError: (error) => log.error({ err: error }, 'webhook worker failed'),
     ...(ports.timers ? { timers: ports.timers } : {}),
   });
-  // Delivery rows are written in the transaction of the call that records the event.
-  events.onEvent(async (event, trx) => {
-    if ((await webhooks.enqueue(event, trx)) > 0) webhookWorker.notify();
+  const outbox = createOutbox({
+    db: db.kysely,
+    answers: {
+      store: (answer, trx) => registryAnswers.upsert(answer, trx),
+      remember: (answers) => liveAnswers.remember(answers),
+    },
+    audits,
+    events,
+    deliveries: {
+      enqueue: (event, trx) => webhooks.enqueue(event, trx),
+      notify: () => webhookWorker.notify(),
+    },
+    onCommit: metrics.observer.groupCommit,
   });
 
   const batch = createBatchService({
     db,
     repository: createBatchRepository(db.kysely, db.dialect),
     validation,
-    audits,
-    events,
+    outbox,
     clock,
     ids,
     workerId: ids.uuid(),
@@ -383,8 +398,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     repository: createMonitorsRepository(db.kysely, db.dialect),
     validation,
     testAnswers,
-    audits,
-    events,
+    outbox,
     clock,
     ids,
     workerId: ids.uuid(),
@@ -422,7 +436,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     requireKey: createAuth(keys, playground),
     audits,
     events,
-    respond,
+    outbox,
+    sendRecorded: createResponseRecorder(outbox),
     validation,
     decide,
     liveAnswers,

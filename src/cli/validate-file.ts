@@ -256,6 +256,7 @@ async function directValidator(config: Config, key: string | undefined) {
   // Reads keys from the database: a missing SQLite file is refused, not created empty.
   await openExistingDatabase(config.databaseUrl).close();
   const { createContainer } = await import('../container.js');
+  const { rollup } = await import('../modules/batch/service.js');
   const container = await createContainer(config);
   let principal: ApiKeyPrincipal | null = null;
   if (key) {
@@ -280,10 +281,33 @@ async function directValidator(config: Config, key: string | undefined) {
     };
   }
   const who = principal;
+  // Each chunk is recorded as a synchronous batch call would be: its registry answers, its audit
+  // record (the answer as this command saw it) and, for a live key, its `batch.completed` event.
   const validate: Validator = async (vatNumbers, progress) => {
+    const started = performance.now();
     const batch = await container.batch.validateMany(vatNumbers, null, who);
-    await container.db.kysely.transaction().execute(async (trx) => {
-      for (const write of batch.writes) await write(trx);
+    const requestId = container.ids.uuid();
+    const latency = Math.round(performance.now() - started);
+    const body = JSON.stringify({
+      data: { summary: batch.summary, results: batch.results },
+      meta: { request_id: requestId, latency_ms: latency, ...rollup(batch.sources), sources: batch.sources },
+    });
+    await container.outbox.record({
+      answers: batch.answers,
+      audit: {
+        principal: who,
+        requestId,
+        endpoint: 'validate_batch',
+        responseJson: body,
+        requestBody: { vat_numbers: vatNumbers },
+        latencyMs: latency,
+        statusCode: 200,
+        valid: null,
+      },
+      events:
+        who.mode === 'live'
+          ? [{ accountId: who.accountId, keyId: who.id, type: 'batch.completed', payload: body }]
+          : [],
     });
     progress(vatNumbers.length);
     return batch.results;

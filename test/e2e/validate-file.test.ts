@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { detectDelimiter, formatCsvRow, parseCsv, readInput } from '../../src/cli/validate-file.js';
+import { createDatabase } from '../../src/db/database.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 describe('the CSV reader of validate-file', () => {
@@ -150,6 +151,32 @@ describe('openvat validate-file', () => {
         ['DE300000002', 'false'],
       ],
     );
+  });
+
+  it('records each chunk as a synchronous batch call is recorded: its audit record with the results', async () => {
+    const db = createDatabase(databaseUrl);
+    const audits = () =>
+      db.kysely.selectFrom('audits').selectAll().where('endpoint', '=', 'validate_batch').execute();
+    try {
+      const before = new Set((await audits()).map((a) => a.request_id));
+      const input = join(dir, 'audited.txt');
+      writeFileSync(input, 'DE100000008\nDE300000002\nATU13585627\n');
+      const res = cli(input, '--key', testKey, '--out', join(dir, 'audited.csv'), '--chunk', '2');
+      assert.equal(res.status, 0, res.stderr);
+      const added = (await audits()).filter((a) => !before.has(a.request_id));
+      assert.equal(added.length, 2, 'one audit record per chunk of 2');
+      const recorded = added.map(
+        (a) => JSON.parse(a.response) as { data: { results: Array<{ data?: { vat_number: string } }> } },
+      );
+      assert.deepEqual(recorded.flatMap((r) => r.data.results.map((item) => item.data?.vat_number)).sort(), [
+        'ATU13585627',
+        'DE100000008',
+        'DE300000002',
+      ]);
+      for (const a of added) assert.equal(a.status_code, 200);
+    } finally {
+      await db.close();
+    }
   });
 
   it('keeps uneven rows as they are: short rows padded, extra fields after the results', () => {

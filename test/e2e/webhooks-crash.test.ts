@@ -114,17 +114,16 @@ describe('webhook queue across a crash (real server processes)', { timeout: 180_
     assert.equal(registered.status, 201, await registered.clone().text());
 
     const record = (n: number) =>
-      container.db.kysely.transaction().execute((trx) =>
-        container.events.record(
+      container.outbox.record({
+        events: [
           {
             accountId: key.accountId,
             keyId: key.id,
             type: 'validation.completed',
             payload: `{"data":{"n":${n}},"meta":{"request_id":"crash-${n}"}}`,
           },
-          trx,
-        ),
-      );
+        ],
+      });
     for (let n = 0; n < 10; n += 1) await record(n);
 
     const deliveries = () => container.db.kysely.selectFrom('webhook_deliveries').selectAll().execute();

@@ -110,7 +110,8 @@ export async function createKillableService(
   let child: ChildProcess | null = null;
   const stop = async (signal: 'SIGKILL' | 'SIGTERM') => {
     const running = child;
-    if (!running || running.exitCode !== null) return;
+    // A process killed by a signal has no exit code, only its signal.
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise((resolve) => running.once('exit', resolve));
     running.kill(signal);
     await exited;

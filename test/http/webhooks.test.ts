@@ -353,14 +353,9 @@ describe('webhook test events, deliveries and replay (private targets allowed)',
     receiver.received.length = 0;
     receiver.behave(() => 500);
     const payload = '{"data":{"valid":true},"meta":{"request_id":"r-http"}}';
-    await t.container.db.kysely
-      .transaction()
-      .execute((trx) =>
-        t.container.events.record(
-          { accountId: key.accountId, keyId: key.id, type: 'validation.completed', payload },
-          trx,
-        ),
-      );
+    await t.container.outbox.record({
+      events: [{ accountId: key.accountId, keyId: key.id, type: 'validation.completed', payload }],
+    });
     for (let i = 0; i < 4; i += 1) {
       await t.container.webhookWorker.drain();
       clock.advance(60_000);

@@ -73,7 +73,7 @@ for (const target of await databaseTargets()) {
           data: outcome.data,
           meta: { request_id: requestId, ...outcome.meta },
         });
-        await db.kysely.transaction().execute((trx) => outcome.writes(trx, responseBody));
+        await db.kysely.transaction().execute((trx) => outcome.store(trx, responseBody));
       }
       return outcome;
     }
@@ -232,7 +232,7 @@ for (const target of await databaseTargets()) {
         await assert.rejects(
           db.kysely
             .transaction()
-            .execute((trx) => (first.kind === 'confirmed' ? first.writes(trx, '{}') : Promise.resolve())),
+            .execute((trx) => (first.kind === 'confirmed' ? first.store(trx, '{}') : Promise.resolve())),
           /taken over/,
         );
         assert.equal((await service.verifyChain()).ok, true, 'the rolled-back append left no trace');

@@ -72,15 +72,16 @@ for (const target of await databaseTargets()) {
       return result.endpoint;
     }
 
+    /** Records an event and queues its deliveries in one transaction, as the outbox does. */
     function emit(payload = PAYLOAD, owner = principal): Promise<string> {
-      return db.kysely
-        .transaction()
-        .execute((trx) =>
-          events.record(
-            { accountId: owner.accountId, keyId: owner.id, type: 'validation.completed', payload },
-            trx,
-          ),
+      return db.kysely.transaction().execute(async (trx) => {
+        const event = await events.record(
+          { accountId: owner.accountId, keyId: owner.id, type: 'validation.completed', payload },
+          trx,
         );
+        await webhooks.enqueue(event, trx);
+        return event.id;
+      });
     }
 
     function deliveryRows() {
@@ -97,9 +98,6 @@ for (const target of await databaseTargets()) {
       receiver = await startWebhookReceiver();
       events = createEventsService({ repository: createEventsRepository(db.kysely), clock, ids });
       webhooks = service();
-      events.onEvent(async (event, trx) => {
-        await webhooks.enqueue(event, trx);
-      });
     });
     after(async () => {
       for (const t of transports) t.close();
@@ -347,7 +345,7 @@ for (const target of await databaseTargets()) {
 
       await assert.rejects(
         db.kysely.transaction().execute(async (trx) => {
-          await events.record(
+          const event = await events.record(
             {
               accountId: principal.accountId,
               keyId: principal.id,
@@ -356,6 +354,7 @@ for (const target of await databaseTargets()) {
             },
             trx,
           );
+          await webhooks.enqueue(event, trx);
           const inside = await trx.selectFrom('webhook_deliveries').select('id').execute();
           assert.equal(inside.length, 2, 'visible inside the transaction');
           throw new Error('the call failed');

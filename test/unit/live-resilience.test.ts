@@ -150,3 +150,46 @@ describe('live answers: exceptions and aborts resolve the breaker', () => {
     assert.equal(calls, 2);
   });
 });
+
+describe('live answers: memory holds only committed answers', () => {
+  it('a fresh answer is served as stored only after it was remembered (after its commit)', async () => {
+    let calls = 0;
+    const client: RegistryClient = {
+      source: 'vies',
+      countries: ['DE'],
+      async lookup(): Promise<RegistryResult> {
+        calls += 1;
+        return {
+          kind: 'answer',
+          source: 'vies',
+          valid: true,
+          name: 'ACME',
+          address: null,
+          consultationNumber: null,
+          checkedAt: new Date('2026-11-23T10:00:00Z'),
+        };
+      },
+    };
+    const live = createLiveAnswers({
+      clientFor: () => client,
+      // Nothing reaches the database in this test: the answer exists only if it is remembered.
+      repository: { find: async () => undefined, upsert: async () => {} },
+      clock: createManualClock('2026-11-23T10:00:05Z'),
+      cache: { validTtlSeconds: 60, invalidTtlSeconds: 60, degradedWindowSeconds: 60 },
+      concurrencyPerCountry: 2,
+      deadlineMs: 0,
+      backoffBaseMs: 1,
+      breaker: { failureThreshold: 5, openMs: 1_000 },
+    });
+    const ask = () => live.answer({ vat: vat('DE136695976'), requester: null, useCache: true });
+    const first = await ask();
+    assert.equal(first.kind, 'answer');
+    assert.ok(first.kind === 'answer' && first.fresh, 'a live answer carries the row to store');
+    assert.equal((await ask()).kind, 'answer');
+    assert.equal(calls, 2, 'an answer that was never committed is not served from memory');
+    live.remember([first.fresh]);
+    const third = await ask();
+    assert.ok(third.kind === 'answer' && third.sourceStatus === 'cached');
+    assert.equal(calls, 2, 'once remembered, it is served from memory');
+  });
+});

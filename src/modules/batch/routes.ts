@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
 import { baseMeta } from '../../http/meta.js';
-import type { Responder } from '../../http/respond.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
+import type { SendRecorded } from '../outbox/reply.js';
 import { ValidationMetaFields } from '../validation/schemas.js';
 import { ASYNC_BATCH_LIMIT, type BatchService, rollup, SYNC_BATCH_LIMIT } from './service.js';
 
@@ -98,11 +98,11 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export function batchRoutes(deps: {
   batch: BatchService;
   requireKey: RequireKey;
-  respond: Responder;
+  sendRecorded: SendRecorded;
   /** Request body limit of the batch endpoint (10,000 numbers must fit). */
   bodyLimit: number;
 }) {
-  const { batch, requireKey, respond } = deps;
+  const { batch, requireKey, sendRecorded } = deps;
   return async function register(app: FastifyInstance) {
     app.post(
       '/v1/validate/batch',
@@ -148,7 +148,7 @@ export function batchRoutes(deps: {
           return reply.code(202).send({ data: job, meta: baseMeta(request, reply) });
         }
         const validated = await batch.validateMany(body.vat_numbers, requester, principal);
-        return respond({
+        return sendRecorded({
           request,
           reply,
           principal,
@@ -158,9 +158,7 @@ export function batchRoutes(deps: {
           requestBody: body,
           valid: null,
           event: 'batch.completed',
-          writes: async (trx) => {
-            for (const write of validated.writes) await write(trx);
-          },
+          answers: validated.answers,
         });
       },
     );

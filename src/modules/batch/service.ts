@@ -1,14 +1,12 @@
-import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.js';
-import type { BatchItemsTable, BatchJobsTable, Database } from '../../db/schema.js';
+import type { BatchItemsTable, BatchJobsTable, RegistryAnswersTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { backoffDelay } from '../../registries/resilience.js';
-import type { AuditsService } from '../audits/service.js';
-import type { EventsService } from '../events/service.js';
 import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/service.js';
+import type { Outbox } from '../outbox/service.js';
 import { PLAYGROUND_JOB_LIMIT } from '../playground/playground.js';
 import { outcomeError } from '../validation/routes.js';
 import type { ValidationService } from '../validation/service.js';
@@ -45,8 +43,8 @@ export interface ValidatedBatch {
   summary: BatchSummary;
   results: BatchItemResult[];
   sources: SourceCounts;
-  /** The registry answers to store, in the caller's transaction. */
-  writes: Array<(trx: Kysely<Database>) => Promise<void>>;
+  /** Fresh registry answers, recorded with the response. */
+  answers: RegistryAnswersTable[];
 }
 
 export type JobStatus = 'queued' | 'running' | 'completed';
@@ -70,8 +68,8 @@ export interface BatchServiceDeps {
   db: Db;
   repository: BatchRepository;
   validation: Pick<ValidationService, 'validate' | 'parse'>;
-  audits: Pick<AuditsService, 'record'>;
-  events: Pick<EventsService, 'record'>;
+  /** Records finished items (in groups) and a completed job's audit record and event. */
+  outbox: Pick<Outbox, 'record' | 'lane'>;
   clock: Clock;
   ids: IdGenerator;
   /** Identifies this process's leases. */
@@ -93,22 +91,15 @@ export interface BatchServiceDeps {
 }
 
 const RETRY_CAP_MS = 5 * 60_000;
-/** Most finished items written in one transaction. */
-const COMMIT_GROUP = 200;
 /**
- * How long a finished item waits for others before its group is committed. Items finish one by one
- * as their registry answers arrive; without the wait, nearly every group would hold one item and cost
- * a commit of its own.
+ * Finished items are written in groups of up to 200 per transaction, and an item waits 10 ms for
+ * others before its group is written: items finish one by one as their registry answers arrive, and
+ * without the wait nearly every group would hold one item and cost a commit of its own.
  */
-const GROUP_COMMIT_DELAY_MS = 10;
+const ITEM_GROUPS = { maxUnits: 200, delayMs: 10 };
 /** How long a claim that found only full countries is not repeated (unless work is queued). */
 const BLOCKED_RECHECK_MS = 250;
 
-interface Finished {
-  item: BatchItemsTable;
-  finish: ItemFinish;
-  writes?: (trx: Kysely<Database>) => Promise<void>;
-}
 /** Idle claims between two looks for jobs whose finishing step was interrupted. */
 const SWEEP_EVERY_IDLE_CLAIMS = 20;
 
@@ -255,41 +246,37 @@ export function createBatchService(deps: BatchServiceDeps) {
     return { json, sources };
   }
 
+  /**
+   * Completes a job whose items are all done: its audit record (the full result, under the request
+   * that created the job) and, for live keys, its `batch.completed` event. Items that are done never
+   * change, so the result is read before the transaction; completing the job row is the guard that
+   * lets exactly one worker record it.
+   */
   async function finishJob(jobId: string): Promise<void> {
-    await db.kysely.transaction().execute(async (trx) => {
-      const now = clock.now();
-      if (!(await repository.completeJob(jobId, now.toISOString(), trx))) return;
-      const row = await repository.findJob(jobId, trx);
-      if (!row) return;
-      const { json: dataJson, sources } = completedData(
-        row,
-        await repository.results(jobId, trx),
-        now.toISOString(),
-      );
-      const latency = Math.max(0, now.getTime() - Date.parse(row.created_at));
-      const meta = { request_id: row.request_id, latency_ms: latency, ...rollup(sources), sources };
-      const body = `{"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
-      const principal = principalOfStoredWork(row);
-      // The audit record of the call that created the job: the full result, once it exists.
-      await deps.audits.record(
-        principal,
-        {
-          requestId: row.request_id,
-          endpoint: 'validate_batch',
-          responseJson: body,
-          requestBody: JSON.parse((await repository.requestBody(jobId, trx)) ?? 'null') as unknown,
-          latencyMs: latency,
-          statusCode: 202,
-          valid: null,
-        },
-        trx,
-      );
-      if (row.mode === 'live') {
-        await deps.events.record(
-          { accountId: row.account_id, keyId: row.key_id, type: 'batch.completed', payload: body },
-          trx,
-        );
-      }
+    const row = await repository.findJob(jobId);
+    if (!row || row.status === 'completed') return;
+    const now = clock.now();
+    const completedAt = now.toISOString();
+    const { json: dataJson, sources } = completedData(row, await repository.results(jobId), completedAt);
+    const latency = Math.max(0, now.getTime() - Date.parse(row.created_at));
+    const meta = { request_id: row.request_id, latency_ms: latency, ...rollup(sources), sources };
+    const body = `{"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
+    await deps.outbox.record({
+      own: async (trx) => ((await repository.completeJob(jobId, completedAt, trx)) ? undefined : false),
+      audit: {
+        principal: principalOfStoredWork(row),
+        requestId: row.request_id,
+        endpoint: 'validate_batch',
+        responseJson: body,
+        requestBody: JSON.parse((await repository.requestBody(jobId)) ?? 'null') as unknown,
+        latencyMs: latency,
+        statusCode: 202,
+        valid: null,
+      },
+      events:
+        row.mode === 'live'
+          ? [{ accountId: row.account_id, keyId: row.key_id, type: 'batch.completed', payload: body }]
+          : [],
     });
     jobs.delete(jobId);
     started.delete(jobId);
@@ -299,56 +286,7 @@ export function createBatchService(deps: BatchServiceDeps) {
     if (!(await repository.hasPending(jobId))) await finishJob(jobId);
   }
 
-  /**
-   * Group commit: finished items are written together, up to `COMMIT_GROUP` per transaction (each
-   * item's result with its registry answer), so a busy worker costs the database one short
-   * transaction per group instead of one per item. Each caller resolves once its own row is durable.
-   */
-  const waiting: Array<Finished & { resolve: () => void; reject: (error: unknown) => void }> = [];
-  let flushing = false;
-  let flushTimer: ReturnType<typeof setTimeout> | null = null;
-
-  function commit(finished: Finished): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      waiting.push({ ...finished, resolve, reject });
-      if (flushing || flushTimer) return;
-      flushTimer = setTimeout(() => {
-        flushTimer = null;
-        void flush();
-      }, GROUP_COMMIT_DELAY_MS);
-    });
-  }
-
-  async function flush(): Promise<void> {
-    flushing = true;
-    try {
-      while (waiting.length > 0) {
-        const group = waiting.splice(0, COMMIT_GROUP);
-        try {
-          const jobIds = await db.kysely.transaction().execute(async (trx) => {
-            const touched = new Set<string>();
-            for (const entry of group) {
-              if (await repository.finishItem(entry.item.id, workerId, entry.finish, trx)) {
-                touched.add(entry.item.job_id);
-                if (entry.writes) await entry.writes(trx);
-              }
-            }
-            return touched;
-          });
-          // Whoever finishes a job's last item sees nothing pending; others need not look.
-          for (const jobId of jobIds) {
-            const inGroup = group.filter((entry) => entry.item.job_id === jobId).length;
-            if ((jobInFlight.get(jobId) ?? 0) <= inGroup) await finishIfDone(jobId);
-          }
-          for (const entry of group) entry.resolve();
-        } catch (error) {
-          for (const entry of group) entry.reject(error);
-        }
-      }
-    } finally {
-      flushing = false;
-    }
-  }
+  const items = deps.outbox.lane(ITEM_GROUPS);
 
   function bump(map: Map<string, number>, key: string, by: number): void {
     const n = (map.get(key) ?? 0) + by;
@@ -359,6 +297,63 @@ export function createBatchService(deps: BatchServiceDeps) {
   function held(item: BatchItemsTable, by: number): void {
     bump(inFlight, item.country, by);
     bump(jobInFlight, item.job_id, by);
+  }
+
+  /** Works one claimed item; true when its result was recorded. */
+  async function processClaimed(item: BatchItemsTable, signal?: AbortSignal): Promise<boolean> {
+    const row = await job(item.job_id);
+    if (!row) return false;
+    let outcome: ValidationOutcome;
+    try {
+      outcome = await validation.validate(
+        { vatNumber: item.vat_number, requesterVatNumber: row.requester_vat_number },
+        principalOfStoredWork(row),
+        signal,
+      );
+    } catch (error) {
+      if (signal?.aborted) {
+        await repository.release([item.id], workerId);
+        return false;
+      }
+      deps.onError?.(error);
+      outcome = {
+        kind: 'unavailable',
+        source: 'vies',
+        message: 'The item could not be validated because of an internal error.',
+        retryAfterSeconds: 60,
+      };
+    }
+    if (outcome.kind === 'unavailable' && signal?.aborted) {
+      await repository.release([item.id], workerId);
+      return false;
+    }
+    if (outcome.kind === 'unavailable' && row.mode === 'live') {
+      const now = clock.now();
+      const until = item.retry_until ?? new Date(now.getTime() + deps.retryDeadlineMs).toISOString();
+      if (now.toISOString() < until) {
+        const delay = Math.max(1, backoffDelay(item.attempts, deps.retryBackoffMs, RETRY_CAP_MS, random));
+        const next = new Date(Math.min(now.getTime() + delay, Date.parse(until))).toISOString();
+        await repository.retryItem(item.id, workerId, {
+          attempts: item.attempts + 1,
+          nextAttemptAt: next,
+          retryUntil: until,
+          lastError: outcome.message,
+        });
+        return false;
+      }
+    }
+    const result = itemResult(outcome);
+    const finish: ItemFinish = {
+      ok: result.ok,
+      result: JSON.stringify(result),
+      source: outcome.kind === 'ok' ? `${outcome.meta.source}:${outcome.meta.source_status}` : null,
+      finishedAt: clock.now().toISOString(),
+    };
+    // An item whose lease another worker took over is not recorded (nor its answer).
+    return items.record({
+      own: async (trx) => ((await repository.finishItem(item.id, workerId, finish, trx)) ? undefined : false),
+      ...(outcome.kind === 'ok' && outcome.fresh ? { answers: [outcome.fresh] } : {}),
+    });
   }
 
   return {
@@ -406,13 +401,13 @@ export function createBatchService(deps: BatchServiceDeps) {
         ),
       );
       const results: BatchItemResult[] = new Array(vatNumbers.length);
-      const writes: ValidatedBatch['writes'] = [];
+      const answers: RegistryAnswersTable[] = [];
       const sources: SourceCounts = {};
       let failed = 0;
       distinct.forEach((group, i) => {
         const outcome = outcomes[i] as ValidationOutcome;
         const result = itemResult(outcome);
-        if (outcome.kind === 'ok' && outcome.writes) writes.push(outcome.writes);
+        if (outcome.kind === 'ok' && outcome.fresh) answers.push(outcome.fresh);
         for (const position of group.positions) {
           results[position] = result;
           if (!result.ok) failed += 1;
@@ -423,7 +418,7 @@ export function createBatchService(deps: BatchServiceDeps) {
         summary: { total: vatNumbers.length, successful: vatNumbers.length - failed, failed },
         results,
         sources,
-        writes,
+        answers,
       };
     },
 
@@ -575,63 +570,19 @@ export function createBatchService(deps: BatchServiceDeps) {
     },
 
     /**
-     * Validates one claimed item and stores its result with the registry answer in one transaction.
-     * An unavailable registry is retried with backoff until the retry deadline (test keys answer from
-     * a fixed table, so they are not retried). Finishing the last item finishes the job.
+     * Validates one claimed item and records its result with the registry answer (grouped with other
+     * items' results). An unavailable registry is retried with backoff until the retry deadline (test
+     * keys answer from a fixed table, so they are not retried). The last item this worker holds of a
+     * job finishes the job when nothing of it is pending.
      */
     async processItem(item: BatchItemsTable, signal?: AbortSignal): Promise<void> {
+      let finished = false;
       try {
-        const row = await job(item.job_id);
-        if (!row) return;
-        let outcome: ValidationOutcome;
-        try {
-          outcome = await validation.validate(
-            { vatNumber: item.vat_number, requesterVatNumber: row.requester_vat_number },
-            principalOfStoredWork(row),
-            signal,
-          );
-        } catch (error) {
-          if (signal?.aborted) return await repository.release([item.id], workerId);
-          deps.onError?.(error);
-          outcome = {
-            kind: 'unavailable',
-            source: 'vies',
-            message: 'The item could not be validated because of an internal error.',
-            retryAfterSeconds: 60,
-          };
-        }
-        if (outcome.kind === 'unavailable' && signal?.aborted) {
-          return await repository.release([item.id], workerId);
-        }
-        if (outcome.kind === 'unavailable' && row.mode === 'live') {
-          const now = clock.now();
-          const until = item.retry_until ?? new Date(now.getTime() + deps.retryDeadlineMs).toISOString();
-          if (now.toISOString() < until) {
-            const delay = Math.max(1, backoffDelay(item.attempts, deps.retryBackoffMs, RETRY_CAP_MS, random));
-            const next = new Date(Math.min(now.getTime() + delay, Date.parse(until))).toISOString();
-            await repository.retryItem(item.id, workerId, {
-              attempts: item.attempts + 1,
-              nextAttemptAt: next,
-              retryUntil: until,
-              lastError: outcome.message,
-            });
-            return;
-          }
-        }
-        const result = itemResult(outcome);
-        await commit({
-          item,
-          finish: {
-            ok: result.ok,
-            result: JSON.stringify(result),
-            source: outcome.kind === 'ok' ? `${outcome.meta.source}:${outcome.meta.source_status}` : null,
-            finishedAt: clock.now().toISOString(),
-          },
-          ...(outcome.kind === 'ok' && outcome.writes ? { writes: outcome.writes } : {}),
-        });
+        finished = await processClaimed(item, signal);
       } finally {
         held(item, -1);
       }
+      if (finished && !jobInFlight.has(item.job_id)) await finishIfDone(item.job_id);
     },
 
     finishJob,

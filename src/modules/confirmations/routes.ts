@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
 import { latencyMs } from '../../http/meta.js';
-import type { Responder } from '../../http/respond.js';
 import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
 import { ApiError, errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
+import type { SendRecorded } from '../outbox/reply.js';
 import type { ConfirmationData, ConfirmationsService, ConfirmBody as ConfirmBodyType } from './service.js';
 import { toTaxauthCode } from './service.js';
 
@@ -164,9 +164,9 @@ Test keys never call the authority. Magic target numbers (any prefix; examples w
 export function confirmationsRoutes(deps: {
   confirmations: ConfirmationsService;
   requireKey: RequireKey;
-  respond: Responder;
+  sendRecorded: SendRecorded;
 }) {
-  const { confirmations, requireKey, respond } = deps;
+  const { confirmations, requireKey, sendRecorded } = deps;
   return async function register(app: FastifyInstance) {
     app.post(
       '/v1/confirm',
@@ -223,7 +223,7 @@ export function confirmationsRoutes(deps: {
               .send(outcome.body);
           case 'confirmed':
             try {
-              return await respond({
+              return await sendRecorded({
                 request,
                 reply,
                 principal,
@@ -232,7 +232,7 @@ export function confirmationsRoutes(deps: {
                 meta: { ...outcome.meta },
                 requestBody: body,
                 valid: outcome.data.valid,
-                writes: outcome.writes,
+                own: outcome.store,
               });
             } catch (error) {
               await outcome.abandon();

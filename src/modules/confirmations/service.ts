@@ -52,13 +52,13 @@ export interface ConfirmationMeta {
 }
 
 export type ConfirmOutcome =
-  /** The authority answered: respond 200 and store the confirmation with `writes`. */
+  /** The authority answered: respond 200 and store the confirmation with `store`, in the transaction that records the response. */
   | {
       kind: 'confirmed';
       data: ConfirmationData;
       meta: ConfirmationMeta;
       /** Appends the confirmation to the evidence chain and completes the idempotency key. */
-      writes: (trx: Kysely<Database>, responseBody: string) => Promise<void>;
+      store: (trx: Kysely<Database>, responseBody: string) => Promise<void>;
       /** Frees the idempotency key when the response could not be stored. */
       abandon: () => Promise<void>;
     }
@@ -585,7 +585,7 @@ export function createConfirmationsService(deps: {
         data,
         meta,
         abandon: release,
-        async writes(trx, responseBody) {
+        async store(trx, responseBody) {
           const created = clock.now();
           const link = await repository.claimNextLink(trx);
           const record: Omit<ConfirmationsTable, 'hash'> = {

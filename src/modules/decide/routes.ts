@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
-import type { Responder } from '../../http/respond.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import type { SendRecorded } from '../outbox/reply.js';
 import { ValidationMetaFields } from '../validation/schemas.js';
 import type { DecideRequest, DecideService } from './service.js';
 
@@ -163,8 +163,12 @@ const DecideMeta = {
   ),
 };
 
-export function decideRoutes(deps: { decide: DecideService; requireKey: RequireKey; respond: Responder }) {
-  const { decide, requireKey, respond } = deps;
+export function decideRoutes(deps: {
+  decide: DecideService;
+  requireKey: RequireKey;
+  sendRecorded: SendRecorded;
+}) {
+  const { decide, requireKey, sendRecorded } = deps;
   return async function register(app: FastifyInstance) {
     app.post(
       '/v1/decide',
@@ -184,7 +188,7 @@ export function decideRoutes(deps: { decide: DecideService; requireKey: RequireK
         const principal = principalOf(request);
         const body = request.body as DecideRequest;
         const result = await decide.decide(body, principal);
-        return respond({
+        return sendRecorded({
           request,
           reply,
           principal,
@@ -193,7 +197,7 @@ export function decideRoutes(deps: { decide: DecideService; requireKey: RequireK
           meta: result.meta,
           requestBody: body,
           valid: result.valid,
-          ...(result.writes ? { writes: result.writes } : {}),
+          answers: result.answers,
         });
       },
     );

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { RegistryAnswersTable } from '../../db/schema.js';
 import { type Clock, isoDate } from '../../lib/clock.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
 import { ApiError, errors } from '../../lib/errors.js';
@@ -96,8 +95,8 @@ export interface DecideResult {
   meta: { source_status: SourceStatus; sources: DecideSource[] };
   /** The buyer's VAT number validity (null for the B2C form), for the audit record. */
   valid: boolean | null;
-  /** Rows the look-ups want written (cache), to run in the response's transaction. */
-  writes?: (trx: Kysely<Database>) => Promise<void>;
+  /** Fresh registry answers of the look-ups, recorded with the response. */
+  answers: RegistryAnswersTable[];
 }
 
 /** `buyer_country` as an upper-case ISO code: `EL` is Greece (GR), `UK` the United Kingdom (GB), `XI` Northern Ireland. */
@@ -247,8 +246,8 @@ export function createDecideService(deps: {
         ? ''
         : " Note: the registry reports the seller's own VAT number as not valid; a seller needs a valid VAT number for this treatment and for the invoice.";
 
-      const writes = [sellerOutcome.writes, buyerOutcome?.writes].filter(
-        (w): w is NonNullable<typeof w> => w !== undefined,
+      const answers = [sellerOutcome.fresh, buyerOutcome?.fresh].filter(
+        (answer): answer is RegistryAnswersTable => answer !== undefined,
       );
       const note = d.note ? invoiceNote(d.note, buyerCountry, d.noteArticle ?? '') : null;
       const data: DecideData = {
@@ -294,13 +293,7 @@ export function createDecideService(deps: {
         data,
         meta: { source_status: worstStatus(sources.map((s) => s.source_status)), sources },
         valid: buyerOutcome ? buyerOutcome.data.valid : null,
-        ...(writes.length
-          ? {
-              writes: async (trx: Kysely<Database>) => {
-                for (const write of writes) await write(trx);
-              },
-            }
-          : {}),
+        answers,
       };
     },
   };

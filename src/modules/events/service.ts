@@ -18,23 +18,13 @@ export interface DomainEvent {
   payload: string;
 }
 
-/** Called inside the caller's transaction, so the event exists exactly when the call's other writes do. */
-export type EventListener = (
-  event: DomainEvent & { id: string; createdAt: string },
-  trx: Kysely<Database>,
-) => Promise<void>;
+/** An event as stored: what the webhook deliveries of it carry. */
+export type StoredEvent = DomainEvent & { id: string; createdAt: string };
 
-/**
- * Records domain events in the caller's transaction. Listeners (the webhook outbox) run in the same
- * transaction, so a delivery row exists if and only if the event does.
- */
+/** Records domain events in the caller's transaction (the outbox's, with the call's other writes). */
 export function createEventsService(deps: { repository: EventsRepository; clock: Clock; ids: IdGenerator }) {
-  const listeners: EventListener[] = [];
   return {
-    onEvent(listener: EventListener) {
-      listeners.push(listener);
-    },
-    async record(event: DomainEvent, trx: Kysely<Database>): Promise<string> {
+    async record(event: DomainEvent, trx: Kysely<Database>): Promise<StoredEvent> {
       const id = deps.ids.uuid();
       const createdAt = deps.clock.now().toISOString();
       await deps.repository.insert(
@@ -48,8 +38,7 @@ export function createEventsService(deps: { repository: EventsRepository; clock:
         },
         trx,
       );
-      for (const listener of listeners) await listener({ ...event, id, createdAt }, trx);
-      return id;
+      return { ...event, id, createdAt };
     },
   };
 }

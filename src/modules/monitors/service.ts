@@ -1,13 +1,12 @@
-import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { QuietWindow } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import type { Database, MonitorChangesTable, MonitorChecksTable, MonitorsTable } from '../../db/schema.js';
+import type { MonitorChangesTable, MonitorChecksTable, MonitorsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { AuditsService } from '../audits/service.js';
-import type { EventsService, EventType } from '../events/service.js';
+import type { DomainEvent, EventType } from '../events/service.js';
 import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/service.js';
+import type { Outbox } from '../outbox/service.js';
 import type { AnswerSource } from '../validation/answers.js';
 import type { ValidationService } from '../validation/service.js';
 import type { ValidationOutcome } from '../validation/types.js';
@@ -109,8 +108,8 @@ export interface MonitorsDeps {
   validation: Pick<ValidationService, 'validate' | 'parse'>;
   /** The validate test table, which test-mode monitors fall back on for other numbers. */
   testAnswers: AnswerSource;
-  audits: Pick<AuditsService, 'record'>;
-  events: Pick<EventsService, 'record'>;
+  /** Records each check with its audit record, events and registry answer. */
+  outbox: Pick<Outbox, 'record'>;
   clock: Clock;
   ids: IdGenerator;
   /** Identifies this process's leases. */
@@ -329,22 +328,13 @@ export function createMonitorsService(deps: MonitorsDeps) {
     }
   }
 
-  async function emit(
-    row: MonitorsTable,
-    type: EventType,
-    result: CheckResult,
-    requestId: string,
-    trx: Kysely<Database>,
-  ): Promise<void> {
-    await deps.events.record(
-      {
-        accountId: row.account_id,
-        keyId: row.key_id,
-        type,
-        payload: JSON.stringify({ data: result, meta: { request_id: requestId } }),
-      },
-      trx,
-    );
+  function eventOf(row: MonitorsTable, type: EventType, result: CheckResult, requestId: string): DomainEvent {
+    return {
+      accountId: row.account_id,
+      keyId: row.key_id,
+      type,
+      payload: JSON.stringify({ data: result, meta: { request_id: requestId } }),
+    };
   }
 
   /**
@@ -359,128 +349,131 @@ export function createMonitorsService(deps: MonitorsDeps) {
     asked: { outcome: ValidationOutcome; latencyMs: number },
   ): Promise<CheckResult | null> {
     const finding = findingOf(asked.outcome);
-    return db.kysely.transaction().execute(async (trx) => {
-      const row = await repository.findForUpdate(monitorId, trx);
-      if (!row) return null;
-      if (trigger !== 'manual' && row.claimed_by !== workerId) return null;
-      const now = clock.now();
-      const nowIso = now.toISOString();
-      const checkId = ids.uuid();
-      const requestId = ids.uuid();
-      const release = trigger === 'manual' ? {} : { locked_until: null, claimed_by: null };
-      const ok = asked.outcome.kind === 'ok' ? asked.outcome : null;
-      let update: MonitorUpdate;
-      let changes: MonitorChangesTable[] = [];
-      let becameStale = false;
-      if (finding.ok) {
-        changes = detectChanges(row, finding).map((c) => ({
-          id: ids.uuid(),
+    let stored = null as CheckResult | null;
+    await deps.outbox.record({
+      own: async (trx) => {
+        const row = await repository.findForUpdate(monitorId, trx);
+        if (!row) return false;
+        if (trigger !== 'manual' && row.claimed_by !== workerId) return false;
+        const now = clock.now();
+        const nowIso = now.toISOString();
+        const checkId = ids.uuid();
+        const requestId = ids.uuid();
+        const release = trigger === 'manual' ? {} : { locked_until: null, claimed_by: null };
+        const ok = asked.outcome.kind === 'ok' ? asked.outcome : null;
+        let update: MonitorUpdate;
+        let changes: MonitorChangesTable[] = [];
+        let becameStale = false;
+        if (finding.ok) {
+          changes = detectChanges(row, finding).map((c) => ({
+            id: ids.uuid(),
+            monitor_id: row.id,
+            key_id: row.key_id,
+            check_id: checkId,
+            kind: c.type,
+            before: c.before,
+            after: c.after,
+            detected_at: nowIso,
+          }));
+          update = {
+            status: finding.valid ? 'valid' : 'invalid',
+            // The last known company data is kept when an answer has none (invalid, or `---`).
+            name: finding.name ?? row.name,
+            address: finding.address ?? row.address,
+            source: ok?.meta.source ?? row.source,
+            stale: 0,
+            checks: row.checks + 1,
+            failures: 0,
+            last_checked_at: nowIso,
+            last_attempt_at: nowIso,
+            failing_since: null,
+            last_error: null,
+            ...(changes.length > 0 ? { last_change_at: nowIso } : {}),
+            next_check_at: new Date(
+              nextCheckAt({
+                id: row.id,
+                interval: row.interval as Interval,
+                country: row.country,
+                checkedAtMs: now.getTime(),
+                windows: deps.quietWindows,
+              }),
+            ).toISOString(),
+            ...release,
+          };
+        } else {
+          const failures = row.failures + 1;
+          const since = Date.parse(row.last_checked_at ?? row.created_at);
+          // Test keys flag a monitor at its first failed check, so integrators see the event at once.
+          const staleAfter = row.mode === 'test' ? 0 : deps.staleAfterMs;
+          becameStale = row.stale === 0 && now.getTime() - since >= staleAfter;
+          update = {
+            stale: row.stale === 1 || becameStale ? 1 : 0,
+            checks: row.checks + 1,
+            failures,
+            last_attempt_at: nowIso,
+            failing_since: row.failing_since ?? nowIso,
+            last_error: finding.message,
+            next_check_at: new Date(
+              retryAt({
+                nowMs: now.getTime(),
+                failures,
+                baseMs: deps.retryBackoffMs,
+                interval: row.interval as Interval,
+                country: row.country,
+                windows: deps.quietWindows,
+                random,
+              }),
+            ).toISOString(),
+            ...release,
+          };
+        }
+        const check: MonitorChecksTable = {
+          id: checkId,
           monitor_id: row.id,
-          key_id: row.key_id,
-          check_id: checkId,
-          kind: c.type,
-          before: c.before,
-          after: c.after,
-          detected_at: nowIso,
-        }));
-        update = {
-          status: finding.valid ? 'valid' : 'invalid',
-          // The last known company data is kept when an answer has none (invalid, or `---`).
-          name: finding.name ?? row.name,
-          address: finding.address ?? row.address,
-          source: ok?.meta.source ?? row.source,
-          stale: 0,
-          checks: row.checks + 1,
-          failures: 0,
-          last_checked_at: nowIso,
-          last_attempt_at: nowIso,
-          failing_since: null,
-          last_error: null,
-          ...(changes.length > 0 ? { last_change_at: nowIso } : {}),
-          next_check_at: new Date(
-            nextCheckAt({
-              id: row.id,
-              interval: row.interval as Interval,
-              country: row.country,
-              checkedAtMs: now.getTime(),
-              windows: deps.quietWindows,
-            }),
-          ).toISOString(),
-          ...release,
+          trigger,
+          outcome: finding.ok ? (finding.valid ? 'valid' : 'invalid') : 'unavailable',
+          source: ok?.meta.source ?? null,
+          source_status: ok?.meta.source_status ?? null,
+          name: finding.ok ? finding.name : null,
+          address: finding.ok ? finding.address : null,
+          error: finding.ok ? null : finding.message,
+          request_id: ok ? requestId : null,
+          checked_at: nowIso,
         };
-      } else {
-        const failures = row.failures + 1;
-        const since = Date.parse(row.last_checked_at ?? row.created_at);
-        // Test keys flag a monitor at its first failed check, so integrators see the event at once.
-        const staleAfter = row.mode === 'test' ? 0 : deps.staleAfterMs;
-        becameStale = row.stale === 0 && now.getTime() - since >= staleAfter;
-        update = {
-          stale: row.stale === 1 || becameStale ? 1 : 0,
-          checks: row.checks + 1,
-          failures,
-          last_attempt_at: nowIso,
-          failing_since: row.failing_since ?? nowIso,
-          last_error: finding.message,
-          next_check_at: new Date(
-            retryAt({
-              nowMs: now.getTime(),
-              failures,
-              baseMs: deps.retryBackoffMs,
-              interval: row.interval as Interval,
-              country: row.country,
-              windows: deps.quietWindows,
-              random,
-            }),
-          ).toISOString(),
-          ...release,
+        await repository.update(row.id, update, trx);
+        await repository.insertCheck(check, trx);
+        await repository.insertChanges(changes, trx);
+        const result: CheckResult = {
+          monitor: monitorView({ ...row, ...update } as MonitorsTable),
+          check: checkView(check),
+          changes: changes.map(changeView),
         };
-      }
-      const check: MonitorChecksTable = {
-        id: checkId,
-        monitor_id: row.id,
-        trigger,
-        outcome: finding.ok ? (finding.valid ? 'valid' : 'invalid') : 'unavailable',
-        source: ok?.meta.source ?? null,
-        source_status: ok?.meta.source_status ?? null,
-        name: finding.ok ? finding.name : null,
-        address: finding.ok ? finding.address : null,
-        error: finding.ok ? null : finding.message,
-        request_id: ok ? requestId : null,
-        checked_at: nowIso,
-      };
-      await repository.update(row.id, update, trx);
-      await repository.insertCheck(check, trx);
-      await repository.insertChanges(changes, trx);
-      if (ok) {
-        if (ok.writes) await ok.writes(trx);
-        // The same evidence as a validation: the validate response of this answer, under the monitor's key.
-        const response = JSON.stringify({
-          data: ok.data,
-          meta: { request_id: requestId, latency_ms: asked.latencyMs, ...ok.meta },
-        });
-        await deps.audits.record(
-          principalOfStoredWork(row),
-          {
+        stored = result;
+        const events: DomainEvent[] = [];
+        if (changes.length > 0) events.push(eventOf(row, 'vat_number.changed', result, requestId));
+        if (becameStale) events.push(eventOf(row, 'vat_number.check_failed', result, requestId));
+        if (!ok) return { events };
+        return {
+          events,
+          ...(ok.fresh ? { answers: [ok.fresh] } : {}),
+          // The same evidence as a validation: the validate response of this answer, under the monitor's key.
+          audit: {
+            principal: principalOfStoredWork(row),
             requestId,
             endpoint: 'monitor_check',
-            responseJson: response,
+            responseJson: JSON.stringify({
+              data: ok.data,
+              meta: { request_id: requestId, latency_ms: asked.latencyMs, ...ok.meta },
+            }),
             requestBody: { vat_number: row.vat_number, monitor_id: row.id, trigger },
             latencyMs: asked.latencyMs,
             statusCode: 200,
             valid: ok.data.valid,
           },
-          trx,
-        );
-      }
-      const result: CheckResult = {
-        monitor: monitorView({ ...row, ...update } as MonitorsTable),
-        check: checkView(check),
-        changes: changes.map(changeView),
-      };
-      if (changes.length > 0) await emit(row, 'vat_number.changed', result, requestId, trx);
-      if (becameStale) await emit(row, 'vat_number.check_failed', result, requestId, trx);
-      return result;
+        };
+      },
     });
+    return stored;
   }
 
   async function ownedRow(principal: ApiKeyPrincipal, id: string): Promise<MonitorsTable | null> {

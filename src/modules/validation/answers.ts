@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { SourceStatus, ValidationSource } from './types.js';
 
@@ -33,8 +32,8 @@ export type AnswerOutcome =
       checkedAt: Date;
       /** True when the answer was stored earlier (cached or degraded). */
       fromStore: boolean;
-      /** Rows to write with the response (e.g. the fresh answer into the cache). */
-      writes?: (trx: Kysely<Database>) => Promise<void>;
+      /** The registry's answer to store, when it was asked now. */
+      fresh?: RegistryAnswersTable;
     }
   | { kind: 'unavailable'; source: ValidationSource; message: string; retryAfterSeconds: number }
   /** The registry refused the requester's VAT number: retrying will not help, the caller must fix it. */

@@ -103,6 +103,8 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
   permits: Permits;
   /** Opens the breaker of each VIES member state the status endpoint reports as unavailable. */
   applyStatus(reader: RegistryStatusReader): Promise<void>;
+  /** Keeps committed answers in memory (called by the outbox after the commit). */
+  remember(answers: readonly RegistryAnswersTable[]): void;
 } {
   const { repository, clock, cache } = options;
   const random = options.random ?? Math.random;
@@ -234,6 +236,14 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     breaker,
     permits,
 
+    remember(answers) {
+      for (const answer of answers) {
+        const known = memory.get(answer.vat_number);
+        // Another call may have committed a newer answer first.
+        if (!known || known.checked_at <= answer.checked_at) memory.set(answer.vat_number, answer);
+      }
+    },
+
     async applyStatus(reader) {
       const status = await reader.checkStatus();
       if (!status) return;
@@ -303,7 +313,8 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
         address: result.address,
         checked_at: result.checkedAt.toISOString(),
       };
-      memory.set(vat.normalised, answer);
+      // Kept in memory once it is committed (`remember`), not before: an answer never seen by the
+      // database must not be served as stored.
       return {
         kind: 'answer',
         source: result.source,
@@ -314,7 +325,7 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
         consultationNumber: result.consultationNumber,
         checkedAt: result.checkedAt,
         fromStore: false,
-        writes: (trx) => repository.upsert(answer, trx),
+        fresh: answer,
       };
     },
   };

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
-import type { Responder } from '../../http/respond.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
 import { ApiError } from '../../lib/errors.js';
+import type { SendRecorded } from '../outbox/reply.js';
 import { ValidationMetaFields } from './schemas.js';
 import { testModeTable } from './test-mode.js';
 import type { ValidationOutcome, ValidationPort } from './types.js';
@@ -83,9 +83,9 @@ export function outcomeError(
 export function validationRoutes(deps: {
   validation: ValidationPort;
   requireKey: RequireKey;
-  respond: Responder;
+  sendRecorded: SendRecorded;
 }) {
-  const { validation, requireKey, respond } = deps;
+  const { validation, requireKey, sendRecorded } = deps;
   return async function register(app: FastifyInstance) {
     app.get(
       '/v1/validate',
@@ -112,7 +112,7 @@ export function validationRoutes(deps: {
           principal,
         );
         if (outcome.kind !== 'ok') throw outcomeError(outcome);
-        return respond({
+        return sendRecorded({
           request,
           reply,
           principal,
@@ -122,7 +122,7 @@ export function validationRoutes(deps: {
           requestBody: query,
           valid: outcome.data.valid,
           event: 'validation.completed',
-          ...(outcome.writes ? { writes: outcome.writes } : {}),
+          ...(outcome.fresh ? { answers: [outcome.fresh] } : {}),
         });
       },
     );

@@ -107,7 +107,7 @@ export function createValidationService(deps: {
             ? Math.max(0, Math.floor((now.getTime() - outcome.checkedAt.getTime()) / 1000))
             : null,
         },
-        ...(outcome.writes ? { writes: outcome.writes } : {}),
+        ...(outcome.fresh ? { fresh: outcome.fresh } : {}),
       };
     },
   };

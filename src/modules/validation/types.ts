@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 import type { AnswerSource } from './answers.js';
 
@@ -51,8 +50,8 @@ export type ValidationOutcome =
       kind: 'ok';
       data: ValidationData;
       meta: ValidationMeta;
-      /** Rows to write with the response (cache, …), in the caller's transaction. */
-      writes?: (trx: Kysely<Database>) => Promise<void>;
+      /** The registry's answer to store, when it was asked now (recorded with the response). */
+      fresh?: RegistryAnswersTable;
     }
   /** Not a possible VAT number: 400 `invalid_format` with `details.reason`. */
   | { kind: 'invalid_format'; reason: 'country' | 'characters' | 'length' | 'checksum'; message: string }

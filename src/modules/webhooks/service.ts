@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { EventListener } from '../events/service.js';
+import type { StoredEvent } from '../events/service.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 import type { MetricsObserver } from '../metrics/service.js';
 import type { DeliveryUpdate, WebhooksRepository } from './repository.js';
@@ -335,7 +335,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
      * The event listener: one pending delivery per enabled endpoint of the event's key, written in the
      * caller's transaction. Returns how many were queued.
      */
-    async enqueue(event: Parameters<EventListener>[0], trx: Kysely<Database>): Promise<number> {
+    async enqueue(event: StoredEvent, trx: Kysely<Database>): Promise<number> {
       const endpointIds = await repository.activeEndpointIds(event.keyId, trx);
       if (endpointIds.length === 0) return 0;
       const now = clock.now().toISOString();
