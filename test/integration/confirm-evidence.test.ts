@@ -200,9 +200,8 @@ for (const target of await databaseTargets()) {
         open();
         const done = await first;
         assert.equal(done.kind, 'confirmed');
-        assert.equal(second.kind, 'rejected');
-        assert.equal(second.kind === 'rejected' && second.status, 409);
-        assert.equal(second.kind === 'rejected' && second.code, 'idempotency_conflict');
+        assert.equal(second.kind, 'refused');
+        assert.equal(second.kind === 'refused' && second.reason, 'idempotency_in_flight');
         assert.equal(upstreamCalls, calls + 1);
 
         const replay = await confirmAndStore(key);
@@ -216,7 +215,7 @@ for (const target of await databaseTargets()) {
         assert.equal(upstreamCalls, calls + 1);
 
         const conflict = await confirmAndStore(key, { ...body, vat_number: 'ATU88881111' });
-        assert.equal(conflict.kind === 'rejected' && conflict.status, 422);
+        assert.equal(conflict.kind === 'refused' && conflict.reason, 'idempotency_key_reused');
       });
 
       it('takes over an in-flight key abandoned longer than the timeout', async () => {
@@ -224,7 +223,7 @@ for (const target of await databaseTargets()) {
         const first = await service.confirm({ principal, body, requestId: ids.uuid(), idempotencyKey: key });
         assert.equal(first.kind, 'confirmed'); // never stored: the process "crashed" here
         const blocked = await confirmAndStore(key);
-        assert.equal(blocked.kind === 'rejected' && blocked.status, 409);
+        assert.equal(blocked.kind === 'refused' && blocked.reason, 'idempotency_in_flight');
         clock.advance(61_000);
         const taken = await confirmAndStore(key);
         assert.equal(taken.kind, 'confirmed');

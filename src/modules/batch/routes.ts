@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
 import { baseMeta } from '../../http/meta.js';
+import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import type { SendRecorded } from '../outbox/reply.js';
@@ -136,7 +137,13 @@ export function batchRoutes(deps: {
         const body = request.body as BatchBody;
         const requester = body.requester_vat_number ?? null;
         const asynchronous = body.async === true;
-        batch.checkRequest({ principal, count: body.vat_numbers.length, asynchronous, requester });
+        const refused = batch.checkRequest({
+          principal,
+          count: body.vat_numbers.length,
+          asynchronous,
+          requester,
+        });
+        if (refused) throw refusalError(refused);
         if (asynchronous) {
           const job = await batch.createJob({
             principal,

@@ -2,13 +2,13 @@ import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.js';
 import type { BatchItemsTable, BatchJobsTable, RegistryAnswersTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { ApiError } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import { backoffDelay } from '../../registries/resilience.js';
 import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/service.js';
 import type { Outbox } from '../outbox/service.js';
 import { PLAYGROUND_JOB_LIMIT } from '../playground/playground.js';
-import { outcomeError } from '../validation/routes.js';
+import { validationRefusal } from '../validation/refusals.js';
 import type { ValidationService } from '../validation/service.js';
 import type {
   SourceStatus,
@@ -159,13 +159,13 @@ export function rollup(sources: SourceCounts): BatchMetaRollup {
   };
 }
 
-function tooLarge(limit: number, got: number, asynchronous: boolean, playground: boolean): ApiError {
+function tooLarge(limit: number, got: number, asynchronous: boolean, playground: boolean): Refusal {
   const message = !asynchronous
     ? `A synchronous batch takes at most ${limit} VAT numbers (got ${got.toLocaleString('en')}); send up to ${ASYNC_BATCH_LIMIT.toLocaleString('en')} with "async": true and poll GET /v1/validate/batch/{id}.`
     : playground
       ? `A batch job of the playground's demo key takes at most ${limit} VAT numbers (got ${got.toLocaleString('en')}); a key of your own takes ${ASYNC_BATCH_LIMIT.toLocaleString('en')}.`
       : `A batch job takes at most ${limit.toLocaleString('en')} VAT numbers (got ${got.toLocaleString('en')}); split the list into several jobs.`;
-  return new ApiError(400, 'batch_too_large', message, { max: limit, got });
+  return refusal('batch_too_large', message, { max: limit, got });
 }
 
 /**
@@ -193,10 +193,10 @@ export function createBatchService(deps: BatchServiceDeps) {
   let blocked: { countries: string[]; at: number } | null = null;
 
   /** A malformed requester fails the whole call, as it would fail every item. */
-  function checkRequester(requester: string | null): void {
-    if (!requester) return;
+  function checkRequester(requester: string | null): Refusal | null {
+    if (!requester) return null;
     const parsed = validation.parse(requester, 'requester_vat_number');
-    if (!('ok' in parsed)) throw outcomeError(parsed);
+    return 'ok' in parsed ? null : validationRefusal(parsed);
   }
 
   async function job(id: string): Promise<BatchJob | undefined> {
@@ -359,13 +359,13 @@ export function createBatchService(deps: BatchServiceDeps) {
   return {
     limits: { sync: SYNC_BATCH_LIMIT, async: ASYNC_BATCH_LIMIT },
 
-    /** Rejects a request before any work: too many numbers, or a malformed requester. */
+    /** The refusal of a request before any work, if any: too many numbers, or a malformed requester. */
     checkRequest(input: {
       principal: ApiKeyPrincipal;
       count: number;
       asynchronous: boolean;
       requester: string | null;
-    }): void {
+    }): Refusal | null {
       // The playground's public demo key may try jobs, but not store 10,000 items at a time.
       const playground = input.principal.playground === true;
       const limit = !input.asynchronous
@@ -373,8 +373,8 @@ export function createBatchService(deps: BatchServiceDeps) {
         : playground
           ? PLAYGROUND_JOB_LIMIT
           : ASYNC_BATCH_LIMIT;
-      if (input.count > limit) throw tooLarge(limit, input.count, input.asynchronous, playground);
-      checkRequester(input.requester);
+      if (input.count > limit) return tooLarge(limit, input.count, input.asynchronous, playground);
+      return checkRequester(input.requester);
     },
 
     /**

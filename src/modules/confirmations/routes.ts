@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
 import { latencyMs } from '../../http/meta.js';
+import { refusalError } from '../../http/refusals.js';
 import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
-import { ApiError, errors } from '../../lib/errors.js';
+import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { SendRecorded } from '../outbox/reply.js';
 import type { ConfirmationData, ConfirmationsService, ConfirmBody as ConfirmBodyType } from './service.js';
@@ -205,16 +206,8 @@ export function confirmationsRoutes(deps: {
           idempotencyKey: idempotencyKey?.toLowerCase(),
         });
         switch (outcome.kind) {
-          case 'rejected':
-            throw new ApiError(
-              outcome.status,
-              outcome.code,
-              outcome.message,
-              outcome.details,
-              outcome.retryAfterSeconds !== undefined
-                ? { 'retry-after': String(outcome.retryAfterSeconds) }
-                : undefined,
-            );
+          case 'refused':
+            throw refusalError(outcome);
           case 'replay':
             return reply
               .code(outcome.statusCode)

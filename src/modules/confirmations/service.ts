@@ -3,8 +3,9 @@ import type { Kysely } from 'kysely';
 import type { ConfirmationsTable, Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
-import { type ErrorCode, seconds } from '../../lib/errors.js';
+import { seconds } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { EvatrAnswer, EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
 import type { Mode } from '../keys/plans.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
@@ -65,16 +66,7 @@ export type ConfirmOutcome =
   /** The same idempotency key and body were answered before: send the stored bytes again. */
   | { kind: 'replay'; statusCode: number; body: string }
   /** The request is refused; nothing was stored. */
-  | {
-      kind: 'rejected';
-      status: 400 | 409 | 422 | 429 | 502 | 503;
-      code: ErrorCode;
-      message: string;
-      details?: Record<string, unknown>;
-      retryAfterSeconds?: number;
-    };
-
-type Rejected = Extract<ConfirmOutcome, { kind: 'rejected' }>;
+  | Refusal;
 
 /** A stored confirmation with its evidence, as `GET /v1/confirmations/{id}` returns it. */
 export type StoredConfirmation = ConfirmationsTable;
@@ -114,23 +106,6 @@ function addYears(at: Date, years: number): Date {
   return out;
 }
 
-function rejected(
-  status: Rejected['status'],
-  code: ErrorCode,
-  message: string,
-  details?: Record<string, unknown>,
-  retryAfterSeconds?: number,
-): Rejected {
-  return {
-    kind: 'rejected',
-    status,
-    code,
-    message,
-    ...(details ? { details } : {}),
-    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-  };
-}
-
 /** The target number without separators, upper case, `GR` read as `EL`. */
 export function normaliseTarget(input: string): string | null {
   const compact = compactInput(input);
@@ -139,11 +114,11 @@ export function normaliseTarget(input: string): string | null {
 }
 
 /** The requester checked before any call: `DE` + 9 digits with a valid MOD 11,10 check digit. */
-export function checkRequester(input: string): { ok: true; vat: string } | Rejected {
+export function checkRequester(input: string): { ok: true; vat: string } | Refusal {
   const vat = compactInput(input) ?? input;
   if (vat === OFFICIAL_TEST_REQUESTER) return { ok: true, vat };
   const fail = (reason: 'country' | 'characters' | 'length' | 'checksum', message: string) =>
-    rejected(400, 'invalid_requester_vat', message, { reason, field: 'requester_vat_number' });
+    refusal('requester_invalid', message, { reason, field: 'requester_vat_number' });
   if (!vat.startsWith('DE')) {
     return fail('country', 'The requester VAT number must be a German VAT number (DE followed by 9 digits).');
   }
@@ -338,9 +313,8 @@ export function createConfirmationsService(deps: {
   function resolveExisting(row: IdempotencyRow, fingerprint: string, now: Date): ConfirmOutcome | null {
     if (row.expires_at <= now.toISOString()) return null;
     if (row.fingerprint !== fingerprint) {
-      return rejected(
-        422,
-        'idempotency_conflict',
+      return refusal(
+        'idempotency_key_reused',
         'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
       );
     }
@@ -348,9 +322,8 @@ export function createConfirmationsService(deps: {
       return { kind: 'replay', statusCode: row.status_code ?? 200, body: row.response };
     }
     if (new Date(row.locked_at).getTime() + inFlightTimeoutMs <= now.getTime()) return null;
-    return rejected(
-      409,
-      'idempotency_conflict',
+    return refusal(
+      'idempotency_in_flight',
       'A request with this Idempotency-Key is still in progress; retry after it has finished.',
     );
   }
@@ -360,30 +333,27 @@ export function createConfirmationsService(deps: {
   }
 
   /** DESIGN's mapping of an upstream result that is not a 200. */
-  function refusal(result: EvatrResult): Rejected | null {
+  function upstreamRefusal(result: EvatrResult): Refusal | null {
     if (result.kind === 'failure') {
       if (result.reason === 'circuit_open') {
         const wait = result.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS;
-        return rejected(
-          503,
-          'taxauth_unavailable',
+        return refusal(
+          'authority_unavailable',
           `The tax authority is unavailable (${result.message}); nothing was confirmed. Retry after ${wait} seconds.`,
           undefined,
           wait,
         );
       }
       if (result.reason === 'bad_response') {
-        return rejected(
-          503,
-          'taxauth_server_error',
+        return refusal(
+          'authority_error',
           `The tax authority is unavailable (${result.message}); try again later.`,
           undefined,
           UNAVAILABLE_RETRY_AFTER_SECONDS,
         );
       }
-      return rejected(
-        502,
-        'taxauth_unavailable',
+      return refusal(
+        'authority_unreachable',
         result.reason === 'timeout'
           ? 'The tax authority did not answer in time; nothing was confirmed. Try again later.'
           : 'The tax authority could not be reached; nothing was confirmed. Try again later.',
@@ -397,23 +367,20 @@ export function createConfirmationsService(deps: {
       case 'invalid':
         return null;
       case 'caller_error':
-        return rejected(
-          400,
-          'taxauth_rejected',
+        return refusal(
+          'authority_rejected',
           `The tax authority rejected the request (${code}): ${result.description}`,
           upstreamDetails(result),
         );
       case 'requester_refused':
-        return rejected(
-          422,
-          'invalid_requester_vat',
+        return refusal(
+          'requester_not_accepted',
           `The tax authority does not accept the requester VAT number (${code}): ${result.description}`,
           upstreamDetails(result),
         );
       case 'session_limit':
-        return rejected(
-          429,
-          'taxauth_session_limit',
+        return refusal(
+          'authority_session_limit',
           `The tax authority's limit of qualified confirmations was reached (${code}); retry after ${seconds(SESSION_LIMIT_RETRY_AFTER_SECONDS)}.`,
           { ...upstreamDetails(result), retry_after_seconds: SESSION_LIMIT_RETRY_AFTER_SECONDS },
           SESSION_LIMIT_RETRY_AFTER_SECONDS,
@@ -421,9 +388,8 @@ export function createConfirmationsService(deps: {
       case 'unavailable':
         // The authority's own "unavailable" codes (taxauth-0011, -0013) and its server errors
         // (1001–1004, 2004, 2011, 3011, unknown codes) keep apart, as the hosted SDK's codes do.
-        return rejected(
-          503,
-          AUTHORITY_UNAVAILABLE_CODES.has(result.status) ? 'taxauth_unavailable' : 'taxauth_server_error',
+        return refusal(
+          AUTHORITY_UNAVAILABLE_CODES.has(result.status) ? 'authority_unavailable' : 'authority_error',
           `The tax authority is unavailable (${code}): ${result.description}`,
           { ...upstreamDetails(result), retry_after_seconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
           UNAVAILABLE_RETRY_AFTER_SECONDS,
@@ -447,26 +413,23 @@ export function createConfirmationsService(deps: {
 
       const target = normaliseTarget(body.vat_number);
       if (target === null || !/^[A-Z]{2}./.test(target)) {
-        return rejected(
-          400,
-          'invalid_format',
+        return refusal(
+          'malformed',
           'vat_number must start with a two-letter country prefix, e.g. ATU12345678.',
           { reason: target === null ? 'length' : 'country', field: 'vat_number' },
         );
       }
       if (target.startsWith('DE')) {
-        return rejected(
-          400,
-          'invalid_format',
+        return refusal(
+          'malformed',
           'The German tax authority cannot confirm German (DE) VAT numbers for a German requester; confirm foreign EU VAT numbers only, and use GET /v1/validate for DE numbers.',
           { field: 'vat_number' },
         );
       }
       const requesterInput = body.requester_vat_number ?? principal.defaultRequesterVat;
       if (!requesterInput) {
-        return rejected(
-          400,
-          'invalid_requester_vat',
+        return refusal(
+          'requester_invalid',
           'A German requester VAT number is required: send requester_vat_number, or set a default on the key with "openvat keys create --default-requester-vat DE…".',
           { field: 'requester_vat_number' },
         );
@@ -487,8 +450,7 @@ export function createConfirmationsService(deps: {
 
       const burst = limiter.take(principal.id);
       if (!burst.allowed) {
-        return rejected(
-          429,
+        return refusal(
           'rate_limited',
           `Too many confirmations in a short time; retry after ${seconds(burst.retryAfterSeconds)}.`,
           { retry_after_seconds: burst.retryAfterSeconds },
@@ -522,9 +484,8 @@ export function createConfirmationsService(deps: {
           const resolved = current ? resolveExisting(current, fingerprint, clock.now()) : null;
           return (
             resolved ??
-            rejected(
-              409,
-              'idempotency_conflict',
+            refusal(
+              'idempotency_in_flight',
               'A request with this Idempotency-Key is in progress; retry later.',
             )
           );
@@ -550,11 +511,11 @@ export function createConfirmationsService(deps: {
         await release();
         throw error;
       }
-      const refused = refusal(result);
+      const refused = upstreamRefusal(result);
       if (refused || result.kind !== 'answer') {
         // Nothing was confirmed, so nothing is kept: a retry with the same key asks again.
         await release();
-        return refused ?? rejected(503, 'taxauth_unavailable', 'The tax authority is unavailable.');
+        return refused ?? refusal('authority_unavailable', 'The tax authority is unavailable.');
       }
 
       const answer = result;

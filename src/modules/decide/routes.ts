@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
+import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { SendRecorded } from '../outbox/reply.js';
 import { ValidationMetaFields } from '../validation/schemas.js';
@@ -188,6 +189,7 @@ export function decideRoutes(deps: {
         const principal = principalOf(request);
         const body = request.body as DecideRequest;
         const result = await decide.decide(body, principal);
+        if (result.kind === 'refused') throw refusalError(result);
         return sendRecorded({
           request,
           reply,

@@ -1,10 +1,10 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
 import { type Clock, isoDate } from '../../lib/clock.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
-import { ApiError, errors } from '../../lib/errors.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 import type { RatesService } from '../rates/service.js';
-import { outcomeError } from '../validation/routes.js';
+import { validationRefusal } from '../validation/refusals.js';
 import type {
   SourceStatus,
   ValidationOutcome,
@@ -91,6 +91,7 @@ export interface DecideData {
 }
 
 export interface DecideResult {
+  kind: 'decided';
   data: DecideData;
   meta: { source_status: SourceStatus; sources: DecideSource[] };
   /** The buyer's VAT number validity (null for the B2C form), for the audit record. */
@@ -109,8 +110,8 @@ export function normaliseBuyerCountry(value: string): string | null {
   return code;
 }
 
-function formatError(field: Field, reason: string, message: string): ApiError {
-  return new ApiError(400, 'invalid_format', `${field}: ${message}`, { reason, field });
+function formatRefusal(field: Field, reason: string, message: string): Refusal {
+  return refusal('malformed', `${field}: ${message}`, { reason, field });
 }
 
 /**
@@ -129,11 +130,12 @@ export function createDecideService(deps: {
     rates.rateObject(country.toLowerCase(), date)?.standard_rate ?? null;
 
   return {
-    async decide(body: DecideRequest, principal: ApiKeyPrincipal): Promise<DecideResult> {
+    async decide(body: DecideRequest, principal: ApiKeyPrincipal): Promise<DecideResult | Refusal> {
       const hasBuyerVat = body.buyer_vat !== undefined;
       const hasBuyerCountry = body.buyer_country !== undefined;
       if (hasBuyerVat === hasBuyerCountry) {
-        throw errors.invalidRequest(
+        return refusal(
+          'malformed',
           hasBuyerVat
             ? 'Send either buyer_vat (a sale to a business) or buyer_country (a sale to a consumer), not both.'
             : 'Send buyer_vat (a sale to a business) or buyer_country (a sale to a consumer).',
@@ -144,25 +146,23 @@ export function createDecideService(deps: {
       const supplyDate = body.supply_date ?? isoDate(now);
       const dateCheck = checkDate(supplyDate);
       if (!dateCheck.ok) {
-        throw errors.invalidRequest(dateProblem('supply_date', dateCheck));
+        return refusal('malformed', dateProblem('supply_date', dateCheck));
       }
 
       // Offline checks first: no registry is asked about a sale that cannot be decided.
       const seller = parseVatNumber(body.seller_vat);
       if (!seller.ok) {
         if (seller.reason === 'unsupported_country') {
-          throw new ApiError(
-            400,
+          return refusal(
             'seller_country_unsupported',
             `seller_vat: the seller must be established in an EU member state; ${seller.country} is not one.`,
             { country: seller.country, field: 'seller_vat' },
           );
         }
-        throw formatError('seller_vat', seller.reason, seller.message);
+        return formatRefusal('seller_vat', seller.reason, seller.message);
       }
       if (!sellerSupported(seller.isoCountry, supplyType)) {
-        throw new ApiError(
-          400,
+        return refusal(
           'seller_country_unsupported',
           seller.isoCountry === 'XI'
             ? 'seller_vat: a Northern Ireland (XI) VAT number counts as an EU number for goods only; services supplied from Northern Ireland fall under UK VAT rules.'
@@ -171,7 +171,8 @@ export function createDecideService(deps: {
         );
       }
       if (standardRate(seller.isoCountry, supplyDate) === null) {
-        throw errors.invalidRequest(
+        return refusal(
+          'malformed',
           `supply_date: no VAT rates are recorded for ${seller.isoCountry} on ${supplyDate}; the rates history does not reach back that far.`,
         );
       }
@@ -182,19 +183,20 @@ export function createDecideService(deps: {
         const buyer = parseVatNumber(body.buyer_vat);
         if (!buyer.ok) {
           if (buyer.reason === 'unsupported_country') {
-            throw new ApiError(400, 'country_unsupported', `buyer_vat: ${buyer.message}`, {
+            return refusal('country_unsupported', `buyer_vat: ${buyer.message}`, {
               country: buyer.country,
               field: 'buyer_vat',
             });
           }
-          throw formatError('buyer_vat', buyer.reason, buyer.message);
+          return formatRefusal('buyer_vat', buyer.reason, buyer.message);
         }
         buyerCountry = buyer.isoCountry;
         buyerNumber = buyer.normalised;
       } else {
         const code = normaliseBuyerCountry(body.buyer_country as string);
         if (!code) {
-          throw errors.invalidRequest(
+          return refusal(
+            'malformed',
             'buyer_country must be a two-letter ISO 3166-1 alpha-2 country code, e.g. "FR" (EL and GR are both Greece, XI is Northern Ireland).',
           );
         }
@@ -205,8 +207,8 @@ export function createDecideService(deps: {
         validation.validate({ vatNumber: seller.normalised }, principal),
         buyerNumber === null ? null : validation.validate({ vatNumber: buyerNumber }, principal),
       ]);
-      if (sellerOutcome.kind !== 'ok') throw outcomeError(sellerOutcome, 'seller_vat');
-      if (buyerOutcome && buyerOutcome.kind !== 'ok') throw outcomeError(buyerOutcome, 'buyer_vat');
+      if (sellerOutcome.kind !== 'ok') return validationRefusal(sellerOutcome, 'seller_vat');
+      if (buyerOutcome && buyerOutcome.kind !== 'ok') return validationRefusal(buyerOutcome, 'buyer_vat');
 
       const sources: DecideSource[] = [];
       const source = (role: Role, o: Extract<ValidationOutcome, { kind: 'ok' }>): DecideSource => ({
@@ -237,9 +239,9 @@ export function createDecideService(deps: {
       );
       if (!result.ok) {
         if (result.reason === 'seller_country_unsupported') {
-          throw new ApiError(400, 'seller_country_unsupported', result.message, { field: 'seller_vat' });
+          return refusal('seller_country_unsupported', result.message, { field: 'seller_vat' });
         }
-        throw errors.invalidRequest(`supply_date: ${result.message}`);
+        return refusal('malformed', `supply_date: ${result.message}`);
       }
       const d = result.decision;
       const sellerWarning = sellerOutcome.data.valid
@@ -290,6 +292,7 @@ export function createDecideService(deps: {
         decided_at: now.toISOString(),
       };
       return {
+        kind: 'decided',
         data,
         meta: { source_status: worstStatus(sources.map((s) => s.source_status)), sources },
         valid: buyerOutcome ? buyerOutcome.data.valid : null,

@@ -2,10 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
 import { baseMeta } from '../../http/meta.js';
+import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
-import { ApiError, errors } from '../../lib/errors.js';
+import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { outcomeError } from '../validation/routes.js';
+import { refusal } from '../../lib/refusal.js';
+import { validationRefusal } from '../validation/refusals.js';
 import { INTERVALS } from './schedule.js';
 import { BULK_LIMIT, type MonitorInput, type MonitorStatus, type MonitorsService } from './service.js';
 import { monitorTestModeTable } from './test-mode.js';
@@ -197,11 +199,12 @@ export function monitorsRoutes(deps: {
   const auth = requireKey('monitors');
   const notFound = (id: string) => errors.notFound(`No monitor ${id} for this API key.`);
   const limitError = (max: number) =>
-    new ApiError(
-      403,
-      'monitor_limit_reached',
-      `This key's plan monitors at most ${max.toLocaleString('en')} VAT numbers; delete monitors or use a plan with more.`,
-      { max },
+    refusalError(
+      refusal(
+        'monitor_limit_reached',
+        `This key's plan monitors at most ${max.toLocaleString('en')} VAT numbers; delete monitors or use a plan with more.`,
+        { max },
+      ),
     );
   return async function register(app: FastifyInstance) {
     app.post(
@@ -225,7 +228,7 @@ export function monitorsRoutes(deps: {
         switch (outcome.kind) {
           case 'invalid_format':
           case 'country_unsupported':
-            throw outcomeError(outcome);
+            throw refusalError(validationRefusal(outcome));
           case 'limit_reached':
             throw limitError(outcome.max);
           case 'existing': {

@@ -6,7 +6,7 @@ import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { FastPath } from '../../http/server.js';
 import type { WindowLimiter } from '../../http/window-limiter.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
-import { ApiError, errors } from '../../lib/errors.js';
+import { errors } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { type Playground, playgroundLimited } from '../playground/playground.js';
 import type { RatesAnswer, RatesService } from './service.js';
@@ -198,9 +198,7 @@ export function ratesRoutes(deps: {
       throw errors.notFound(`No VAT rates for country "${country.toLowerCase()}".`);
     }
     if (found.kind === 'no_rates_on_date') {
-      throw new ApiError(
-        404,
-        'not_found',
+      throw errors.notFound(
         `No rates recorded for "${country.toLowerCase()}" on ${day}; the history starts on ${found.firstDate}.`,
       );
     }

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
+import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
-import { ApiError } from '../../lib/errors.js';
 import type { SendRecorded } from '../outbox/reply.js';
+import { validationRefusal } from './refusals.js';
 import { ValidationMetaFields } from './schemas.js';
 import { testModeTable } from './test-mode.js';
-import type { ValidationOutcome, ValidationPort } from './types.js';
+import type { ValidationPort } from './types.js';
 
 const Query = Type.Object(
   {
@@ -35,50 +36,6 @@ const Query = Type.Object(
   // Unknown parameters are ignored, not refused, as by the hosted contract.
   { description: 'Unknown query parameters are ignored.' },
 );
-
-/** HTTP status of `registry_unavailable`: the hosted contract's 502 for an upstream registry failure. */
-export const REGISTRY_UNAVAILABLE_STATUS = 502;
-
-/**
- * Maps a validation outcome that is not a success to its API error: the one mapping for validate,
- * decide (with `field`, the body field the number came from) and a batch's requester.
- */
-export function outcomeError(
-  outcome: Exclude<ValidationOutcome, { kind: 'ok' }>,
-  field?: 'seller_vat' | 'buyer_vat' | 'requester_vat_number',
-): ApiError {
-  const message =
-    field && !outcome.message.startsWith(`${field}:`) ? `${field}: ${outcome.message}` : outcome.message;
-  const where = field ? { field } : {};
-  switch (outcome.kind) {
-    case 'invalid_format':
-      return new ApiError(400, 'invalid_format', message, { reason: outcome.reason, ...where });
-    case 'country_unsupported':
-      return new ApiError(400, 'country_unsupported', message, { country: outcome.country, ...where });
-    case 'requester_rejected':
-      return new ApiError(400, 'invalid_format', message, {
-        reason: 'requester',
-        field: 'requester_vat_number',
-        source: outcome.source,
-      });
-    case 'unavailable':
-      return new ApiError(
-        REGISTRY_UNAVAILABLE_STATUS,
-        'registry_unavailable',
-        message,
-        { ...where, source: outcome.source, retry_after_seconds: outcome.retryAfterSeconds },
-        { 'retry-after': String(outcome.retryAfterSeconds) },
-      );
-    case 'rate_limited':
-      return new ApiError(
-        429,
-        'rate_limited',
-        message,
-        { ...where, retry_after_seconds: outcome.retryAfterSeconds },
-        { 'retry-after': String(outcome.retryAfterSeconds) },
-      );
-  }
-}
 
 export function validationRoutes(deps: {
   validation: ValidationPort;
@@ -111,7 +68,7 @@ export function validationRoutes(deps: {
           },
           principal,
         );
-        if (outcome.kind !== 'ok') throw outcomeError(outcome);
+        if (outcome.kind !== 'ok') throw refusalError(validationRefusal(outcome));
         return sendRecorded({
           request,
           reply,

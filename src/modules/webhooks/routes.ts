@@ -2,9 +2,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
 import { baseMeta } from '../../http/meta.js';
+import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
-import { ApiError, errors } from '../../lib/errors.js';
+import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
+import { refusal } from '../../lib/refusal.js';
 import { MAX_ENDPOINTS_PER_KEY, type WebhooksService } from './service.js';
 import { MAX_URL_LENGTH } from './url-guard.js';
 
@@ -93,11 +95,12 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         const result = await webhooks.register(principalOf(request), url);
         if (!result.ok) {
           if (result.kind === 'limit_reached') {
-            throw new ApiError(
-              400,
-              'webhook_limit_reached',
-              `This key already has the maximum of ${MAX_ENDPOINTS_PER_KEY} webhook endpoints per key. List them with GET /v1/webhooks, delete one with DELETE /v1/webhooks/{id}, then register again.`,
-              { max_endpoints: MAX_ENDPOINTS_PER_KEY },
+            throw refusalError(
+              refusal(
+                'webhook_limit_reached',
+                `This key already has the maximum of ${MAX_ENDPOINTS_PER_KEY} webhook endpoints per key. List them with GET /v1/webhooks, delete one with DELETE /v1/webhooks/{id}, then register again.`,
+                { max_endpoints: MAX_ENDPOINTS_PER_KEY },
+              ),
             );
           }
           throw errors.invalidRequest(`Invalid webhook url: ${result.reason}`);

@@ -1,0 +1,62 @@
+/**
+ * Why a request is refused, in the domain's words. Services return a `Refusal` (they never throw for
+ * a refusal and never name an HTTP status); `src/http/refusals.ts` gives each reason its status and
+ * its code from the closed list of `errors.ts`, in one table.
+ */
+export type RefusalReason =
+  /** Not a possible value: a malformed number, date, field combination (`invalid_format`). */
+  | 'malformed'
+  | 'country_unsupported'
+  | 'seller_country_unsupported'
+  /** The requester VAT number cannot be used as given (confirm). */
+  | 'requester_invalid'
+  /** The tax authority does not accept the requester VAT number (confirm). */
+  | 'requester_not_accepted'
+  | 'batch_too_large'
+  | 'webhook_limit_reached'
+  | 'monitor_limit_reached'
+  | 'not_found'
+  /** The same idempotency key is being answered now. */
+  | 'idempotency_in_flight'
+  /** The idempotency key was used with another request body. */
+  | 'idempotency_key_reused'
+  /** The caller's own limit. */
+  | 'rate_limited'
+  /** A VAT registry could not answer and no stored answer may be served. */
+  | 'registry_unavailable'
+  /** The tax authority refused the request as malformed. */
+  | 'authority_rejected'
+  /** The tax authority's limit of qualified confirmations was reached. */
+  | 'authority_session_limit'
+  /** The tax authority says it is unavailable, or calls to it are paused. */
+  | 'authority_unavailable'
+  /** The tax authority could not be reached or did not answer in time. */
+  | 'authority_unreachable'
+  /** The tax authority failed with a server error or an unreadable answer. */
+  | 'authority_error';
+
+export interface Refusal {
+  kind: 'refused';
+  reason: RefusalReason;
+  /** A clear message for the API client. */
+  message: string;
+  /** Machine-readable detail (`field`, `reason`, `retry_after_seconds`, …). */
+  details?: Record<string, unknown>;
+  /** When a retry may succeed (sent as `Retry-After`). */
+  retryAfterSeconds?: number;
+}
+
+export function refusal(
+  reason: RefusalReason,
+  message: string,
+  details?: Record<string, unknown>,
+  retryAfterSeconds?: number,
+): Refusal {
+  return {
+    kind: 'refused',
+    reason,
+    message,
+    ...(details ? { details } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+  };
+}
