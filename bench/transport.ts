@@ -1,16 +1,20 @@
-// The outbound HTTP transports against undici's `request`, both ways the service calls out:
+// The service's outbound HTTP client (src/lib/http-client.ts, node:http) against undici's
+// `request`, both ways the service calls out:
 // - registry calls: POST to an IP address, answer read as text under a size cap, a timeout;
 // - webhook deliveries: POST to a host name resolved by the SSRF-guarded lookup at connect time,
 //   answer read and discarded, a timeout.
 // Each client keeps its connections alive. The answering server is a bare node:http process of its
 // own (bench/lib.ts startBare), so it does not share the event loop of the clients measured.
 // Sequential: one request after the other; concurrent: 50 in flight. Alternated rounds, medians.
+// Then connection reuse: how many connections 10 back-to-back calls open after one answer that had
+// to be dropped (over the size cap), against an in-process server that counts them.
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import type { LookupFunction } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { Agent, request as undiciRequest } from 'undici';
 import { createHttpTransport } from '../src/modules/webhooks/transport.js';
 import { guardedLookup } from '../src/modules/webhooks/url-guard.js';
-import { DEFAULT_MAX_BODY_BYTES, nodeTransport } from '../src/registries/http.js';
+import { clientTransport, DEFAULT_MAX_BODY_BYTES } from '../src/registries/http.js';
 import { median, startBare, today, writeResult } from './lib.js';
 
 const SEQUENTIAL = 3_000;
@@ -43,7 +47,7 @@ const lookup = guardedLookup({
 }) as unknown as LookupFunction;
 
 function variants(origin: string, port: number): Record<string, { call: Call; close: () => void }> {
-  const registry = nodeTransport();
+  const registry = clientTransport();
   const webhook = createHttpTransport();
   const plain = new Agent();
   const guarded = new Agent({ connect: { lookup } });
@@ -157,6 +161,39 @@ function summary(runs: Run[]): Run {
   };
 }
 
+/** Connections opened by 10 back-to-back calls made after an answer over the cap was dropped. */
+async function connectionsAfterADroppedAnswer(): Promise<Record<string, number>> {
+  let big = false;
+  let connections = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end(big ? 'x'.repeat(2 * DEFAULT_MAX_BODY_BYTES) : ANSWER));
+  });
+  server.on('connection', () => {
+    connections++;
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const counts: Record<string, number> = {};
+  try {
+    for (const [name, { call, close }] of Object.entries(variants(origin, 0)).filter(([n]) =>
+      n.startsWith('registry'),
+    )) {
+      big = true;
+      await call().catch(() => {});
+      big = false;
+      connections = 0;
+      for (let i = 0; i < 10; i++) await call();
+      counts[name] = connections;
+      close();
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+  return counts;
+}
+
 export async function benchTransport() {
   const server = await startBare(ANSWER, { 'content-type': 'application/json' });
   const port = Number(new URL(server.url).port);
@@ -176,6 +213,7 @@ export async function benchTransport() {
     for (const name of names) clients[name]!.close();
     await server.stop();
   }
+  const reuse = await connectionsAfterADroppedAnswer();
   const result = {
     command: 'npm run bench -- transport',
     date: today(),
@@ -188,6 +226,7 @@ export async function benchTransport() {
     rounds: ROUNDS,
     sequential: Object.fromEntries(names.map((n) => [n, summary(sequential[n]!)])),
     concurrent: Object.fromEntries(names.map((n) => [n, summary(concurrent[n]!)])),
+    connectionsForTenCallsAfterADroppedAnswer: reuse,
   };
   writeResult('transport', result);
   return result;
