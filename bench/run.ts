@@ -15,6 +15,7 @@ import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
 import { benchScale } from './scale.js';
 import { benchSlowClients } from './slow-clients.js';
+import { benchTransport } from './transport.js';
 import { benchValidateTestMode } from './validate.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWebhooksApi } from './webhooks-api.js';
@@ -50,6 +51,7 @@ const benches: Record<string, Bench> = {
   ids: () => benchIds(),
   limiter: () => benchLimiter(),
   monitors: () => benchMonitors(),
+  transport: () => benchTransport(),
   // Needs BENCH_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test); works in its own schema.
   'monitors-postgres': () => {
     const url = process.env.BENCH_POSTGRES_URL;

@@ -48,3 +48,67 @@ export function nextDate(date: string): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   return new Date(utcDay(y, m, d + 1)).toISOString().slice(0, 10);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Europe/Berlin wall-clock time (eVatR speaks German local time)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The zone rules come from the runtime's time-zone data through `Intl.DateTimeFormat`; one
+ * formatter is built once. Neither caller is on a hot path (one call per eVatR answer, or per
+ * simulated answer), so nothing here is hand-rolled.
+ */
+const berlinFormat = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Europe/Berlin',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** A wall-clock time in Berlin, to the second, and Berlin's offset from UTC at that moment. */
+export interface BerlinWallTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  /** Minutes east of UTC: 60 in winter (CET), 120 in summer (CEST). */
+  offsetMinutes: number;
+}
+
+/** The Berlin wall-clock time of an instant (milliseconds since the epoch, or a `Date`). */
+export function berlinWallTime(instant: Date | number): BerlinWallTime {
+  const ms = typeof instant === 'number' ? instant : instant.getTime();
+  const parts: Record<string, number> = {};
+  for (const p of berlinFormat.formatToParts(ms)) {
+    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  }
+  const year = parts.year ?? 1970;
+  const month = parts.month ?? 1;
+  const day = parts.day ?? 1;
+  const hour = parts.hour ?? 0;
+  const minute = parts.minute ?? 0;
+  const second = parts.second ?? 0;
+  const wallAsUtc = utcDay(year, month, day) + ((hour * 60 + minute) * 60 + second) * 1000;
+  const offsetMinutes = Math.round((wallAsUtc - Math.floor(ms / 1000) * 1000) / 60_000);
+  return { year, month, day, hour, minute, second, offsetMinutes };
+}
+
+/**
+ * The instant of a Berlin wall-clock time, given as the milliseconds the same fields would have in
+ * UTC (`Date.UTC(y, m - 1, d, h, mi, s, ms)`). Berlin's offset is looked up an hour earlier first
+ * and then at the instant that guess gives, which settles both switches: a time inside the spring
+ * gap (02:00–03:00 on the last Sunday of March) is read with the winter offset, so 02:30 is 01:30Z
+ * (03:30 summer time); a time in the autumn hour that happens twice (02:00–03:00 on the last
+ * Sunday of October) is the second, winter-time one.
+ */
+export function berlinWallTimeToInstant(wallAsUtcMs: number): number {
+  const guess = berlinWallTime(wallAsUtcMs - 60 * 60_000).offsetMinutes;
+  const offset = berlinWallTime(wallAsUtcMs - guess * 60_000).offsetMinutes;
+  return wallAsUtcMs - offset * 60_000;
+}

@@ -8,6 +8,7 @@
  * authority asks callers not to repeat a request immediately, so retrying is the caller's decision.
  */
 
+import { berlinWallTimeToInstant } from '../lib/dates.js';
 import { type Transport, transportFor } from './http.js';
 
 /** How our service treats an upstream status (DESIGN, "Qualified confirmation"). */
@@ -543,18 +544,18 @@ export function normaliseEvatrTimestamp(value: string | null | undefined): strin
   if (!isValidCalendarDate(Number(y), Number(mo), Number(d)) || Number(h) > 23 || Number(mi) > 59)
     return null;
   if (Number(s) > 59) return null;
-  let offsetMinutes: number;
+  let instantMs: number;
   if (zone === undefined) {
-    offsetMinutes = berlinOffsetForWallTime(wall);
+    instantMs = berlinWallTimeToInstant(wall);
   } else if (zone.toUpperCase() === 'Z') {
-    offsetMinutes = 0;
+    instantMs = wall;
   } else {
     const digits = zone.slice(1).replace(':', '');
     const hours = Number(digits.slice(0, 2));
     const minutes = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
-    offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
+    instantMs = wall - (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes) * 60_000;
   }
-  const instant = new Date(wall - offsetMinutes * 60_000);
+  const instant = new Date(instantMs);
   return Number.isNaN(instant.getTime()) ? null : instant.toISOString();
 }
 
@@ -585,40 +586,6 @@ function isValidCalendarDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
   const date = new Date(Date.UTC(y, m - 1, d));
   return date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
-}
-
-const berlinParts = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'Europe/Berlin',
-  hourCycle: 'h23',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
-
-/** Offset of Europe/Berlin from UTC, in minutes, at the given instant. */
-function berlinOffsetAt(instantMs: number): number {
-  const parts: Record<string, number> = {};
-  for (const p of berlinParts.formatToParts(new Date(instantMs))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
-  const asUtc = Date.UTC(
-    parts.year ?? 1970,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
-  );
-  return Math.round((asUtc - Math.floor(instantMs / 1000) * 1000) / 60_000);
-}
-
-/** Offset for a Berlin wall-clock time expressed as if it were UTC. */
-function berlinOffsetForWallTime(wallMs: number): number {
-  const guess = berlinOffsetAt(wallMs - 60 * 60_000);
-  return berlinOffsetAt(wallMs - guess * 60_000);
 }
 
 /** The number scheme of each prefix eVatR confirms (EU member states as VIES writes them, and XI). */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { berlinWallTime } from '../lib/dates.js';
 import { EVATR_STATUSES, evatrNumberStatus } from '../registries/evatr.js';
 import type { SimulatorModule } from './types.js';
 
@@ -165,51 +166,26 @@ function normaliseNumber(value: string): string {
   return value.replace(/\s+/g, '').toUpperCase();
 }
 
-const berlinParts = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'Europe/Berlin',
-  hourCycle: 'h23',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
-
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 
 /** `2025-09-22T18:33:04.392335063+02:00`: Berlin wall time, nanoseconds, Berlin offset. */
 function berlinTimestamp(instant: Date, subMillisecond: number): string {
-  const parts: Record<string, number> = {};
-  for (const p of berlinParts.formatToParts(instant)) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
-  const y = parts.year ?? 1970;
-  const mo = parts.month ?? 1;
-  const d = parts.day ?? 1;
-  const h = parts.hour ?? 0;
-  const mi = parts.minute ?? 0;
-  const s = parts.second ?? 0;
-  const wallSeconds = Date.UTC(y, mo - 1, d, h, mi, s);
-  const offsetMinutes = Math.round((wallSeconds - Math.floor(instant.getTime() / 1000) * 1000) / 60_000);
+  const { year, month, day, hour, minute, second, offsetMinutes } = berlinWallTime(instant);
   const sign = offsetMinutes < 0 ? '-' : '+';
   const abs = Math.abs(offsetMinutes);
   const ms = instant.getUTCMilliseconds();
   return (
-    `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}.${pad(ms, 3)}${pad(subMillisecond, 6)}` +
-    `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+    `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}` +
+    `.${pad(ms, 3)}${pad(subMillisecond, 6)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
   );
 }
 
 /** Calendar day in Berlin as [year, month, day]. */
 function berlinDay(instant: Date): [number, number, number] {
-  const parts: Record<string, number> = {};
-  for (const p of berlinParts.formatToParts(instant)) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
-  return [parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1];
+  const { year, month, day } = berlinWallTime(instant);
+  return [year, month, day];
 }
 
 interface Outcome {

@@ -38,7 +38,8 @@ export interface SimulatorUrls {
 
 export interface SimulatorServer {
   server: Server;
-  listen(port: number, host?: string): Promise<{ port: number; urls: SimulatorUrls }>;
+  /** `base` is `http://host:port`; `urls` are where `createSimulatorServer` mounts each module. */
+  listen(port: number, host?: string): Promise<{ port: number; base: string; urls: SimulatorUrls }>;
   close(): Promise<void>;
   /** By name: `vies`, `hmrc`, `bfs`, `brreg`, `evatr`. */
   modules: Record<string, SimulatorModule>;
@@ -55,7 +56,7 @@ export function createSimulatorServer(options: SimulatorServerOptions = {}): Sim
     ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
-  const modules: Record<string, SimulatorModule> = {
+  return serveSimulators({
     vies: createViesSimulator(common),
     hmrc: createHmrcSimulator({ ...common, ...options.hmrc }),
     bfs: createBfsSimulator(common),
@@ -64,7 +65,16 @@ export function createSimulatorServer(options: SimulatorServerOptions = {}): Sim
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
       ...(options.now ? { now: options.now } : {}),
     }),
-  };
+  });
+}
+
+/**
+ * The one HTTP scaffold of the simulators: a node:http server that reads each request body (up to
+ * 1 MiB, 413 beyond), hands it to the module whose prefix the path starts with (longest first),
+ * answers `/_control` and `/_stats`, listens on the given host and port, and closes with its
+ * connections. `createSimulatorServer` mounts every module; tests mount one.
+ */
+export function serveSimulators(modules: Record<string, SimulatorModule>): SimulatorServer {
   const mounted = Object.values(modules).sort((a, b) => b.prefix.length - a.prefix.length);
 
   function control(command: Record<string, unknown>): Record<string, unknown> {
@@ -164,6 +174,7 @@ export function createSimulatorServer(options: SimulatorServerOptions = {}): Sim
           const base = `http://${shown}:${address.port}`;
           resolve({
             port: address.port,
+            base,
             urls: {
               VIES_URL: `${base}/vies/rest-api`,
               VIES_SOAP_URL: `${base}/vies/services/checkVatService`,

@@ -1,17 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { ApiKeysTable, Database } from '../../db/schema.js';
 
-export interface ApiKeyRow {
-  id: string;
-  account_id: string;
-  key_hash: string;
-  key_prefix: string;
-  plan: string;
-  mode: string;
-  default_requester_vat: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
+/** A row of `api_keys` as read back (the schema's table type; it has no generated columns). */
+export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 export function createKeysRepository(db: Kysely<Database>) {
   return {

@@ -1,6 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { createHttpClient } from '../../lib/http-client.js';
 
 export interface WebhookRequest {
   url: URL;
@@ -26,75 +25,46 @@ export interface WebhookTransport {
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * `node:http`/`node:https` transport: a POST with a hard timeout over the whole exchange, redirects
- * never followed (a 3xx is just a status), the connect-time `lookup` from the request, keep-alive
- * connections reused per host.
+ * Transport over the service's HTTP client (src/lib/http-client.ts): a POST with a hard timeout
+ * over the whole exchange, redirects never followed (a 3xx is just a status), the request's
+ * `lookup` resolving the host at connect time, the answer read up to 64 KiB and dropped, keep-alive
+ * connections reused per host (at most 64, idle ones closed after 30 s).
  */
 export function createHttpTransport(): WebhookTransport {
-  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 30_000 });
-  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, timeout: 30_000 });
+  const client = createHttpClient({ connectionsPerOrigin: 64, idleTimeoutMs: 30_000 });
   return {
-    send(request) {
+    async send(request) {
       const started = performance.now();
-      const elapsed = () => Math.round(performance.now() - started);
-      return new Promise<WebhookResponse>((resolve) => {
-        let settled = false;
-        const finish = (result: WebhookResponse) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          request.signal?.removeEventListener('abort', onAbort);
-          resolve(result);
-        };
-        const fail = (error: string, flags: { blocked?: boolean; aborted?: boolean } = {}) =>
-          finish({
-            kind: 'error',
-            error,
-            blocked: flags.blocked ?? false,
-            aborted: flags.aborted ?? false,
-            latencyMs: elapsed(),
-          });
-        const isHttps = request.url.protocol === 'https:';
-        const req = (isHttps ? https : http).request(request.url, {
-          method: 'POST',
-          agent: isHttps ? httpsAgent : httpAgent,
-          lookup: request.lookup,
-          headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-        });
-        const timer = setTimeout(() => {
-          fail(`No answer within ${request.timeoutMs} ms.`);
-          req.destroy();
-        }, request.timeoutMs);
-        const onAbort = () => {
-          fail('The worker stopped before the receiver answered.', { aborted: true });
-          req.destroy();
-        };
-        if (request.signal?.aborted) {
-          onAbort();
-          return;
-        }
-        request.signal?.addEventListener('abort', onAbort, { once: true });
-        req.on('response', (res) => {
-          const status = res.statusCode ?? 0;
-          let read = 0;
-          res.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (read > MAX_RESPONSE_BYTES) res.destroy();
-          });
-          res.on('error', () => {});
-          res.on('close', () => finish({ kind: 'response', status, latencyMs: elapsed() }));
-          res.on('end', () => finish({ kind: 'response', status, latencyMs: elapsed() }));
-        });
-        req.on('error', (error: NodeJS.ErrnoException) => {
-          if (error.code === 'EWEBHOOKBLOCKED') fail(`Refused: ${error.message}.`, { blocked: true });
-          else fail(error.code ? `${error.code}: ${error.message}` : error.message);
-        });
-        req.end(request.body);
+      const outcome = await client.request({
+        url: request.url,
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        timeoutMs: request.timeoutMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+        lookup: request.lookup,
+        maxBodyBytes: MAX_RESPONSE_BYTES,
+        read: 'discard',
       });
+      const latencyMs = Math.round(performance.now() - started);
+      if (outcome.ok) return { kind: 'response', status: outcome.status, latencyMs };
+      const error = (message: string, flags: { blocked?: boolean; aborted?: boolean } = {}) =>
+        ({
+          kind: 'error',
+          error: message,
+          blocked: flags.blocked ?? false,
+          aborted: flags.aborted ?? false,
+          latencyMs,
+        }) as const;
+      if (outcome.kind === 'timeout') return error(`No answer within ${request.timeoutMs} ms.`);
+      if (outcome.kind === 'cancelled') {
+        return error('The worker stopped before the receiver answered.', { aborted: true });
+      }
+      if (outcome.code === 'EWEBHOOKBLOCKED') return error(`Refused: ${outcome.detail}.`, { blocked: true });
+      return error(outcome.code ? `${outcome.code}: ${outcome.detail}` : outcome.detail);
     },
     close() {
-      httpAgent.destroy();
-      httpsAgent.destroy();
+      void client.close();
     },
   };
 }

@@ -475,6 +475,22 @@ describe('eVatR simulator clock, timestamps and date formats', () => {
     });
   });
 
+  it('changes the offset at the switch to summer time (01:00 UTC on the last Sunday of March)', async () => {
+    const cases: [string, RegExp][] = [
+      ['2025-03-30T00:59:59.250Z', /^2025-03-30T01:59:59\.250\d{6}\+01:00$/],
+      ['2025-03-30T01:00:00.250Z', /^2025-03-30T03:00:00\.250\d{6}\+02:00$/],
+      ['2025-10-26T00:59:59.250Z', /^2025-10-26T02:59:59\.250\d{6}\+02:00$/],
+      ['2025-10-26T01:00:00.250Z', /^2025-10-26T02:00:00\.250\d{6}\+01:00$/],
+    ];
+    for (const [at, shown] of cases) {
+      await withSimulator({ now: () => new Date(at) }, async (client) => {
+        const result = answer(await client.confirm({ requesterVat: REQUESTER, vat: 'ATU12345678' }));
+        assert.match(result.upstreamTimestamp ?? '', shown);
+        assert.equal(result.answeredAt, at);
+      });
+    }
+  });
+
   it('2006 with ISO dates', async () => {
     await withSimulator({ now: () => summer }, async (client) => {
       const result = answer(await client.confirm({ requesterVat: REQUESTER, vat: 'ATU99992006' }));

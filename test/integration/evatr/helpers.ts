@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serveSimulators } from '../../../src/simulators/server.js';
 import type { SimulatorModule } from '../../../src/simulators/types.js';
 
 export interface RunningServer {
@@ -28,17 +29,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 /** Mounts a simulator module the way `openvat simulate` does: by prefix, on a local server. */
 export async function startSimulator(sim: SimulatorModule): Promise<RunningServer> {
-  const server = createServer(async (req, res) => {
-    const body = await readBody(req);
-    const url = req.url ?? '/';
-    if (!url.startsWith(sim.prefix)) {
-      res.writeHead(404).end();
-      return;
-    }
-    await sim.handle(req, res, url.slice(sim.prefix.length) || '/', body);
-  });
-  const url = await listen(server);
-  return { url, close: () => stop(server) };
+  const server = serveSimulators({ [sim.prefix.slice(1)]: sim });
+  const { base } = await server.listen(0, '127.0.0.1');
+  return { url: base, close: () => server.close() };
 }
 
 export interface Exchange {

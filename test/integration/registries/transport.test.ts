@@ -3,9 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
+  clientTransport,
   fetchTransport,
   type HttpOutcome,
-  nodeTransport,
   type Transport,
 } from '../../../src/registries/http.js';
 
@@ -34,7 +34,7 @@ describe('registry transports against a raw HTTP server', () => {
   });
 
   const transports: Array<[string, () => Transport]> = [
-    ['node:http', () => nodeTransport()],
+    ['http client', () => clientTransport()],
     ['fetch', () => fetchTransport(fetch)],
   ];
 
@@ -122,8 +122,8 @@ describe('registry transports against a raw HTTP server', () => {
     });
   }
 
-  it('node:http keeps connections alive between calls', async () => {
-    const send = nodeTransport();
+  it('the http client keeps connections alive between calls', async () => {
+    const send = clientTransport();
     handler = (_req, res) => res.end('ok');
     const before = connections;
     for (let i = 0; i < 10; i++) {
