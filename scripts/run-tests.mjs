@@ -6,7 +6,7 @@
 //   node scripts/run-tests.mjs --dir DIR [substring…]  the files under DIR instead (test/fixtures/ is never searched otherwise)
 //
 // The run ends with one line, `N passed, N failed, N skipped`: skipped counts every test of a
-// skipped suite too (see test-runner/node-test.mjs), so a run without PostgreSQL or Redis says so.
+// skipped suite too (see test-runner/skipped-suites.mjs), so a run without PostgreSQL or Redis says so.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
