@@ -1,6 +1,13 @@
 import { expectedViesAnswer } from '../src/simulators/vies.js';
 import { euNumbers } from '../test/helpers/batch-numbers.js';
-import { createKey, startService, startSimulatorProcess, today, updateReadme, writeResult } from './lib.js';
+import {
+  createKey,
+  startService,
+  startSimulatorProcess,
+  today,
+  updatePerformanceTable,
+  writeResult,
+} from './lib.js';
 
 interface Job {
   status: string;
@@ -124,7 +131,7 @@ export async function benchBatch(
       met: ratio <= 1.3 && falseInvalid === 0 && errors === 0 && p99 < 20,
     };
     writeResult('batch', result);
-    updateReadme(
+    updatePerformanceTable(
       'batch',
       `| Batch job, ${count.toLocaleString('en')} numbers over 27 countries, ${latencyMs} ms per call, ${limit} per country (${result.date}, \`${result.command}\`) | ${(wallMs / 1000).toFixed(1)} s, ${falseInvalid} false invalid, ${errors} item errors; cache-hit \`GET /v1/validate\` meanwhile p99 ${p99} ms | lower bound of the limits: ${(lowerBoundMs / 1000).toFixed(1)} s | **${ratio}×** (target ≤ 1.3, p99 < 20 ms) |`,
     );

@@ -6,7 +6,16 @@
 //   (bench/limiter-server.ts), alternating rounds under autocannon at 50 connections.
 import { v7 } from 'uuid';
 import { createIdGenerator } from '../src/lib/ids.js';
-import { type LoadResult, load, median, startScript, today, updateReadme, warm, writeResult } from './lib.js';
+import {
+  type LoadResult,
+  load,
+  median,
+  startScript,
+  today,
+  updatePerformanceTable,
+  warm,
+  writeResult,
+} from './lib.js';
 
 const IDS = 1_000_000;
 const ID_ROUNDS = 6;
@@ -43,7 +52,7 @@ export async function benchIds() {
     costRatio: Math.round((median(own) / median(pkg)) * 100) / 100,
   };
   writeResult('ids', result);
-  updateReadme(
+  updatePerformanceTable(
     'ids',
     `| UUID v7 request ids, ${IDS.toLocaleString('en')} ids × ${ID_ROUNDS} alternated rounds (${result.date}, \`${result.command}\`) | \`src/lib/ids.ts\`: ${result.oursNsPerId} ns per id | \`uuid\` package's \`v7\`: ${result.uuidPackageNsPerId} ns per id | **${result.costRatio}×** the cost |`,
   );
@@ -77,7 +86,7 @@ export async function benchLimiter() {
     runs,
   };
   writeResult('limiter', result);
-  updateReadme(
+  updatePerformanceTable(
     'limiter',
     `| Per-IP limit on a minimal Fastify route, 50 connections, median of ${LOAD_ROUNDS} alternated rounds (${result.date}, \`${result.command}\`) | window counter: ${result.requestsPerSecond.window.toLocaleString('en')} req/s; \`@fastify/rate-limit\`: ${result.requestsPerSecond.rateLimit.toLocaleString('en')} req/s | no limit: ${result.requestsPerSecond.none.toLocaleString('en')} req/s | **${result.windowRatio}×** and **${result.rateLimitRatio}×** |`,
   );

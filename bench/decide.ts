@@ -5,7 +5,7 @@ import {
   ratioOf,
   startService,
   today,
-  updateReadme,
+  updatePerformanceTable,
   warm,
   writeResult,
 } from './lib.js';
@@ -66,7 +66,7 @@ export async function benchDecide(duration = 10) {
     ratio,
   };
   writeResult('decide', result);
-  updateReadme(
+  updatePerformanceTable(
     'decide',
     `| \`POST /v1/decide\`, B2B, test key, audited (${result.date}, \`${result.command}\`) | ${serviceResult.requestsPerSecond.toLocaleString('en')} req/s, p99 ${serviceResult.p99} ms | bare \`node:http\`: ${bareResult.requestsPerSecond.toLocaleString('en')} req/s, p99 ${bareResult.p99} ms | **${ratio}×** |`,
   );

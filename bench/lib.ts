@@ -183,16 +183,19 @@ export function writeResult(name: string, result: unknown): string {
   return path;
 }
 
-/** Replaces the README block between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`. */
-export function updateReadme(name: string, markdown: string): void {
-  const path = join(ROOT, 'README.md');
-  const readme = readFileSync(path, 'utf8');
+/**
+ * Replaces the rows between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in the table of
+ * docs/performance.md.
+ */
+export function updatePerformanceTable(name: string, markdown: string): void {
+  const path = join(ROOT, 'docs', 'performance.md');
+  const page = readFileSync(path, 'utf8');
   const start = `<!-- bench:${name} -->`;
   const end = `<!-- /bench:${name} -->`;
-  const i = readme.indexOf(start);
-  const j = readme.indexOf(end);
-  if (i < 0 || j < i) throw new Error(`README.md has no ${start} … ${end} block`);
-  writeFileSync(path, `${readme.slice(0, i + start.length)}\n${markdown.trim()}\n${readme.slice(j)}`);
+  const i = page.indexOf(start);
+  const j = page.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`docs/performance.md has no ${start} … ${end} block`);
+  writeFileSync(path, `${page.slice(0, i + start.length)}\n${markdown.trim()}\n${page.slice(j)}`);
 }
 
 export function createKey(dataDir: string, plan: string, mode: string): string {

@@ -8,7 +8,7 @@ import { createDatabase } from '../src/db/database.js';
 import { createManualClock } from '../src/lib/clock.js';
 import type { RegistryClient } from '../src/registries/port.js';
 import { EU_PREFIXES, euNumbers } from '../test/helpers/batch-numbers.js';
-import { today, updateReadme, writeResult } from './lib.js';
+import { today, updatePerformanceTable, writeResult } from './lib.js';
 
 const HOUR = 3_600_000;
 
@@ -168,7 +168,7 @@ export async function benchMonitors(
     };
     writeResult(name, result);
     const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
-    updateReadme(
+    updatePerformanceTable(
       name,
       `| Monitoring, 100,000 numbers daily over 27 countries, one instance, ${postgres ? 'PostgreSQL' : 'SQLite'} (${result.date}, \`${result.command}\`) | scheduler CPU per hour: median ${result.day.cpuMsPerHour.median} ms, max ${result.day.cpuMsPerHour.max} ms${postgres ? ` (the service; PostgreSQL's not counted), busy ${result.day.wallMsPerHour.median} ms` : ''} (${result.day.checksPerHour.min.toLocaleString('en')}–${result.day.checksPerHour.max.toLocaleString('en')} checks/h) | registry calls per country and hour: at most ${maxCalls.toLocaleString('en')} of ${perHourCapacity.toLocaleString('en')} (1 slot, 150 ms per call) | ${pct(maxCalls, perHourCapacity)} of the limit |`,
     );

@@ -5,7 +5,7 @@ import {
   startBare,
   startService,
   today,
-  updateReadme,
+  updatePerformanceTable,
   warm,
   writeResult,
 } from './lib.js';
@@ -69,7 +69,7 @@ export async function benchRates(duration = 5) {
       met: ratio >= 0.8 && serviceP99 < 5,
     };
     writeResult('rates', result);
-    updateReadme(
+    updatePerformanceTable(
       'rates',
       `| \`GET /v1/rates/de\` (${result.date}, \`${result.command}\`, median of ${ROUNDS} alternating rounds) | ${serviceRps.toLocaleString('en')} req/s, p99 ${serviceP99} ms | bare \`node:http\`: ${bareRps.toLocaleString('en')} req/s, p99 ${bareP99} ms | **${ratio}×** (target ≥ 0.8, p99 < 5 ms) |`,
     );

@@ -8,7 +8,7 @@ import {
   ratioOf,
   startService,
   today,
-  updateReadme,
+  updatePerformanceTable,
   warm,
   writeResult,
 } from './lib.js';
@@ -121,7 +121,7 @@ export async function benchRegistries(duration = 10) {
       targets: { ratio_to_lower_bound: '<= 1.3', false_invalid: 0 },
     };
     writeResult('registries', result);
-    updateReadme(
+    updatePerformanceTable(
       'registries',
       [
         `| 1,000 numbers / 10 countries, 150 ms, 2 per country, 20% DE throttled (${result.date}, \`${result.command}\`) | ${(wallMs / 1000).toFixed(2)} s, ${falseInvalid} false invalid, ${result.upstream_calls_per_number} calls/number | lower bound ${(lowerBoundMs / 1000).toFixed(2)} s (${(naiveBoundMs / 1000).toFixed(2)} s without the DE retries) | **${ratio}×** (target ≤ 1.3) |`,

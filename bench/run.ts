@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- name…]`: runs the benchmarks, writes bench/results/*.json and the README's
- * performance section. Benchmarks measure; the test suite never asserts on time.
+ * `npm run bench [-- name…]`: runs the benchmarks, writes bench/results/*.json and the table of
+ * docs/performance.md. Benchmarks measure; the test suite never asserts on time.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { benchBatch } from './batch.js';
 import { benchIds, benchLimiter } from './choices.js';
 import { benchDecide } from './decide.js';
-import { ROOT, today, updateReadme, writeResult } from './lib.js';
+import { ROOT, today, updatePerformanceTable, writeResult } from './lib.js';
 import { benchMonitors } from './monitors.js';
 import { benchParser } from './parser.js';
 import { benchRates } from './rates.js';
@@ -30,7 +30,7 @@ async function benchParserRecorded() {
     ...(await benchParser()),
   };
   writeResult('parser', result);
-  updateReadme(
+  updatePerformanceTable(
     'parser',
     `| Parser alone, 100,000 mixed inputs, one core (${result.date}, \`${result.command}\`) | ${Math.round(result.perSecond).toLocaleString('en')} numbers/s | target 1,000,000/s | ${result.perSecond >= 1_000_000 ? 'met' : 'not met'} |`,
   );

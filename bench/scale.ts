@@ -3,7 +3,14 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { expectedViesAnswer } from '../src/simulators/vies.js';
 import { euNumbers } from '../test/helpers/batch-numbers.js';
-import { ROOT, startService, startSimulatorProcess, today, updateReadme, writeResult } from './lib.js';
+import {
+  ROOT,
+  startService,
+  startSimulatorProcess,
+  today,
+  updatePerformanceTable,
+  writeResult,
+} from './lib.js';
 
 interface Job {
   status: string;
@@ -159,7 +166,7 @@ export async function benchScale(
         ratio <= 1.3 && rejections === 0 && falseInvalid === 0 && itemErrors === 0 && validationErrors === 0,
     };
     writeResult('scale', result);
-    updateReadme(
+    updatePerformanceTable(
       'scale',
       `| 3 instances (PostgreSQL + Redis): ${jobSize.toLocaleString('en')}-number job + ${validations.toLocaleString('en')} concurrent cache-miss validations over 27 countries, ${latencyMs} ms per call, ${limit} per country (${result.date}, \`${result.command}\`) | ${(wallMs / 1000).toFixed(1)} s, ${rejections} concurrency rejections, ${falseInvalid} false invalid | lower bound of the limits (as on one instance): ${(lowerBoundMs / 1000).toFixed(1)} s | **${ratio}×** (target ≤ 1.3) |`,
     );

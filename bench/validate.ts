@@ -5,7 +5,7 @@ import {
   ratioOf,
   startService,
   today,
-  updateReadme,
+  updatePerformanceTable,
   warm,
   writeResult,
 } from './lib.js';
@@ -57,7 +57,7 @@ export async function benchValidateTestMode(duration = 10) {
     note: 'Each call authenticates the key, parses and checks the number, writes its audit record and answers.',
   };
   writeResult('validate-test-mode', result);
-  updateReadme(
+  updatePerformanceTable(
     'validate-test',
     `| \`GET /v1/validate\`, test key (${result.date}, \`${result.command}\`) | ${measured.service.requestsPerSecond.toLocaleString('en')} req/s, p99 ${measured.service.p99} ms | bare: ${baseline.requestsPerSecond.toLocaleString('en')} req/s | **${ratio}×** |`,
   );

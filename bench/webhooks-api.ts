@@ -8,7 +8,7 @@ import {
   median,
   startService,
   today,
-  updateReadme,
+  updatePerformanceTable,
   warm,
   writeResult,
 } from './lib.js';
@@ -113,7 +113,7 @@ export async function benchWebhooksApi(duration = 8) {
       target: 'unchanged within 10%',
     };
     writeResult('webhooks-api', result);
-    updateReadme(
+    updatePerformanceTable(
       'webhooks-api',
       `| API p99 with a 5 s webhook receiver (${result.date}, \`${result.command}\`, ${RATE} req/s, median of ${ROUNDS} alternating rounds) | p99 ${slowP99} ms, ${result.median.slow_receiver_rps.toLocaleString('en')} req/s | receiver answering at once: p99 ${fastP99} ms, ${result.median.fast_receiver_rps.toLocaleString('en')} req/s (no endpoint: p99 ${none.p99} ms) | ${change >= 0 ? '+' : ''}${change}% (target within 10%) |`,
     );

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
-import { today, updateReadme, writeResult } from './lib.js';
+import { today, updatePerformanceTable, writeResult } from './lib.js';
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -83,7 +83,7 @@ export async function benchWebhooks(events = 10_000) {
       },
     };
     writeResult('webhooks', result);
-    updateReadme(
+    updatePerformanceTable(
       'webhooks',
       `| Webhooks: ${result.benchmark} (${result.date}, \`${result.command}\`) | ${result.deliveries_per_second.toLocaleString('en')} deliveries/s, event → receipt p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms | events recorded at ${result.events_recorded_per_second.toLocaleString('en')}/s alongside | ${result.delivered}/${events} delivered |`,
     );

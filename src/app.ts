@@ -21,6 +21,7 @@ import { batchRoutes } from './modules/batch/routes.js';
 import { confirmationsRoutes } from './modules/confirmations/routes.js';
 import { dashboardRoutes } from './modules/dashboard/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
+import { guidesIndex, guidesRoutes, loadGuides } from './modules/guides/routes.js';
 import type { Operation } from './modules/keys/plans.js';
 import { registerMetrics } from './modules/metrics/routes.js';
 import { monitorsRoutes } from './modules/monitors/routes.js';
@@ -186,7 +187,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.addSchema(ErrorEnvelope);
   app.addSchema(CountryRate);
   app.addSchema(ValidationDataSchema);
-  await registerOpenApi(app, { playground: container.playground });
+  // The pages of docs/, served under /guides/ and listed in the description `/docs` shows.
+  const guides = loadGuides();
+  await registerOpenApi(app, { playground: container.playground, description: guidesIndex(guides) });
 
   // Authenticated routes count their answers per key and operation (the usage report), and are
   // limited per API key, by plan; the limit runs after authentication.
@@ -281,6 +284,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   );
   await app.register(usageRoutes({ usage: container.usage, requireKey: container.requireKey }));
   await app.register(dashboardRoutes());
+  await app.register(guidesRoutes(guides));
 
   return app;
 }

@@ -3,7 +3,7 @@
  * company data, a seeded PRNG, and the fault-injection controls (latency, concurrency limits,
  * outages, error rates, hangs, rate windows) with their counters.
  *
- * Deterministic rule (documented in the README): `h = fnv1a32("<PREFIX>:<national>")`; a
+ * Deterministic rule (documented in docs/simulators.md): `h = fnv1a32("<PREFIX>:<national>")`; a
  * well-formed number is registered unless `h % 4 === 0` (about 75 % registered). Company names and
  * addresses are drawn from `h`, so the same number always gets the same company.
  */

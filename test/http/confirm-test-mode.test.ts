@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
 const REQUESTER = 'DE136695976';
 const FULL = { name: 'Beispiel GmbH', street: 'Hauptstrasse 1', postcode: '1010', town: 'Wien' };
 
-/** Test keys answer from the magic-number table (README, "Qualified confirmations") and never call out. */
+/** Test keys answer from the magic-number table (docs/confirmations.md, "Test mode") and never call out. */
 describe('POST /v1/confirm with a test key', () => {
   let t: TestApp;
   let key: TestKey;

@@ -55,7 +55,7 @@ export const TEST_MAGIC_NUMBERS: ReadonlyArray<{ vat: string; behaviour: TestBeh
 
 const BY_NUMBER = new Map(TEST_MAGIC_NUMBERS.map((m) => [m.vat, m.behaviour]));
 
-/** Markdown table of the magic numbers, for the README and the OpenAPI description. */
+/** Markdown table of the magic numbers, for docs/validation.md and the OpenAPI description. */
 export function testModeTable(): string {
   const rows = TEST_MAGIC_NUMBERS.map((m) => `| \`${m.vat}\` | ${m.answer} |`);
   return [

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+
+/** scripts/run-tests.mjs on a fixture folder, with the given environment on top of a clean one. */
+function runFixtures(dir: string, env: Record<string, string> = {}) {
+  // NODE_TEST_CONTEXT would make the nested `node --test` report to this process instead of running.
+  const {
+    TEST_DATABASE_URL: _db,
+    TEST_REDIS_URL: _redis,
+    CI: _ci,
+    NODE_TEST_CONTEXT: _context,
+    ...base
+  } = process.env;
+  const result = spawnSync(
+    process.execPath,
+    ['scripts/run-tests.mjs', '--dir', `test/fixtures/runner/${dir}`],
+    {
+      env: { ...base, ...env },
+      encoding: 'utf8',
+    },
+  );
+  const lines = result.stdout.trimEnd().split('\n');
+  return { status: result.status, stdout: result.stdout, last: lines.at(-1) };
+}
+
+describe('the test runner counts what ran', () => {
+  it('ends with passed, failed and skipped, counting every test of a skipped suite, and fails the run on a failure', () => {
+    const run = runFixtures('mixed');
+    assert.equal(run.last, '3 passed, 4 failed, 7 skipped, 1 todo', run.stdout);
+    assert.equal(run.status, 1);
+    // The tests of skipped suites are listed by name with the suite's reason, and none of them ran.
+    assert.match(run.stdout, /﹣ three .*# the service is absent/);
+    assert.match(run.stdout, /﹣ four .*# the service is absent/);
+    assert.doesNotMatch(run.stdout, /a skipped test never runs|a skipped suite runs no hook/);
+  });
+
+  it('suites of the database and Redis helpers are counted as skipped tests when the services are absent', () => {
+    const run = runFixtures('services');
+    assert.equal(run.last, '2 passed, 0 failed, 5 skipped', run.stdout);
+    assert.equal(run.status, 0);
+    assert.match(run.stdout, /﹣ one .*# TEST_DATABASE_URL is not set/);
+    assert.match(run.stdout, /﹣ three .*# TEST_REDIS_URL is not set/);
+  });
+
+  it('with CI=true an absent PostgreSQL or Redis fails the run instead', () => {
+    const run = runFixtures('services', { CI: 'true' });
+    assert.equal(run.last, '0 passed, 1 failed, 0 skipped', run.stdout);
+    assert.equal(run.status, 1);
+    assert.match(run.stdout, /CI=true requires PostgreSQL/);
+  });
+});
