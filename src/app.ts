@@ -25,6 +25,7 @@ import { guidesIndex, guidesRoutes, loadGuides } from './modules/guides/routes.j
 import type { Operation } from './modules/keys/plans.js';
 import { registerMetrics } from './modules/metrics/routes.js';
 import { monitorsRoutes } from './modules/monitors/routes.js';
+import { PLAYGROUND_KEY, playgroundIntro } from './modules/playground/playground.js';
 import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
@@ -189,7 +190,10 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.addSchema(ValidationDataSchema);
   // The pages of docs/, served under /guides/ and listed in the description `/docs` shows.
   const guides = loadGuides();
-  await registerOpenApi(app, { playground: container.playground, description: guidesIndex(guides) });
+  await registerOpenApi(app, {
+    playground: container.playground ? { key: PLAYGROUND_KEY, intro: playgroundIntro() } : null,
+    description: guidesIndex(guides),
+  });
 
   // Authenticated routes count their answers per key and operation (the usage report), and are
   // limited per API key, by plan; the limit runs after authentication.

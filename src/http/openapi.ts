@@ -6,26 +6,12 @@ import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
 import { PACKAGE_ROOT } from '../config.js';
 import { type ApiError, errors } from '../lib/errors.js';
-import {
-  PLAYGROUND_JOB_LIMIT,
-  PLAYGROUND_KEY,
-  PLAYGROUND_LIMIT_PER_HOUR,
-  type Playground,
-} from '../modules/playground/playground.js';
 
 export interface OpenApiOptions {
   /** Extra Markdown appended to the API description (e.g. the test-mode magic numbers). */
   description?: string;
-  /** When set, `/docs` signs its requests in with the playground's demo key. */
-  playground?: Playground | null;
-}
-
-function playgroundIntro(): string {
-  return `**Playground.** This page is signed in with the demo key \`${PLAYGROUND_KEY}\`, so *Test Request*
-works at once. It is a test-mode key (deterministic answers for the magic numbers listed under
-\`GET /v1/validate\`, no registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per
-hour per IP address (rates requests that carry it included); it cannot manage webhooks or read a usage report, and its
-batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers; its audit records and confirmations are served for 24 hours only. Enter a key of your own under **Authentication** to replace it.`;
+  /** When set, `/docs` signs its requests in with this demo key, and says so with `intro`. */
+  playground?: { key: string; intro: string } | null;
 }
 
 const INTRO = `Self-hostable VAT validation: EU VIES, UK HMRC, Swiss and Norwegian registries, VAT decisions,
@@ -45,7 +31,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       info: {
         title: PACKAGE.name,
         version: PACKAGE.version,
-        description: [INTRO, options.playground ? playgroundIntro() : null, options.description ?? null]
+        description: [INTRO, options.playground?.intro ?? null, options.description ?? null]
           .filter((part) => part !== null)
           .join('\n\n'),
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
@@ -82,7 +68,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
   });
-  await registerReference(app, options.playground ? PLAYGROUND_KEY : null);
+  await registerReference(app, options.playground?.key ?? null);
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
   });

@@ -54,6 +54,15 @@ export interface Playground {
 }
 
 /** 429 for a demo-key request over its hourly budget. */
+/** What the API reference says about the playground it is signed in with. */
+export function playgroundIntro(): string {
+  return `**Playground.** This page is signed in with the demo key \`${PLAYGROUND_KEY}\`, so *Test Request*
+works at once. It is a test-mode key (deterministic answers for the magic numbers listed under
+\`GET /v1/validate\`, no registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per
+hour per IP address (rates requests that carry it included); it cannot manage webhooks or read a usage report, and its
+batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers; its audit records and confirmations are served for 24 hours only. Enter a key of your own under **Authentication** to replace it.`;
+}
+
 export function playgroundLimited(wait: number): ApiError {
   return errors.rateLimited(
     wait,
