@@ -81,8 +81,7 @@ export interface WebhookDeliveriesTable {
   event_type: string;
   /** The delivered body, exactly as sent on every attempt. */
   body: string;
-  /** `pending` | `delivered` | `failed` */
-  status: string;
+  status: 'pending' | 'delivered' | 'failed';
   attempts: number;
   max_attempts: number;
   next_attempt_at: string | null;
@@ -99,8 +98,7 @@ export interface WebhookAttemptsTable {
   delivery_id: string;
   endpoint_id: string;
   attempt: number;
-  /** `succeeded` | `failed` */
-  status: string;
+  status: 'succeeded' | 'failed';
   http_status: number | null;
   latency_ms: number;
   error: string | null;

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
@@ -32,7 +33,9 @@ const AuditRecord = Type.Object({
 
 export function auditsRoutes(deps: { audits: AuditsService; requireKey: RequireKey }) {
   const { audits, requireKey } = deps;
-  return async function register(app: FastifyInstance) {
+  return async function register(fastify: FastifyInstance) {
+    // Handlers get their request parts typed from the route's TypeBox schemas.
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
       '/v1/audits/:request_id',
       {
@@ -52,7 +55,7 @@ export function auditsRoutes(deps: { audits: AuditsService; requireKey: RequireK
       },
       async (request, reply) => {
         const principal = principalOf(request);
-        const { request_id } = request.params as { request_id: string };
+        const { request_id } = request.params;
         // Request ids are UUIDs: anything else is unknown without asking the database (PostgreSQL
         // refuses text with a NUL byte outright).
         const record = isUuid(request_id) ? await audits.find(principal, request_id) : null;

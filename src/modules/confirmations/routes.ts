@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
@@ -7,7 +8,7 @@ import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { SendRecorded } from '../outbox/reply.js';
-import type { ConfirmationData, ConfirmationsService, ConfirmBody as ConfirmBodyType } from './service.js';
+import type { ConfirmationData, ConfirmationsService } from './service.js';
 import { toTaxauthCode } from './service.js';
 
 const MatchCode = Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C'), Type.Literal('D')], {
@@ -168,7 +169,9 @@ export function confirmationsRoutes(deps: {
   sendRecorded: SendRecorded;
 }) {
   const { confirmations, requireKey, sendRecorded } = deps;
-  return async function register(app: FastifyInstance) {
+  return async function register(fastify: FastifyInstance) {
+    // Handlers get their request parts typed from the route's TypeBox schemas.
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.post(
       '/v1/confirm',
       {
@@ -192,7 +195,7 @@ export function confirmationsRoutes(deps: {
       },
       async (request, reply) => {
         const principal = principalOf(request);
-        const body = request.body as ConfirmBodyType;
+        const body = request.body;
         const idempotencyKey = request.headers['idempotency-key'];
         if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !isUuid(idempotencyKey))) {
           throw errors.invalidRequest(
@@ -254,7 +257,7 @@ export function confirmationsRoutes(deps: {
       },
       async (request, reply) => {
         const principal = principalOf(request);
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         const row = isUuid(id) ? await confirmations.find(principal, id.toLowerCase()) : null;
         if (!row) throw errors.notFound('No confirmation with this id for this account.');
         // Stored JSON documents are spliced in as stored, so they are byte for byte what was kept.

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
@@ -5,7 +6,7 @@ import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { SendRecorded } from '../outbox/reply.js';
 import { ValidationMetaFields } from '../validation/schemas.js';
-import type { DecideRequest, DecideService } from './service.js';
+import type { DecideService } from './service.js';
 
 const SupplyTypeSchema = Type.Union(
   [Type.Literal('goods'), Type.Literal('services'), Type.Literal('digital_services')],
@@ -170,7 +171,9 @@ export function decideRoutes(deps: {
   sendRecorded: SendRecorded;
 }) {
   const { decide, requireKey, sendRecorded } = deps;
-  return async function register(app: FastifyInstance) {
+  return async function register(fastify: FastifyInstance) {
+    // Handlers get their request parts typed from the route's TypeBox schemas.
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.post(
       '/v1/decide',
       {
@@ -187,7 +190,7 @@ export function decideRoutes(deps: {
       },
       async (request, reply) => {
         const principal = principalOf(request);
-        const body = request.body as DecideRequest;
+        const body = request.body;
         const result = await decide.decide(body, principal);
         if (result.kind === 'refused') throw refusalError(result);
         return sendRecorded({

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
@@ -9,7 +10,7 @@ import { isUuid } from '../../lib/ids.js';
 import { refusal } from '../../lib/refusal.js';
 import { validationRefusal } from '../validation/refusals.js';
 import { INTERVALS } from './schedule.js';
-import { BULK_LIMIT, type MonitorInput, type MonitorStatus, type MonitorsService } from './service.js';
+import { BULK_LIMIT, type MonitorInput, type MonitorsService } from './service.js';
 import { monitorTestModeTable } from './test-mode.js';
 
 const tags = ['Monitoring'];
@@ -206,7 +207,9 @@ export function monitorsRoutes(deps: {
         { max },
       ),
     );
-  return async function register(app: FastifyInstance) {
+  return async function register(fastify: FastifyInstance) {
+    // Handlers get their request parts typed from the route's TypeBox schemas.
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.post(
       '/v1/monitors',
       {
@@ -221,7 +224,7 @@ export function monitorsRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const body = request.body as MonitorInput;
+        const body = request.body;
         const tooBig = checkMetadata(body.metadata, 'metadata');
         if (tooBig) throw errors.invalidRequest(tooBig);
         const outcome = await monitors.create(principalOf(request), body);
@@ -272,10 +275,7 @@ export function monitorsRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const body = request.body as {
-          interval?: MonitorInput['interval'];
-          monitors: Array<Partial<MonitorInput>>;
-        };
+        const body = request.body;
         if (body.monitors.length > BULK_LIMIT) {
           throw errors.invalidRequest(
             `A bulk request takes at most ${BULK_LIMIT.toLocaleString('en')} numbers (got ${body.monitors.length.toLocaleString('en')}); split the list.`,
@@ -312,13 +312,7 @@ export function monitorsRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const query = request.query as {
-          status?: MonitorStatus;
-          changed_since?: string;
-          stale?: string;
-          cursor?: string;
-          limit?: string;
-        };
+        const query = request.query;
         const limit = query.limit === undefined ? 100 : Number(query.limit);
         if (limit < 1 || limit > 500) throw errors.invalidRequest('limit must be between 1 and 500.');
         if (query.cursor !== undefined && !isUuid(query.cursor))
@@ -374,7 +368,7 @@ export function monitorsRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const query = request.query as { since?: string; limit?: string };
+        const query = request.query;
         const limit = query.limit === undefined ? 100 : Number(query.limit);
         if (limit < 1 || limit > 1_000) throw errors.invalidRequest('limit must be between 1 and 1000.');
         const since = query.since === undefined ? undefined : isoTime(query.since, 'since');
@@ -433,7 +427,7 @@ export function monitorsRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         const data = isUuid(id) ? await monitors.get(principalOf(request), id) : null;
         if (!data) throw notFound(id);
         return reply.send({ data, meta: baseMeta(request, reply) });
@@ -463,12 +457,8 @@ export function monitorsRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const { id } = request.params as { id: string };
-        const body = request.body as {
-          interval?: MonitorInput['interval'];
-          reference?: string | null;
-          metadata?: Record<string, unknown> | null;
-        };
+        const { id } = request.params;
+        const body = request.body;
         const tooBig = checkMetadata(body.metadata ?? undefined, 'metadata');
         if (tooBig) throw errors.invalidRequest(tooBig);
         const data = isUuid(id) ? await monitors.update(principalOf(request), id, body) : null;
@@ -492,9 +482,9 @@ export function monitorsRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         if (!isUuid(id) || !(await monitors.remove(principalOf(request), id))) throw notFound(id);
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       },
     );
 
@@ -513,7 +503,7 @@ export function monitorsRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         const data = isUuid(id) ? await monitors.checkNow(principalOf(request), id) : null;
         if (!data) throw notFound(id);
         return reply.send({ data, meta: baseMeta(request, reply) });

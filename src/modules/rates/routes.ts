@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { latencyMs, msSince } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
@@ -43,6 +44,10 @@ const RatesMeta = {
   data_version: Type.String({ format: 'date', description: 'Version (date) of the rates dataset.' }),
   cached: Type.Boolean({ description: 'Always true: rates are loaded in-process.' }),
 };
+
+const CountryParams = Type.Object({
+  country: Type.String({ description: 'Two letters, e.g. `de` or `DE`.' }),
+});
 
 const DateQuery = Type.Object(
   {
@@ -186,9 +191,12 @@ export function ratesRoutes(deps: {
     return reply.type(JSON_TYPE).send(body.text(answer, request.id, String(latencyMs(reply))));
   }
 
-  function one(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    const { country } = request.params as { country: string };
-    const { date } = request.query as { date?: string };
+  function one(
+    { country }: Static<typeof CountryParams>,
+    { date }: Static<typeof DateQuery>,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): FastifyReply {
     if (!/^[A-Za-z]{2}$/.test(country)) {
       throw errors.invalidRequest('country must be a two-letter ISO 3166-1 alpha-2 code, e.g. "de".');
     }
@@ -205,7 +213,9 @@ export function ratesRoutes(deps: {
     return send(request, reply, found.answer);
   }
 
-  return async function register(app: FastifyInstance) {
+  return async function register(fastify: FastifyInstance) {
+    // Handlers get their request parts typed from the route's TypeBox schemas.
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
       '/v1/rates',
       {
@@ -227,7 +237,7 @@ export function ratesRoutes(deps: {
       },
       (request, reply) =>
         limited(request, reply, () => {
-          const { date } = request.query as { date?: string };
+          const { date } = request.query;
           return send(request, reply, rates.list(checkDateParam(date)));
         }),
     );
@@ -240,7 +250,7 @@ export function ratesRoutes(deps: {
           summary: 'VAT rates of one country',
           description:
             'Public: no key needed. `country` is an ISO 3166-1 alpha-2 code, case-insensitive (`XI` for Northern Ireland). With `date`, the rates in force that day.',
-          params: Type.Object({ country: Type.String({ description: 'Two letters, e.g. `de` or `DE`.' }) }),
+          params: CountryParams,
           querystring: DateQuery,
           response: {
             200: Envelope(Type.Ref('CountryRate'), RatesMeta),
@@ -249,7 +259,7 @@ export function ratesRoutes(deps: {
           },
         },
       },
-      (request, reply) => limited(request, reply, () => one(request, reply)),
+      (request, reply) => limited(request, reply, () => one(request.params, request.query, request, reply)),
     );
   };
 }

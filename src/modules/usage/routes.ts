@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
@@ -40,7 +41,9 @@ const UsageReport = Type.Object({
 
 export function usageRoutes(deps: { usage: UsageService; requireKey: RequireKey }) {
   const { usage, requireKey } = deps;
-  return async function register(app: FastifyInstance) {
+  return async function register(fastify: FastifyInstance) {
+    // Handlers get their request parts typed from the route's TypeBox schemas.
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
       '/v1/usage',
       {
@@ -63,7 +66,7 @@ export function usageRoutes(deps: { usage: UsageService; requireKey: RequireKey 
         },
       },
       async (request, reply) => {
-        const { days: raw } = request.query as { days?: string };
+        const { days: raw } = request.query;
         const days = raw === undefined ? 30 : Number(raw);
         if (days < 1 || days > 366) throw errors.invalidRequest('days must be between 1 and 366.');
         const data = await usage.report(principalOf(request), days);

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
@@ -43,7 +44,9 @@ export function validationRoutes(deps: {
   sendRecorded: SendRecorded;
 }) {
   const { validation, requireKey, sendRecorded } = deps;
-  return async function register(app: FastifyInstance) {
+  return async function register(fastify: FastifyInstance) {
+    // Handlers get their request parts typed from the route's TypeBox schemas.
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
       '/v1/validate',
       {
@@ -59,7 +62,7 @@ export function validationRoutes(deps: {
       },
       async (request, reply) => {
         const principal = principalOf(request);
-        const query = request.query as { vat_number: string; requester_vat_number?: string; cache?: string };
+        const query = request.query;
         const outcome = await validation.validate(
           {
             vatNumber: query.vat_number,

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RequireKey } from '../../http/auth.js';
@@ -73,7 +74,9 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
   const auth = requireKey('webhooks');
   const notFound = () => errors.notFound('No webhook endpoint with this id for this key.');
 
-  return async function register(app: FastifyInstance) {
+  return async function register(fastify: FastifyInstance) {
+    // Handlers get their request parts typed from the route's TypeBox schemas.
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.post(
       '/v1/webhooks',
       {
@@ -91,7 +94,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         },
       },
       async (request, reply) => {
-        const { url } = request.body as { url: string };
+        const { url } = request.body;
         const result = await webhooks.register(principalOf(request), url);
         if (!result.ok) {
           if (result.kind === 'limit_reached') {
@@ -143,8 +146,8 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         },
       },
       async (request, reply) => {
-        const { id } = request.params as { id: string };
-        const { disabled } = request.body as { disabled: boolean };
+        const { id } = request.params;
+        const { disabled } = request.body;
         if (!isUuid(id)) throw notFound();
         const data = await webhooks.setDisabled(principalOf(request), id, disabled);
         if (!data) throw notFound();
@@ -166,9 +169,9 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         },
       },
       async (request, reply) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         if (!isUuid(id) || !(await webhooks.remove(principalOf(request), id))) throw notFound();
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       },
     );
 
@@ -199,7 +202,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         },
       },
       async (request, reply) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         if (!isUuid(id)) throw notFound();
         const result = await webhooks.sendTest(principalOf(request), id, request.id);
         if (!result) throw notFound();
@@ -230,8 +233,8 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         },
       },
       async (request, reply) => {
-        const { id } = request.params as { id: string };
-        const { limit: rawLimit } = request.query as { limit?: string };
+        const { id } = request.params;
+        const { limit: rawLimit } = request.query;
         const limit = rawLimit === undefined ? 50 : Number(rawLimit);
         if (limit < 1 || limit > 100) throw errors.invalidRequest('limit must be between 1 and 100.');
         if (!isUuid(id)) throw notFound();
@@ -259,7 +262,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         },
       },
       async (request, reply) => {
-        const { id, delivery_id } = request.params as { id: string; delivery_id: string };
+        const { id, delivery_id } = request.params;
         if (!isUuid(id) || !isUuid(delivery_id)) throw errors.notFound('No such delivery for this key.');
         const result = await webhooks.replay(principalOf(request), id, delivery_id);
         if (!result.ok) {

@@ -67,7 +67,7 @@ export interface EndpointView {
 export interface AttemptView {
   id: string;
   attempt: number;
-  status: string;
+  status: WebhookAttemptsTable['status'];
   http_status: number | null;
   latency_ms: number;
   error: string | null;
@@ -78,7 +78,7 @@ export interface DeliveryView {
   id: string;
   event: string;
   event_id: string;
-  status: string;
+  status: WebhookDeliveriesTable['status'];
   created_at: string;
   next_attempt_at: string | null;
   finished_at: string | null;
