@@ -1,11 +1,9 @@
-import type { Clock } from '../../lib/clock.js';
+import { type Clock, utcToday } from '../../lib/clock.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 import type { RatesService } from '../rates/service.js';
 import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
 import type { AnswerSource } from './answers.js';
 import type { ValidationData, ValidationOutcome, ValidationPort, ValidationRequest } from './types.js';
-
-const DAY_MS = 86_400_000;
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -47,15 +45,13 @@ export function createValidationService(deps: {
 
   // `country` depends only on the country and the UTC day (the rates in force), so each is built
   // once a day and shared by the answers of that day (frozen: answers only serialise it).
+  const today = utcToday(clock);
   let day = '';
-  let dayEnds = 0;
   let countries = new Map<string, ValidationData['country']>();
 
   function countryOf(vat: ParsedVatNumber): ValidationData['country'] {
-    const now = clock.millis();
-    if (now >= dayEnds || now < dayEnds - DAY_MS) {
-      day = new Date(now).toISOString().slice(0, 10);
-      dayEnds = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
+    if (today() !== day) {
+      day = today();
       countries = new Map();
     }
     let country = countries.get(vat.isoCountry);
