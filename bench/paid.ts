@@ -106,7 +106,12 @@ interface Measured {
   headers: Record<string, string>;
 }
 
-async function measureService(service: Child, keys: Record<'live' | 'test', string>, call: Call, duration: number) {
+async function measureService(
+  service: Child,
+  keys: Record<'live' | 'test', string>,
+  call: Call,
+  duration: number,
+) {
   const url = `${service.url}${call.path}`;
   const headers: Record<string, string> = { authorization: `Bearer ${keys[call.key]}` };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
@@ -160,7 +165,8 @@ async function measureBare(measured: Measured, duration: number): Promise<LoadRe
   }
 }
 
-const ratio = (a: LoadResult, b: LoadResult) => Math.round((a.requestsPerSecond / b.requestsPerSecond) * 100) / 100;
+const ratio = (a: LoadResult, b: LoadResult) =>
+  Math.round((a.requestsPerSecond / b.requestsPerSecond) * 100) / 100;
 
 /**
  * The paid request path in one run: a cache hit with a live key (audit record and event written per
@@ -212,7 +218,7 @@ export async function benchPaid(duration = 8) {
     node: process.version,
     connections: CONNECTIONS,
     duration_s: duration,
-    note: 'One run: the service on SQLite, then the bare server answering each call\'s bytes and headers, then the service on PostgreSQL (BENCH_POSTGRES_URL) against the same bare figures. Targets apply to SQLite.',
+    note: "One run: the service on SQLite, then the bare server answering each call's bytes and headers, then the service on PostgreSQL (BENCH_POSTGRES_URL) against the same bare figures. Targets apply to SQLite.",
     figures,
   };
   writeResult('paid', result);

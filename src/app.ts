@@ -228,7 +228,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       done(null, payload);
     };
     route.onSend = [...(route.onSend ? [route.onSend].flat() : []), count];
-    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), keyLimit];
+    const limit = keyLimit(`${[route.method].flat().join(',')} ${route.url}`);
+    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), limit];
   });
 
   await app.register(systemRoutes({ db: container.db, warnings: () => container.status.warnings() }));

@@ -15,7 +15,8 @@ const MINUTE_MS = 60_000;
 
 /**
  * The per-key limit of authenticated routes (`OPENVAT_RATE_LIMIT_*`, requests per minute by plan),
- * as a `preHandler` hook that runs after authentication: fixed windows aligned to the minute,
+ * as a `preHandler` hook per route that runs after authentication. Each route counts a key's requests
+ * on its own (as `@fastify/rate-limit`'s per-route stores did before): fixed windows aligned to the minute,
  * counted in this process, or in Redis when one is configured (one budget per key across instances;
  * while Redis fails, each instance counts for itself). Every answer carries `x-ratelimit-limit`,
  * `-remaining` and `-reset`; past the limit the answer is 429 `rate_limited` with `Retry-After`. The
@@ -33,7 +34,7 @@ export function createKeyLimit(options: {
   /** Prefix of the Redis keys (`OPENVAT_REDIS_PREFIX`). */
   redisPrefix?: string;
   onError?: (error: unknown) => void;
-}): preHandlerHookHandler {
+}): (route: string) => preHandlerHookHandler {
   const { perMinute, clock } = options;
 
   function answer(reply: FastifyReply, max: number, hit: WindowHit, done: HookHandlerDoneFunction) {
@@ -59,23 +60,25 @@ export function createKeyLimit(options: {
         }),
       ]),
     ) as Record<Plan, SharedWindowLimiter>;
-    return function keyLimit(request, reply, done) {
-      const principal = request.principal;
-      if (!principal || principal.playground) return done();
-      const limiter = shared[principal.plan];
-      limiter.hit(principal.id).then(
-        (hit) => answer(reply, limiter.max, hit, done),
-        () => done(),
-      );
-    };
+    return (route) =>
+      function keyLimit(request, reply, done) {
+        const principal = request.principal;
+        if (!principal || principal.playground) return done();
+        const limiter = shared[principal.plan];
+        limiter.hit(`${principal.id}:${route}`).then(
+          (hit) => answer(reply, limiter.max, hit, done),
+          () => done(),
+        );
+      };
   }
   const local = Object.fromEntries(
     PLANS.map((plan) => [plan, createWindowLimiter({ max: perMinute[plan], windowMs: MINUTE_MS, clock })]),
   ) as Record<Plan, WindowLimiter>;
-  return function keyLimit(request, reply, done) {
-    const principal = request.principal;
-    if (!principal || principal.playground) return done();
-    const limiter = local[principal.plan];
-    answer(reply, limiter.max, limiter.hit(principal.id), done);
-  };
+  return (route) =>
+    function keyLimit(request, reply, done) {
+      const principal = request.principal;
+      if (!principal || principal.playground) return done();
+      const limiter = local[principal.plan];
+      answer(reply, limiter.max, limiter.hit(`${principal.id}:${route}`), done);
+    };
 }
