@@ -3,7 +3,6 @@ import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
-  type FastifyRequest,
   type FastifySchema,
   type onSendHookHandler,
 } from 'fastify';
