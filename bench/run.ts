@@ -10,6 +10,7 @@ import { benchIds, benchLimiter } from './choices.js';
 import { benchDecide } from './decide.js';
 import { ROOT, today, updatePerformanceTable, writeResult } from './lib.js';
 import { benchMonitors } from './monitors.js';
+import { benchPaid } from './paid.js';
 import { benchParser } from './parser.js';
 import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
@@ -52,6 +53,8 @@ const benches: Record<string, Bench> = {
   limiter: () => benchLimiter(),
   monitors: () => benchMonitors(),
   transport: () => benchTransport(),
+  // The PostgreSQL figures need BENCH_POSTGRES_URL; without it only SQLite is measured.
+  paid: () => benchPaid(),
   // Needs BENCH_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test); works in its own schema.
   'monitors-postgres': () => {
     const url = process.env.BENCH_POSTGRES_URL;

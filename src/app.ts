@@ -1,16 +1,15 @@
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
-import rateLimit from '@fastify/rate-limit';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
-  type FastifyRequest,
   type FastifySchema,
   type onSendHookHandler,
 } from 'fastify';
 import type { Container } from './container.js';
 import { authenticatedOperation } from './http/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
+import { createKeyLimit } from './http/key-limit.js';
 import { serializeRequest } from './http/log-redaction.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
@@ -197,8 +196,21 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
 
   // Authenticated routes count their answers per key and operation (the usage report), and are
   // limited per API key, by plan; the limit runs after authentication.
-  const perMinute = config.keyRateLimitPerMinute;
   const { usage } = container;
+  let redisWarnedAt = Number.NEGATIVE_INFINITY;
+  const keyLimit = createKeyLimit({
+    perMinute: config.keyRateLimitPerMinute,
+    clock: container.clock,
+    redis: container.redis,
+    redisPrefix: config.redisPrefix,
+    onError: (error) => {
+      // At most once a minute: while Redis is down every keyed request would log this.
+      const now = container.clock.millis();
+      if (now - redisWarnedAt < 60_000) return;
+      redisWarnedAt = now;
+      log.warn({ err: error }, 'per-key limit: Redis unavailable, counting in this instance');
+    },
+  });
   const routeTable: RouteEntry[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
@@ -215,27 +227,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       done(null, payload);
     };
     route.onSend = [...(route.onSend ? [route.onSend].flat() : []), count];
-    if (route.config?.rateLimit !== undefined) return;
-    route.config = {
-      ...(route.config ?? {}),
-      rateLimit: {
-        hook: 'preHandler',
-        timeWindow: '1 minute',
-        keyGenerator: (request: FastifyRequest) => `key:${request.principal?.id ?? request.ip}`,
-        // The playground's demo key has its own limit per IP address (see requireKey).
-        allowList: (request: FastifyRequest) => request.principal?.playground === true,
-        max: (request: FastifyRequest) => perMinute[request.principal?.plan ?? 'free'],
-      },
-    } as typeof route.config;
-  });
-  await app.register(rateLimit, {
-    global: false,
-    // While Redis does not answer, requests pass unlimited rather than failing with 500.
-    ...(container.redis
-      ? { redis: container.redis, nameSpace: `${config.redisPrefix}rate-limit:`, skipOnError: true }
-      : {}),
-    errorResponseBuilder: (_request, context) =>
-      errors.rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
+    const limit = keyLimit(`${[route.method].flat().join(',')} ${route.url}`);
+    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), limit];
   });
 
   await app.register(systemRoutes({ db: container.db, warnings: () => container.status.warnings() }));

@@ -39,6 +39,11 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Requests per minute per IP on the public rates endpoints. */
   readonly publicRateLimitPerMinute: number;
+  /**
+   * How long an instance reuses a key it has looked up (0 = look up every request). A key revoked
+   * through another instance or the CLI keeps working here for at most this long.
+   */
+  readonly keyCacheMs: number;
   /** Requests per minute per key on authenticated endpoints, by plan. */
   readonly keyRateLimitPerMinute: Readonly<Record<'free' | 'starter' | 'pro' | 'business', number>>;
   readonly registries: {
@@ -249,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
     playground: bool(env, 'OPENVAT_PLAYGROUND', true),
     metricsToken: optional(env, 'OPENVAT_METRICS_TOKEN'),
     publicRateLimitPerMinute: int(env, 'OPENVAT_PUBLIC_RATE_LIMIT', 600, 1, 100_000_000),
+    keyCacheMs: int(env, 'OPENVAT_KEY_CACHE_MS', 5_000, 0, 300_000),
     keyRateLimitPerMinute: {
       free: int(env, 'OPENVAT_RATE_LIMIT_FREE', 60, 1, 100_000_000),
       starter: int(env, 'OPENVAT_RATE_LIMIT_STARTER', 600, 1, 100_000_000),

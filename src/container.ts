@@ -186,7 +186,13 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const redis =
     ports.redis !== undefined ? ports.redis : config.redisUrl ? await connectRedis(config.redisUrl) : null;
 
-  const keys = createKeysService({ db: db.kysely, repository: createKeysRepository(db.kysely), clock, ids });
+  const keys = createKeysService({
+    db: db.kysely,
+    repository: createKeysRepository(db.kysely),
+    clock,
+    ids,
+    cacheMs: config.keyCacheMs,
+  });
   const playground = createPlayground({
     enabled: config.playground,
     clock,

@@ -3,7 +3,14 @@ import type { Clock } from '../lib/clock.js';
 export interface WindowLimiter {
   /** Counts one request for `key`: 0 when it is within the limit, else the seconds until the window resets. */
   take(key: string): number;
+  /** Counts one request for `key`: its count in the current window, and the seconds until that ends. */
+  hit(key: string): WindowHit;
   readonly max: number;
+}
+
+export interface WindowHit {
+  count: number;
+  resetSeconds: number;
 }
 
 /**
@@ -15,19 +22,27 @@ export function createWindowLimiter(options: { max: number; windowMs: number; cl
   const { max, windowMs, clock } = options;
   let window = -1;
   let counts = new Map<string, number>();
+  function count(key: string, now: number): number {
+    const current = Math.floor(now / windowMs);
+    if (current !== window) {
+      window = current;
+      counts = new Map();
+    }
+    const n = (counts.get(key) ?? 0) + 1;
+    counts.set(key, n);
+    return n;
+  }
+  const resetSeconds = (now: number) =>
+    Math.max(1, Math.ceil(((Math.floor(now / windowMs) + 1) * windowMs - now) / 1000));
   return {
     max,
     take(key) {
       const now = clock.millis();
-      const current = Math.floor(now / windowMs);
-      if (current !== window) {
-        window = current;
-        counts = new Map();
-      }
-      const count = (counts.get(key) ?? 0) + 1;
-      counts.set(key, count);
-      if (count <= max) return 0;
-      return Math.max(1, Math.ceil(((current + 1) * windowMs - now) / 1000));
+      return count(key, now) <= max ? 0 : resetSeconds(now);
+    },
+    hit(key) {
+      const now = clock.millis();
+      return { count: count(key, now), resetSeconds: resetSeconds(now) };
     },
   };
 }
@@ -36,6 +51,8 @@ export function createWindowLimiter(options: { max: number; windowMs: number; cl
 export interface SharedWindowLimiter {
   /** Counts one request for `key`: 0 when it is within the limit, else the seconds until the window resets. */
   take(key: string): Promise<number>;
+  /** Counts one request for `key`: its count in the current window, and the seconds until that ends. */
+  hit(key: string): Promise<WindowHit>;
   readonly max: number;
 }
 
@@ -65,29 +82,34 @@ export function createRedisWindowLimiter(options: {
 }): SharedWindowLimiter {
   const { redis, prefix, max, windowMs, clock } = options;
   const local = createWindowLimiter({ max, windowMs, clock });
+  async function hit(key: string): Promise<WindowHit> {
+    const now = clock.millis();
+    const window = Math.floor(now / windowMs);
+    const name = `${prefix}${window}:${key}`;
+    try {
+      const replies = await redis.multi().incr(name).pexpire(name, windowMs).exec();
+      const [error, value] = replies?.[0] ?? [new Error('no reply'), null];
+      if (error) throw error;
+      return {
+        count: Number(value),
+        resetSeconds: Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000)),
+      };
+    } catch (error) {
+      options.onError?.(error);
+      return local.hit(key);
+    }
+  }
   return {
     max,
+    hit,
     async take(key) {
-      const now = clock.millis();
-      const window = Math.floor(now / windowMs);
-      const name = `${prefix}${window}:${key}`;
-      let count: number;
-      try {
-        const replies = await redis.multi().incr(name).pexpire(name, windowMs).exec();
-        const [error, value] = replies?.[0] ?? [new Error('no reply'), null];
-        if (error) throw error;
-        count = Number(value);
-      } catch (error) {
-        options.onError?.(error);
-        return local.take(key);
-      }
-      if (count <= max) return 0;
-      return Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
+      const { count, resetSeconds } = await hit(key);
+      return count <= max ? 0 : resetSeconds;
     },
   };
 }
 
 /** A process-local limiter behind the shared limiter's interface. */
 export function localSharedLimiter(limiter: WindowLimiter): SharedWindowLimiter {
-  return { max: limiter.max, take: async (key) => limiter.take(key) };
+  return { max: limiter.max, take: async (key) => limiter.take(key), hit: async (key) => limiter.hit(key) };
 }

@@ -28,3 +28,22 @@ export function createManualClock(
 export function isoDate(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Today's `YYYY-MM-DD` (UTC) on `clock`, formatted once per day instead of on every call (a paid
+ * request asks for it once or twice; `toISOString` was about 1% of a decide call's CPU profile).
+ */
+export function utcToday(clock: Clock): () => string {
+  let day = '';
+  let dayEnds = 0;
+  return () => {
+    const now = clock.millis();
+    if (now >= dayEnds || now < dayEnds - DAY_MS) {
+      day = new Date(now).toISOString().slice(0, 10);
+      dayEnds = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
+    }
+    return day;
+  };
+}

@@ -38,6 +38,17 @@ describe('per-key rate limits by plan', () => {
     assert.equal((await validate(pro)).statusCode, 429);
   });
 
+  it('tells each answer the limit, what is left of it and when the window resets', async () => {
+    const key = await t.key('pro');
+    const first = await validate(key);
+    const second = await validate(key);
+    assert.equal(first.headers['x-ratelimit-limit'], '5');
+    assert.equal(first.headers['x-ratelimit-remaining'], '4');
+    assert.equal(second.headers['x-ratelimit-remaining'], '3');
+    const reset = Number(second.headers['x-ratelimit-reset']);
+    assert.ok(reset >= 1 && reset <= 60, `reset ${reset}`);
+  });
+
   it('an unauthenticated call is refused before it counts against anything', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/v1/validate?vat_number=DE100000008' });
     assert.equal(res.statusCode, 401);

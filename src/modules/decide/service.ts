@@ -1,5 +1,5 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
-import { type Clock, isoDate } from '../../lib/clock.js';
+import { type Clock, utcToday } from '../../lib/clock.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
 import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
@@ -125,6 +125,7 @@ export function createDecideService(deps: {
   clock: Clock;
 }) {
   const { validation, rates, clock } = deps;
+  const today = utcToday(clock);
 
   const standardRate = (country: string, date: string): number | null =>
     rates.rateObject(country.toLowerCase(), date)?.standard_rate ?? null;
@@ -143,7 +144,7 @@ export function createDecideService(deps: {
       }
       const supplyType: SupplyType = body.supply_type ?? 'services';
       const now = clock.now();
-      const supplyDate = body.supply_date ?? isoDate(now);
+      const supplyDate = body.supply_date ?? today();
       const dateCheck = checkDate(supplyDate);
       if (!dateCheck.ok) {
         return refusal('malformed', dateProblem('supply_date', dateCheck));

@@ -60,8 +60,8 @@ export interface KeySummary {
 /** `svc_live_` or `svc_test_` followed by 32 base62 characters. */
 const KEY_RE = /^svc_(live|test)_[0-9A-Za-z]{32}$/;
 const SECRET_LENGTH = 32;
-/** How long a successful key look-up is reused; a revocation made elsewhere takes effect within this time. */
-const KEY_CACHE_TTL_MS = 5_000;
+/** The default of `OPENVAT_KEY_CACHE_MS`. */
+export const KEY_CACHE_MS = 5_000;
 
 export function isWellFormedKey(key: string): boolean {
   return KEY_RE.test(key);
@@ -72,9 +72,27 @@ export function createKeysService(deps: {
   repository: KeysRepository;
   clock: Clock;
   ids: IdGenerator;
+  /**
+   * How long a successful look-up is reused (0: never). A key revoked by this service is dropped at
+   * once; one revoked elsewhere (another instance, the CLI) keeps working here for at most this long.
+   */
+  cacheMs?: number;
 }) {
   const { db, repository, clock, ids } = deps;
-  const cache = new LRUCache<string, ApiKeyPrincipal>({ max: 10_000, ttl: KEY_CACHE_TTL_MS });
+  const cacheMs = deps.cacheMs ?? KEY_CACHE_MS;
+  // Principals by key hash, timed by the clock port, so every paid request does not read its key.
+  const cache =
+    cacheMs > 0
+      ? new LRUCache<string, ApiKeyPrincipal>({
+          max: 10_000,
+          ttl: cacheMs,
+          ttlResolution: 0,
+          perf: { now: () => clock.millis() },
+        })
+      : null;
+  // Bumped by each revocation: a look-up that started before one is not cached (it may have read
+  // the key before it was revoked).
+  let revocations = 0;
 
   function toSummary(row: Awaited<ReturnType<KeysRepository['list']>>[number]): KeySummary {
     return {
@@ -145,8 +163,9 @@ export function createKeysService(deps: {
     async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
       if (!isWellFormedKey(presented)) return null;
       const hash = sha256Hex(presented);
-      const cached = cache.get(hash);
+      const cached = cache?.get(hash);
       if (cached) return cached;
+      const generation = revocations;
       const row = await repository.findByHash(hash);
       if (!row || row.revoked_at !== null || !safeEqual(row.key_hash, hash)) return null;
       const principal: ApiKeyPrincipal = {
@@ -156,7 +175,7 @@ export function createKeysService(deps: {
         mode: row.mode as Mode,
         defaultRequesterVat: row.default_requester_vat,
       };
-      cache.set(hash, principal);
+      if (generation === revocations) cache?.set(hash, principal);
       return principal;
     },
 
@@ -170,8 +189,12 @@ export function createKeysService(deps: {
 
     /** Revokes a key; `false` when no active key has that id. */
     async revokeKey(id: string): Promise<boolean> {
+      revocations++;
       const done = await repository.revoke(id, clock.now().toISOString());
-      if (done) cache.clear();
+      revocations++;
+      if (done && cache) {
+        for (const [hash, principal] of cache.entries()) if (principal.id === id) cache.delete(hash);
+      }
       return done;
     },
   };

@@ -1,10 +1,17 @@
-import type { Clock } from '../../lib/clock.js';
-import { isoDate } from '../../lib/clock.js';
+import { type Clock, utcToday } from '../../lib/clock.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
 import type { RatesService } from '../rates/service.js';
 import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
 import type { AnswerSource } from './answers.js';
 import type { ValidationData, ValidationOutcome, ValidationPort, ValidationRequest } from './types.js';
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
 
 type ParseOutcome =
   | { ok: true; vat: ParsedVatNumber }
@@ -36,8 +43,27 @@ export function createValidationService(deps: {
 }): ValidationPort & { parse: typeof parse } {
   const { rates, clock, sources } = deps;
 
+  // `country` depends only on the country and the UTC day (the rates in force), so each is built
+  // once a day and shared by the answers of that day (frozen: answers only serialise it).
+  const today = utcToday(clock);
+  let day = '';
+  let countries = new Map<string, ValidationData['country']>();
+
   function countryOf(vat: ParsedVatNumber): ValidationData['country'] {
-    const rate = rates.rateObject(vat.isoCountry.toLowerCase(), isoDate(clock.now()));
+    if (today() !== day) {
+      day = today();
+      countries = new Map();
+    }
+    let country = countries.get(vat.isoCountry);
+    if (!country) {
+      country = deepFreeze(buildCountry(vat, day));
+      countries.set(vat.isoCountry, country);
+    }
+    return country;
+  }
+
+  function buildCountry(vat: ParsedVatNumber, date: string): ValidationData['country'] {
+    const rate = rates.rateObject(vat.isoCountry.toLowerCase(), date);
     return {
       code: vat.isoCountry,
       name: rate?.country_name ?? vat.isoCountry,

@@ -1,0 +1,238 @@
+import { execFileSync } from 'node:child_process';
+import pg from 'pg';
+import {
+  type Child,
+  type LoadResult,
+  load,
+  ROOT,
+  startBare,
+  startService,
+  startSimulatorProcess,
+  today,
+  updatePerformanceTable,
+  warm,
+  writeResult,
+} from './lib.js';
+
+const CONNECTIONS = 50;
+/** A number the VIES simulator answers valid (asked once, then served from the cache). */
+const LIVE_NUMBER = 'FR40303265045';
+const DECIDE_BODY = JSON.stringify({
+  seller_vat: 'DE136308783',
+  buyer_vat: 'FR40303265045',
+  supply_type: 'services',
+});
+
+interface Call {
+  name: 'validate-live' | 'validate-test' | 'decide';
+  title: string;
+  /** Throughput target as a share of the bare server's; p99 target in ms (SQLite). */
+  target: { ratio: number; p99Ms: number };
+  path: string;
+  key: 'live' | 'test';
+  method?: 'POST';
+  body?: string;
+}
+
+const CALLS: Call[] = [
+  {
+    name: 'validate-live',
+    title: '`GET /v1/validate` cache hit, live key (audit record + event per call)',
+    target: { ratio: 0.5, p99Ms: 10 },
+    path: `/v1/validate?vat_number=${LIVE_NUMBER}`,
+    key: 'live',
+  },
+  {
+    name: 'validate-test',
+    title: '`GET /v1/validate`, test key (audit record per call)',
+    target: { ratio: 0.6, p99Ms: 10 },
+    path: `/v1/validate?vat_number=${LIVE_NUMBER}`,
+    key: 'test',
+  },
+  {
+    name: 'decide',
+    title: '`POST /v1/decide`, B2B, test key (audit record per call)',
+    target: { ratio: 0.5, p99Ms: 10 },
+    path: '/v1/decide',
+    key: 'test',
+    method: 'POST',
+    body: DECIDE_BODY,
+  },
+];
+
+/** Headers of an answer that the bare server sends as they are (the rest are per connection). */
+function replayableHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of headers) {
+    if (['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+function createKeyOn(databaseUrl: string, mode: 'live' | 'test'): string {
+  const out = execFileSync(
+    process.execPath,
+    ['dist/cli/index.js', 'keys', 'create', '--plan', 'business', '--mode', mode, '--json'],
+    { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } },
+  );
+  return (JSON.parse(out.toString()) as { key: string }).key;
+}
+
+/** A fresh PostgreSQL database of its own next to the one `url` names; dropped by the returned function. */
+async function scratchPostgres(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `openvat_bench_paid_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return {
+    url: own.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+interface Measured {
+  service: LoadResult;
+  body: string;
+  headers: Record<string, string>;
+}
+
+async function measureService(
+  service: Child,
+  keys: Record<'live' | 'test', string>,
+  call: Call,
+  duration: number,
+) {
+  const url = `${service.url}${call.path}`;
+  const headers: Record<string, string> = { authorization: `Bearer ${keys[call.key]}` };
+  if (call.body !== undefined) headers['content-type'] = 'application/json';
+  const request = call.method ? { method: call.method, body: call.body as string } : {};
+  // The first call of the live key asks the simulator and stores the answer; the load is cache hits.
+  for (let i = 0; i < 2; i++) {
+    const res = await fetch(url, { ...request, headers });
+    if (!res.ok) throw new Error(`${call.name}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  }
+  const sample = await fetch(url, { ...request, headers });
+  const body = await sample.text();
+  if (!sample.ok) throw new Error(`${call.name}: ${sample.status} ${body}`);
+  if (call.key === 'live' && !(JSON.parse(body) as { meta: { cached: boolean } }).meta.cached) {
+    throw new Error(`${call.name}: the measured call is not a cache hit: ${body}`);
+  }
+  await warm(url, headers, request);
+  const result = await load(url, { connections: CONNECTIONS, duration, headers, ...request });
+  if (result.non2xx || result.errors) throw new Error(`${call.name}: ${JSON.stringify(result)}`);
+  return { service: result, body, headers: replayableHeaders(sample.headers) } satisfies Measured;
+}
+
+async function runService(
+  databaseUrl: string | null,
+  simulatorUrls: Record<string, string>,
+  duration: number,
+): Promise<Record<Call['name'], Measured>> {
+  const service = await startService({
+    ...simulatorUrls,
+    OPENVAT_STATUS_POLL_MS: '0',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  try {
+    const url = databaseUrl ?? `sqlite:${service.dataDir}/openvat.sqlite`;
+    const keys = { live: createKeyOn(url, 'live'), test: createKeyOn(url, 'test') };
+    const out = {} as Record<Call['name'], Measured>;
+    for (const call of CALLS) out[call.name] = await measureService(service, keys, call, duration);
+    return out;
+  } finally {
+    await service.stop();
+  }
+}
+
+async function measureBare(measured: Measured, duration: number): Promise<LoadResult> {
+  const bare = await startBare(measured.body, measured.headers);
+  try {
+    await warm(bare.url);
+    return await load(bare.url, { connections: CONNECTIONS, duration });
+  } finally {
+    await bare.stop();
+  }
+}
+
+const ratio = (a: LoadResult, b: LoadResult) =>
+  Math.round((a.requestsPerSecond / b.requestsPerSecond) * 100) / 100;
+
+/**
+ * The paid request path in one run: a cache hit with a live key (audit record and event written per
+ * call), a test-key validation and a B2B decide (audit record per call), each against a bare
+ * `node:http` server answering that call's bytes and headers, 50 connections, the compiled service at
+ * `LOG_LEVEL=warn` on SQLite; then the same three with the service on PostgreSQL (with
+ * BENCH_POSTGRES_URL, in a database of its own), beside the same bare figures.
+ */
+export async function benchPaid(duration = 8) {
+  const simulator = await startSimulatorProcess(0);
+  let sqlite: Record<Call['name'], Measured>;
+  let postgres: Record<Call['name'], Measured> | null = null;
+  const bare = {} as Record<Call['name'], LoadResult>;
+  try {
+    sqlite = await runService(null, simulator.urls, duration);
+    for (const call of CALLS) bare[call.name] = await measureBare(sqlite[call.name], duration);
+    const pgUrl = process.env.BENCH_POSTGRES_URL;
+    if (pgUrl) {
+      const scratch = await scratchPostgres(pgUrl);
+      try {
+        postgres = await runService(scratch.url, simulator.urls, duration);
+      } finally {
+        await scratch.drop();
+      }
+    }
+  } finally {
+    await simulator.stop();
+  }
+  const figures = CALLS.map((call) => {
+    const s = sqlite[call.name].service;
+    const b = bare[call.name];
+    const r = ratio(s, b);
+    const p = postgres?.[call.name].service ?? null;
+    return {
+      call: call.name,
+      title: call.title,
+      body_bytes: Buffer.byteLength(sqlite[call.name].body),
+      target: { ratio: `>= ${call.target.ratio}`, p99_ms: `< ${call.target.p99Ms}` },
+      sqlite: { ...s, ratio: r },
+      bare: b,
+      met: r >= call.target.ratio && s.p99 < call.target.p99Ms,
+      postgres: p ? { ...p, ratio: ratio(p, b) } : null,
+    };
+  });
+  const result = {
+    benchmark: 'The paid request path (validate live cache hit, validate test key, decide) vs bare node:http',
+    command: 'npm run bench -- paid',
+    date: today(),
+    node: process.version,
+    connections: CONNECTIONS,
+    duration_s: duration,
+    note: "One run: the service on SQLite, then the bare server answering each call's bytes and headers, then the service on PostgreSQL (BENCH_POSTGRES_URL) against the same bare figures. Targets apply to SQLite.",
+    figures,
+  };
+  writeResult('paid', result);
+  const rows = figures.flatMap((f) => {
+    const row = [
+      `| ${f.title}, SQLite (${result.date}, \`${result.command}\`) | ${f.sqlite.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.sqlite.p99} ms | bare \`node:http\`: ${f.bare.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.bare.p99} ms | **${f.sqlite.ratio}×** (target ${f.target.ratio.replace('>= ', '≥ ')}, p99 ${f.target.p99_ms} ms: ${f.met ? 'met' : 'not met'}) |`,
+    ];
+    if (f.postgres) {
+      row.push(
+        `| ${f.title}, PostgreSQL (${result.date}, same run) | ${f.postgres.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.postgres.p99} ms | the bare figure above | **${f.postgres.ratio}×** (no target) |`,
+      );
+    }
+    return row;
+  });
+  updatePerformanceTable('paid', rows.join('\n'));
+  return result;
+}
