@@ -357,13 +357,13 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const outbox = createOutbox({
     db: db.kysely,
     answers: {
-      store: (answer, trx) => registryAnswers.upsert(answer, trx),
+      storeMany: (answers, trx) => registryAnswers.upsertMany(answers, trx),
       remember: (answers) => liveAnswers.remember(answers),
     },
     audits,
     events,
     deliveries: {
-      enqueue: (event, trx) => webhooks.enqueue(event, trx),
+      enqueueMany: (events, trx) => webhooks.enqueueMany(events, trx),
       notify: () => webhookWorker.notify(),
     },
     onCommit: metrics.observer.groupCommit,

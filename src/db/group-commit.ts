@@ -16,41 +16,47 @@ export interface GroupCommitOptions {
   onCommit?: (units: number) => void;
 }
 
-interface Unit {
-  work: Work<unknown>;
-  resolve: (value: unknown) => void;
+interface Pending<U, R> {
+  unit: U;
+  resolve: (value: R) => void;
   reject: (error: unknown) => void;
 }
 
 /**
- * Group commit: units of work that arrive while a transaction is being written are committed
- * together in the next one, so concurrent calls share a commit instead of queueing for one each.
- * Every unit still commits atomically with its own writes, and its caller waits for the commit. If a
- * group fails, each of its units is retried in a transaction of its own, so only a failing unit fails.
+ * Group commit: units that arrive while a transaction is being written are committed together in the
+ * next one, so concurrent callers share a commit instead of queueing for one each. `write` handles a
+ * whole group in its transaction (so it can write the group's rows with one statement per table) and
+ * returns each unit's result. Every caller waits for the commit. If a group fails, each of its units
+ * is retried in a transaction of its own, so only a failing unit fails.
  */
-export function createGroupCommit(db: Kysely<Database>, options: GroupCommitOptions = {}) {
+export function createGroupWriter<U, R>(
+  db: Kysely<Database>,
+  options: GroupCommitOptions & { write: (trx: Kysely<Database>, units: U[]) => Promise<R[]> },
+) {
   const maxUnits = options.maxUnits ?? 256;
   const delayMs = options.delayMs ?? 0;
-  let queue: Unit[] = [];
+  let queue: Array<Pending<U, R>> = [];
   let flushing = false;
   let scheduled = false;
 
-  async function runGroup(group: Unit[]): Promise<void> {
+  async function runGroup(group: Array<Pending<U, R>>): Promise<void> {
     try {
-      const results = await db.transaction().execute(async (trx) => {
-        const out: unknown[] = [];
-        for (const unit of group) out.push(await unit.work(trx));
-        return out;
-      });
-      for (let i = 0; i < group.length; i++) group[i]?.resolve(results[i]);
+      const results = await db.transaction().execute((trx) =>
+        options.write(
+          trx,
+          group.map((p) => p.unit),
+        ),
+      );
+      for (let i = 0; i < group.length; i++) group[i]?.resolve(results[i] as R);
       options.onCommit?.(group.length);
     } catch {
-      for (const unit of group) {
+      for (const pending of group) {
         try {
-          unit.resolve(await db.transaction().execute(unit.work));
+          const [result] = await db.transaction().execute((trx) => options.write(trx, [pending.unit]));
+          pending.resolve(result as R);
           options.onCommit?.(1);
         } catch (error) {
-          unit.reject(error);
+          pending.reject(error);
         }
       }
     }
@@ -78,15 +84,33 @@ export function createGroupCommit(db: Kysely<Database>, options: GroupCommitOpti
   }
 
   return {
+    /** Writes `unit` with the group waiting now; resolves with its result once committed. */
+    run(unit: U): Promise<R> {
+      return new Promise<R>((resolve, reject) => {
+        queue.push({ unit, resolve, reject });
+        schedule();
+      });
+    },
+  };
+}
+
+/** A group commit of units of work: each runs in the group's transaction, in arrival order. */
+export function createGroupCommit(db: Kysely<Database>, options: GroupCommitOptions = {}) {
+  const writer = createGroupWriter<Work<unknown>, unknown>(db, {
+    ...options,
+    async write(trx, works) {
+      const results: unknown[] = [];
+      for (const work of works) results.push(await work(trx));
+      return results;
+    },
+  });
+  return {
     /**
      * Runs `work` in a transaction shared with the other units waiting now; resolves with its result
      * once committed.
      */
     run<T>(work: Work<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-        schedule();
-      });
+      return writer.run(work) as Promise<T>;
     },
   };
 }

@@ -48,7 +48,7 @@ for (const target of await databaseTargets()) {
       return createOutbox({
         db: db.kysely,
         answers: {
-          store: (answer, trx) => answers.upsert(answer, trx),
+          storeMany: (rows, trx) => answers.upsertMany(rows, trx),
           remember: (rows) =>
             told.push({
               what: 'remember',
@@ -60,9 +60,9 @@ for (const target of await databaseTargets()) {
         events: createEventsService({ repository: createEventsRepository(db.kysely), clock, ids }),
         deliveries: {
           // One delivery per event (a fake endpoint), so that `notify` is due.
-          enqueue: async (event) => {
-            enqueued.push(event);
-            return 1;
+          enqueueMany: async (events) => {
+            enqueued.push(...events);
+            return events.length;
           },
           notify: () => told.push({ what: 'notify', commits: commits.length, detail: '' }),
         },
@@ -211,6 +211,27 @@ for (const target of await databaseTargets()) {
       assert.ok(rows.audit);
       assert.equal(rows.events.length, 1);
       assert.equal(rows.answer, undefined, 'no answer was given');
+    });
+
+    it('answers of one number in one group keep the newest, and never replace a newer stored one', async () => {
+      const box = outbox();
+      const at = (iso: string, name: string) => ({ ...answer('DE300000001'), checked_at: iso, name });
+      await Promise.all([
+        box.record({ answers: [at('2026-11-23T10:00:02.000Z', 'newest')] }),
+        box.record({ answers: [at('2026-11-23T10:00:01.000Z', 'older')] }),
+      ]);
+      assert.deepEqual(commits, [2], 'both in one group');
+      const read = () =>
+        db.kysely
+          .selectFrom('registry_answers')
+          .select(['name', 'checked_at'])
+          .where('vat_number', '=', 'DE300000001')
+          .executeTakeFirst();
+      assert.deepEqual(await read(), { name: 'newest', checked_at: '2026-11-23T10:00:02.000Z' });
+      await box.record({ answers: [at('2026-11-23T09:00:00.000Z', 'stale')] });
+      assert.equal((await read())?.name, 'newest', 'an older answer does not replace a newer one');
+      await box.record({ answers: [at('2026-11-23T11:00:00.000Z', 'fresh')] });
+      assert.equal((await read())?.name, 'fresh');
     });
 
     it('a lane with a delay commits units that arrive within it together', async () => {

@@ -37,7 +37,7 @@ describe('live answers: background callers wait behind interactive ones', () => 
     };
     const live = createLiveAnswers({
       clientFor: () => client,
-      repository: { find: async () => undefined, upsert: async () => {} },
+      repository: { find: async () => undefined },
       clock: systemClock,
       cache: { validTtlSeconds: 60, invalidTtlSeconds: 60, degradedWindowSeconds: 60 },
       concurrencyPerCountry: 1,
@@ -68,7 +68,7 @@ describe('live answers: background callers wait behind interactive ones', () => 
 describe('live answers: exceptions and aborts resolve the breaker', () => {
   const options = (client: RegistryClient, clock = createManualClock('2026-11-23T10:00:00Z')) => ({
     clientFor: () => client,
-    repository: { find: async () => undefined, upsert: async () => {} },
+    repository: { find: async () => undefined },
     clock,
     cache: { validTtlSeconds: 60, invalidTtlSeconds: 60, degradedWindowSeconds: 60 },
     concurrencyPerCountry: 2,
@@ -173,7 +173,7 @@ describe('live answers: memory holds only committed answers', () => {
     const live = createLiveAnswers({
       clientFor: () => client,
       // Nothing reaches the database in this test: the answer exists only if it is remembered.
-      repository: { find: async () => undefined, upsert: async () => {} },
+      repository: { find: async () => undefined },
       clock: createManualClock('2026-11-23T10:00:05Z'),
       cache: { validTtlSeconds: 60, invalidTtlSeconds: 60, degradedWindowSeconds: 60 },
       concurrencyPerCountry: 2,

@@ -34,6 +34,16 @@ export function createAuditsRepository(db: Kysely<Database>) {
       );
     },
 
+    /** Inserts records with one statement. */
+    async insertMany(records: readonly AuditsTable[], trx: Kysely<Database> = db) {
+      if (records.length === 1 && records[0]) return this.insert(records[0], trx);
+      if (records.length > 0)
+        await trx
+          .insertInto('audits')
+          .values([...records])
+          .execute();
+    },
+
     async find(requestId: string, trx: Kysely<Database> = db): Promise<AuditsTable | undefined> {
       return trx.selectFrom('audits').selectAll().where('request_id', '=', requestId).executeTakeFirst();
     },

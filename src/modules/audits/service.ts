@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { AuditsTable, Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { AUDIT_RETENTION_DAYS } from '../keys/plans.js';
 import type { ApiKeyPrincipal } from '../keys/service.js';
@@ -41,12 +41,22 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
      * retention, so nothing is stored for them.
      */
     async record(principal: ApiKeyPrincipal, input: AuditInput, trx: Kysely<Database>): Promise<void> {
-      const days = AUDIT_RETENTION_DAYS[principal.plan];
-      if (days === null) return;
+      await this.recordMany([{ principal, ...input }], trx);
+    },
+
+    /** Stores the audit records of several calls with one statement, in the caller's transaction. */
+    async recordMany(
+      records: ReadonlyArray<AuditInput & { principal: ApiKeyPrincipal }>,
+      trx: Kysely<Database>,
+    ): Promise<void> {
       const created = clock.now();
-      const keptMs = principal.playground ? PLAYGROUND_RETENTION_MS : days * DAY_MS;
-      await repository.insert(
-        {
+      const rows: AuditsTable[] = [];
+      for (const input of records) {
+        const { principal } = input;
+        const days = AUDIT_RETENTION_DAYS[principal.plan];
+        if (days === null) continue;
+        const keptMs = principal.playground ? PLAYGROUND_RETENTION_MS : days * DAY_MS;
+        rows.push({
           request_id: input.requestId,
           key_id: principal.id,
           endpoint: input.endpoint,
@@ -57,9 +67,9 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
           latency_ms: input.latencyMs === null ? null : Math.round(input.latencyMs),
           status_code: input.statusCode,
           valid: input.valid === null ? null : input.valid ? 1 : 0,
-        },
-        trx,
-      );
+        });
+      }
+      await repository.insertMany(rows, trx);
     },
 
     /** The record, when it exists, belongs to this key, has not expired and the plan keeps records. */

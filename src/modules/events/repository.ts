@@ -27,6 +27,15 @@ export function createEventsRepository(db: Kysely<Database>) {
         ),
       );
     },
+    /** Inserts events with one statement. */
+    async insertMany(events: readonly EventsTable[], trx: Kysely<Database> = db) {
+      if (events.length === 1 && events[0]) return this.insert(events[0], trx);
+      if (events.length > 0)
+        await trx
+          .insertInto('events')
+          .values([...events])
+          .execute();
+    },
     async listForKey(keyId: string, trx: Kysely<Database> = db): Promise<EventsTable[]> {
       return trx
         .selectFrom('events')

@@ -25,20 +25,27 @@ export type StoredEvent = DomainEvent & { id: string; createdAt: string };
 export function createEventsService(deps: { repository: EventsRepository; clock: Clock; ids: IdGenerator }) {
   return {
     async record(event: DomainEvent, trx: Kysely<Database>): Promise<StoredEvent> {
-      const id = deps.ids.uuid();
+      const [stored] = await this.recordMany([event], trx);
+      return stored as StoredEvent;
+    },
+
+    /** Records several events with one statement; returns them as stored, in order. */
+    async recordMany(events: readonly DomainEvent[], trx: Kysely<Database>): Promise<StoredEvent[]> {
+      if (events.length === 0) return [];
       const createdAt = deps.clock.now().toISOString();
-      await deps.repository.insert(
-        {
-          id,
+      const stored = events.map((event) => ({ ...event, id: deps.ids.uuid(), createdAt }));
+      await deps.repository.insertMany(
+        stored.map((event) => ({
+          id: event.id,
           account_id: event.accountId,
           key_id: event.keyId,
           type: event.type,
           payload: event.payload,
-          created_at: createdAt,
-        },
+          created_at: event.createdAt,
+        })),
         trx,
       );
-      return { ...event, id, createdAt };
+      return stored;
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { createGroupCommit, type GroupCommitOptions } from '../../db/group-commit.js';
+import { createGroupWriter, type GroupCommitOptions } from '../../db/group-commit.js';
 import type { Database, RegistryAnswersTable } from '../../db/schema.js';
 import type { AuditInput } from '../audits/service.js';
 import type { DomainEvent, StoredEvent } from '../events/service.js';
@@ -40,15 +40,16 @@ export interface Entry extends Facts {
 export interface OutboxPorts {
   db: Kysely<Database>;
   answers: {
-    store(answer: RegistryAnswer, trx: Kysely<Database>): Promise<void>;
+    /** Stores answers, each unless a newer one of its number is stored. */
+    storeMany(answers: readonly RegistryAnswer[], trx: Kysely<Database>): Promise<void>;
     /** After commit: keep the stored answers in this process's memory. */
     remember(answers: readonly RegistryAnswer[]): void;
   };
-  audits: { record(principal: ApiKeyPrincipal, input: AuditInput, trx: Kysely<Database>): Promise<void> };
-  events: { record(event: DomainEvent, trx: Kysely<Database>): Promise<StoredEvent> };
+  audits: { recordMany(records: readonly AuditFact[], trx: Kysely<Database>): Promise<void> };
+  events: { recordMany(events: readonly DomainEvent[], trx: Kysely<Database>): Promise<StoredEvent[]> };
   deliveries: {
-    /** Queues the event's webhook deliveries; returns how many. */
-    enqueue(event: StoredEvent, trx: Kysely<Database>): Promise<number>;
+    /** Queues the events' webhook deliveries; returns how many. */
+    enqueueMany(events: readonly StoredEvent[], trx: Kysely<Database>): Promise<number>;
     /** After commit: deliveries were queued. */
     notify(): void;
   };
@@ -56,47 +57,56 @@ export interface OutboxPorts {
   onCommit?: (units: number) => void;
 }
 
+/** What was written of one entry (its facts), and whether its group queued webhook deliveries. */
+type Written = { facts: Facts; deliveries: boolean } | false;
+
 /**
  * The completion step of every audited piece of work — validate, decide, confirm, a synchronous
  * batch, a batch job's items and its completion, a monitor's check, the CLI's direct mode: one
- * transaction (grouped with other callers' transactions) writes the caller's own rows, the registry
- * answers, the audit record, the events and their webhook deliveries. Only after the commit are
- * in-memory caches updated and workers woken, and only then does the caller answer.
+ * transaction (grouped with other callers') writes the callers' own rows, then the group's registry
+ * answers, audit records, events and webhook deliveries with one statement per table. Only after the
+ * commit are in-memory caches updated and workers woken, and only then does a caller answer.
  */
 export function createOutbox(ports: OutboxPorts) {
-  /** What was written: the facts and how many webhook deliveries were queued; `false` for nothing. */
-  type Written = { facts: Facts; deliveries: number } | false;
-
-  async function write(entry: Entry, trx: Kysely<Database>): Promise<Written> {
-    let facts: Facts = entry;
-    if (entry.own) {
+  /**
+   * Writes a group of entries. Each entry's own rows come first, in arrival order (they may decline,
+   * or add facts); then the facts of all of them, one statement per table: on PostgreSQL every
+   * statement is a round trip, and a group of 50 calls costs 4 instead of 150.
+   */
+  async function write(trx: Kysely<Database>, entries: Entry[]): Promise<Written[]> {
+    const written: Array<{ facts: Facts } | false> = [];
+    for (const entry of entries) {
+      if (!entry.own) {
+        written.push({ facts: entry });
+        continue;
+      }
       const more = await entry.own(trx);
-      if (more === false) return false;
-      if (more) facts = { ...entry, ...more };
+      written.push(more === false ? false : { facts: more ? { ...entry, ...more } : entry });
     }
-    for (const answer of facts.answers ?? []) await ports.answers.store(answer, trx);
-    if (facts.audit) {
-      const { principal, ...input } = facts.audit;
-      await ports.audits.record(principal, input, trx);
-    }
-    let deliveries = 0;
-    for (const event of facts.events ?? []) {
-      deliveries += await ports.deliveries.enqueue(await ports.events.record(event, trx), trx);
-    }
-    return { facts, deliveries };
+    const kept = written.filter((w): w is { facts: Facts } => w !== false).map((w) => w.facts);
+    const answers = kept.flatMap((f) => f.answers ?? []);
+    const audits = kept.flatMap((f) => (f.audit ? [f.audit] : []));
+    const events = kept.flatMap((f) => f.events ?? []);
+    if (answers.length > 0) await ports.answers.storeMany(answers, trx);
+    if (audits.length > 0) await ports.audits.recordMany(audits, trx);
+    const deliveries =
+      events.length > 0 &&
+      (await ports.deliveries.enqueueMany(await ports.events.recordMany(events, trx), trx)) > 0;
+    return written.map((w) => (w === false ? false : { facts: w.facts, deliveries }));
   }
 
   function afterCommit(written: Written): boolean {
     if (written === false) return false;
     if (written.facts.answers?.length) ports.answers.remember(written.facts.answers);
-    if (written.deliveries > 0) ports.deliveries.notify();
+    if (written.deliveries) ports.deliveries.notify();
     return true;
   }
 
   function lane(options: Omit<GroupCommitOptions, 'onCommit'> = {}) {
-    const commit = createGroupCommit(ports.db, {
+    const writer = createGroupWriter<Entry, Written>(ports.db, {
       ...options,
       ...(ports.onCommit ? { onCommit: ports.onCommit } : {}),
+      write,
     });
     return {
       /**
@@ -104,7 +114,7 @@ export function createOutbox(ports: OutboxPorts) {
        * recorded, `false` when its own writes declined (nothing was written).
        */
       async record(entry: Entry): Promise<boolean> {
-        return afterCommit(await commit.run((trx) => write(entry, trx)));
+        return afterCommit(await writer.run(entry));
       },
     };
   }

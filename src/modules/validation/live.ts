@@ -25,7 +25,8 @@ import type { ValidationSource } from './types.js';
 
 export interface LiveAnswersOptions {
   clientFor(prefix: string): RegistryClient | null;
-  repository: RegistryAnswersRepository;
+  /** Stored answers (written by the outbox; read here). */
+  repository: Pick<RegistryAnswersRepository, 'find'>;
   clock: Clock;
   cache: { validTtlSeconds: number; invalidTtlSeconds: number; degradedWindowSeconds: number };
   /** Concurrent upstream calls per registry and member state. */

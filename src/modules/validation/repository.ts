@@ -13,9 +13,21 @@ export function createRegistryAnswersRepository(db: Kysely<Database>) {
 
     /** Stores an answer unless a newer one is already stored (another instance may have been faster). */
     async upsert(answer: RegistryAnswersTable, trx: Kysely<Database> = db): Promise<void> {
+      await this.upsertMany([answer], trx);
+    },
+
+    /** Stores answers (one statement), each unless a newer one of its number is already stored. */
+    async upsertMany(answers: readonly RegistryAnswersTable[], trx: Kysely<Database> = db): Promise<void> {
+      // One row per number (the newest): a statement may not update the same row twice.
+      const newest = new Map<string, RegistryAnswersTable>();
+      for (const answer of answers) {
+        const known = newest.get(answer.vat_number);
+        if (!known || known.checked_at < answer.checked_at) newest.set(answer.vat_number, answer);
+      }
+      if (newest.size === 0) return;
       await trx
         .insertInto('registry_answers')
-        .values(answer)
+        .values([...newest.values()])
         .onConflict((oc) =>
           oc
             .column('vat_number')
@@ -26,7 +38,7 @@ export function createRegistryAnswersRepository(db: Kysely<Database>) {
               address: (eb) => eb.ref('excluded.address'),
               checked_at: (eb) => eb.ref('excluded.checked_at'),
             })
-            .where('registry_answers.checked_at', '<', answer.checked_at),
+            .whereRef('registry_answers.checked_at', '<', 'excluded.checked_at'),
         )
         .execute();
     },

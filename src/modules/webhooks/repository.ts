@@ -107,6 +107,24 @@ export function createWebhooksRepository(db: Kysely<Database>, dialect: Dialect)
       return rows.map((r) => r.id);
     },
 
+    /** The enabled endpoints of each of these keys, by key. */
+    async activeEndpointIdsByKey(
+      keyIds: readonly string[],
+      trx: Kysely<Database> = db,
+    ): Promise<Map<string, string[]>> {
+      const byKey = new Map<string, string[]>();
+      if (keyIds.length === 0) return byKey;
+      const rows = await trx
+        .selectFrom('webhook_endpoints')
+        .select(['id', 'key_id'])
+        .where('key_id', 'in', [...keyIds])
+        .where('disabled', '=', 0)
+        .orderBy('id')
+        .execute();
+      for (const row of rows) byKey.set(row.key_id, [...(byKey.get(row.key_id) ?? []), row.id]);
+      return byKey;
+    },
+
     async insertDeliveries(rows: WebhookDeliveriesTable[], trx: Kysely<Database> = db): Promise<void> {
       if (rows.length > 0) await trx.insertInto('webhook_deliveries').values(rows).execute();
     },

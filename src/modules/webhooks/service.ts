@@ -336,27 +336,42 @@ export function createWebhooksService(deps: WebhooksDeps) {
      * caller's transaction. Returns how many were queued.
      */
     async enqueue(event: StoredEvent, trx: Kysely<Database>): Promise<number> {
-      const endpointIds = await repository.activeEndpointIds(event.keyId, trx);
-      if (endpointIds.length === 0) return 0;
+      return this.enqueueMany([event], trx);
+    },
+
+    /**
+     * The deliveries of several events (one look-up of their keys' endpoints, one insert), written in
+     * the caller's transaction. Returns how many were queued.
+     */
+    async enqueueMany(events: readonly StoredEvent[], trx: Kysely<Database>): Promise<number> {
+      if (events.length === 0) return 0;
+      const endpoints = await repository.activeEndpointIdsByKey(
+        [...new Set(events.map((e) => e.keyId))],
+        trx,
+      );
+      if (endpoints.size === 0) return 0;
       const now = clock.now().toISOString();
-      const body = deliveryBody(event.type, event.createdAt, event.payload);
-      const rows: WebhookDeliveriesTable[] = endpointIds.map((endpointId) => ({
-        id: ids.uuid(),
-        endpoint_id: endpointId,
-        key_id: event.keyId,
-        event_id: event.id,
-        event_type: event.type,
-        body,
-        status: 'pending',
-        attempts: 0,
-        max_attempts: maxAttempts,
-        next_attempt_at: now,
-        locked_until: null,
-        claimed_by: null,
-        last_error: null,
-        created_at: now,
-        finished_at: null,
-      }));
+      const rows: WebhookDeliveriesTable[] = events.flatMap((event) => {
+        const endpointIds = endpoints.get(event.keyId) ?? [];
+        const body = endpointIds.length ? deliveryBody(event.type, event.createdAt, event.payload) : '';
+        return endpointIds.map((endpointId) => ({
+          id: ids.uuid(),
+          endpoint_id: endpointId,
+          key_id: event.keyId,
+          event_id: event.id,
+          event_type: event.type,
+          body,
+          status: 'pending',
+          attempts: 0,
+          max_attempts: maxAttempts,
+          next_attempt_at: now,
+          locked_until: null,
+          claimed_by: null,
+          last_error: null,
+          created_at: now,
+          finished_at: null,
+        }));
+      });
       await repository.insertDeliveries(rows, trx);
       return rows.length;
     },
