@@ -1,0 +1,119 @@
+import type { BatchItemsTable } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { backoffDelay } from '../../registries/resilience.js';
+import { principalOfStoredWork } from '../keys/service.js';
+import type { Outbox } from '../outbox/service.js';
+import type { ValidationService } from '../validation/service.js';
+import type { ValidationOutcome } from '../validation/types.js';
+import type { JobStore } from './jobs.js';
+import type { BatchRepository, ItemFinish } from './repository.js';
+import { itemResult } from './results.js';
+import type { ItemScheduler } from './scheduler.js';
+
+const RETRY_CAP_MS = 5 * 60_000;
+/**
+ * Finished items are written in groups of up to 200 per transaction, and an item waits 10 ms for
+ * others before its group is written: items finish one by one as their registry answers arrive, and
+ * without the wait nearly every group would hold one item and cost a commit of its own.
+ */
+const ITEM_GROUPS = { maxUnits: 200, delayMs: 10 };
+
+/**
+ * Works claimed batch items: validates each through the one validation path, retries an unavailable
+ * registry with backoff until the retry deadline, records the result with its registry answer, and
+ * finishes the job when this was the last item held of it.
+ */
+export function createItemProcessor(deps: {
+  repository: BatchRepository;
+  validation: Pick<ValidationService, 'validate'>;
+  /** Records finished items (in groups). */
+  outbox: Pick<Outbox, 'lane'>;
+  jobs: Pick<JobStore, 'loadJob' | 'finishIfDone'>;
+  scheduler: Pick<ItemScheduler, 'release' | 'holdsItemsOf'>;
+  clock: Clock;
+  /** Identifies this process's leases. */
+  workerId: string;
+  retryDeadlineMs: number;
+  retryBackoffMs: number;
+  onError?: (error: unknown) => void;
+  random?: () => number;
+}) {
+  const { repository, validation, clock, workerId } = deps;
+  const random = deps.random ?? Math.random;
+  const lane = deps.outbox.lane(ITEM_GROUPS);
+
+  /** Works one claimed item; true when its result was recorded. */
+  async function processClaimed(item: BatchItemsTable, signal?: AbortSignal): Promise<boolean> {
+    const row = await deps.jobs.loadJob(item.job_id);
+    if (!row) return false;
+    let outcome: ValidationOutcome;
+    try {
+      outcome = await validation.validate(
+        { vatNumber: item.vat_number, requesterVatNumber: row.requester_vat_number },
+        principalOfStoredWork(row),
+        signal,
+      );
+    } catch (error) {
+      if (signal?.aborted) {
+        await repository.release([item.id], workerId);
+        return false;
+      }
+      deps.onError?.(error);
+      outcome = {
+        kind: 'unavailable',
+        source: 'vies',
+        message: 'The item could not be validated because of an internal error.',
+        retryAfterSeconds: 60,
+      };
+    }
+    if (outcome.kind === 'unavailable' && signal?.aborted) {
+      await repository.release([item.id], workerId);
+      return false;
+    }
+    if (outcome.kind === 'unavailable' && row.mode === 'live') {
+      const now = clock.now();
+      const until = item.retry_until ?? new Date(now.getTime() + deps.retryDeadlineMs).toISOString();
+      if (now.toISOString() < until) {
+        const delay = Math.max(1, backoffDelay(item.attempts, deps.retryBackoffMs, RETRY_CAP_MS, random));
+        const next = new Date(Math.min(now.getTime() + delay, Date.parse(until))).toISOString();
+        await repository.retryItem(item.id, workerId, {
+          attempts: item.attempts + 1,
+          nextAttemptAt: next,
+          retryUntil: until,
+          lastError: outcome.message,
+        });
+        return false;
+      }
+    }
+    const result = itemResult(outcome);
+    const finish: ItemFinish = {
+      ok: result.ok,
+      result: JSON.stringify(result),
+      source: outcome.kind === 'ok' ? `${outcome.meta.source}:${outcome.meta.source_status}` : null,
+      finishedAt: clock.now().toISOString(),
+    };
+    // An item whose lease another worker took over is not recorded (nor its answer).
+    return lane.record({
+      own: async (trx) => ((await repository.finishItem(item.id, workerId, finish, trx)) ? undefined : false),
+      ...(outcome.kind === 'ok' && outcome.fresh ? { answers: [outcome.fresh] } : {}),
+    });
+  }
+
+  return {
+    /**
+     * Validates one claimed item and records its result with the registry answer (grouped with other
+     * items' results). An unavailable registry is retried with backoff until the retry deadline (test
+     * keys answer from a fixed table, so they are not retried). The last item this worker holds of a
+     * job finishes the job when nothing of it is pending.
+     */
+    async processItem(item: BatchItemsTable, signal?: AbortSignal): Promise<void> {
+      let finished = false;
+      try {
+        finished = await processClaimed(item, signal);
+      } finally {
+        deps.scheduler.release(item);
+      }
+      if (finished && !deps.scheduler.holdsItemsOf(item.job_id)) await deps.jobs.finishIfDone(item.job_id);
+    },
+  };
+}

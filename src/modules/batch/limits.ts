@@ -1,0 +1,39 @@
+import { type Refusal, refusal } from '../../lib/refusal.js';
+import type { ApiKeyPrincipal } from '../keys/service.js';
+import { PLAYGROUND_JOB_LIMIT } from '../playground/playground.js';
+import { validationRefusal } from '../validation/refusals.js';
+import type { ValidationService } from '../validation/service.js';
+
+/** Most numbers in one synchronous batch, and in one batch job. */
+export const SYNC_BATCH_LIMIT = 100;
+export const ASYNC_BATCH_LIMIT = 10_000;
+
+function tooLarge(limit: number, got: number, asynchronous: boolean, playground: boolean): Refusal {
+  const message = !asynchronous
+    ? `A synchronous batch takes at most ${limit} VAT numbers (got ${got.toLocaleString('en')}); send up to ${ASYNC_BATCH_LIMIT.toLocaleString('en')} with "async": true and poll GET /v1/validate/batch/{id}.`
+    : playground
+      ? `A batch job of the playground's demo key takes at most ${limit} VAT numbers (got ${got.toLocaleString('en')}); a key of your own takes ${ASYNC_BATCH_LIMIT.toLocaleString('en')}.`
+      : `A batch job takes at most ${limit.toLocaleString('en')} VAT numbers (got ${got.toLocaleString('en')}); split the list into several jobs.`;
+  return refusal('batch_too_large', message, { max: limit, got });
+}
+
+/**
+ * The refusal of a batch request before any work, if any: too many numbers, or a malformed
+ * requester (which would fail every item, so it fails the whole call).
+ */
+export function checkBatchRequest(
+  validation: Pick<ValidationService, 'parse'>,
+  input: { principal: ApiKeyPrincipal; count: number; asynchronous: boolean; requester: string | null },
+): Refusal | null {
+  // The playground's public demo key may try jobs, but not store 10,000 items at a time.
+  const playground = input.principal.playground === true;
+  const limit = !input.asynchronous
+    ? SYNC_BATCH_LIMIT
+    : playground
+      ? PLAYGROUND_JOB_LIMIT
+      : ASYNC_BATCH_LIMIT;
+  if (input.count > limit) return tooLarge(limit, input.count, input.asynchronous, playground);
+  if (!input.requester) return null;
+  const parsed = validation.parse(input.requester, 'requester_vat_number');
+  return 'ok' in parsed ? null : validationRefusal(parsed);
+}

@@ -1,0 +1,79 @@
+import type {
+  SourceStatus,
+  ValidationData,
+  ValidationOutcome,
+  ValidationSource,
+} from '../validation/types.js';
+
+/** The hosted contract's closed list of per-item codes: a batch item fails with one of these three. */
+export type BatchItemErrorCode = 'invalid_format' | 'country_unsupported' | 'registry_unavailable';
+
+export type BatchItemResult =
+  | { ok: true; data: ValidationData }
+  | { ok: false; error: { code: BatchItemErrorCode; message: string } };
+
+export interface BatchSummary {
+  total: number;
+  successful: number;
+  failed: number;
+}
+
+/** Answers per registry and `source_status`, e.g. `{vies: {live: 3, cached: 1, degraded: 0}}`. */
+export type SourceCounts = Record<string, { live: number; cached: number; degraded: number }>;
+
+export function itemResult(outcome: Exclude<ValidationOutcome, { kind: 'ok' }>): BatchItemResult;
+export function itemResult(outcome: ValidationOutcome): BatchItemResult;
+export function itemResult(outcome: ValidationOutcome): BatchItemResult {
+  switch (outcome.kind) {
+    case 'ok':
+      return { ok: true, data: outcome.data };
+    case 'invalid_format':
+    case 'country_unsupported':
+      return { ok: false, error: { code: outcome.kind, message: outcome.message } };
+    case 'requester_rejected':
+      return { ok: false, error: { code: 'invalid_format', message: outcome.message } };
+    case 'unavailable':
+    // The number could not be checked now (the test-mode throttled number): retry later, as for an
+    // unavailable registry. A caller's own limit fails the whole batch before any item is looked up.
+    case 'rate_limited':
+      return { ok: false, error: { code: 'registry_unavailable', message: outcome.message } };
+  }
+}
+
+/** Counts one answer of `source` with `status` (`live`, `cached` or `degraded`). */
+export function countSource(sources: SourceCounts, source: string, status: string): void {
+  const entry = sources[source] ?? { live: 0, cached: 0, degraded: 0 };
+  sources[source] = entry;
+  if (status === 'live' || status === 'cached' || status === 'degraded') entry[status] += 1;
+}
+
+/** The hosted contract's batch `meta` fields, rolled up from the per-registry counts. */
+export interface BatchMetaRollup {
+  /** True when every answer was a stored one (none live). */
+  cached: boolean;
+  /** The registry that gave the most answers (`vies` when none answered). */
+  source: ValidationSource;
+  /** The worst status among the answers: `degraded` over `cached` over `live`. */
+  source_status: SourceStatus;
+}
+
+export function rollup(sources: SourceCounts): BatchMetaRollup {
+  let source: ValidationSource = 'vies';
+  let most = 0;
+  const totals = { live: 0, cached: 0, degraded: 0 };
+  for (const [name, counts] of Object.entries(sources)) {
+    const answers = counts.live + counts.cached + counts.degraded;
+    if (answers > most) {
+      most = answers;
+      source = name as ValidationSource;
+    }
+    totals.live += counts.live;
+    totals.cached += counts.cached;
+    totals.degraded += counts.degraded;
+  }
+  return {
+    cached: most > 0 && totals.live === 0,
+    source,
+    source_status: totals.degraded > 0 ? 'degraded' : totals.cached > 0 ? 'cached' : 'live',
+  };
+}

@@ -1,0 +1,71 @@
+import type { RegistryAnswersTable } from '../../db/schema.js';
+import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { ValidationService } from '../validation/service.js';
+import type { ValidationOutcome } from '../validation/types.js';
+import { parseVatNumber } from '../vat-numbers/index.js';
+import {
+  type BatchItemResult,
+  type BatchSummary,
+  countSource,
+  itemResult,
+  type SourceCounts,
+} from './results.js';
+
+export interface ValidatedBatch {
+  summary: BatchSummary;
+  results: BatchItemResult[];
+  sources: SourceCounts;
+  /** Fresh registry answers, recorded with the response. */
+  answers: RegistryAnswersTable[];
+}
+
+/** Synchronous batches: every number through the one validation path, answered in one response. */
+export function createSyncBatch(deps: { validation: Pick<ValidationService, 'validate'> }) {
+  const { validation } = deps;
+  /**
+   * Validates up to 100 numbers at once: each distinct number (after normalisation) is validated
+   * once, all of them concurrently; results come back in input order.
+   */
+  async function validateMany(
+    vatNumbers: readonly string[],
+    requester: string | null,
+    principal: ApiKeyPrincipal,
+  ): Promise<ValidatedBatch> {
+    const groups = new Map<string, { input: string; positions: number[] }>();
+    vatNumbers.forEach((input, position) => {
+      const parsed = parseVatNumber(input);
+      const key = parsed.ok ? parsed.normalised : `\u0000${input}`;
+      const group = groups.get(key);
+      if (group) group.positions.push(position);
+      else groups.set(key, { input, positions: [position] });
+    });
+    const distinct = [...groups.values()];
+    const outcomes = await Promise.all(
+      distinct.map((g) =>
+        validation.validate({ vatNumber: g.input, requesterVatNumber: requester }, principal),
+      ),
+    );
+    const results: BatchItemResult[] = new Array(vatNumbers.length);
+    const answers: RegistryAnswersTable[] = [];
+    const sources: SourceCounts = {};
+    let failed = 0;
+    distinct.forEach((group, i) => {
+      const outcome = outcomes[i] as ValidationOutcome;
+      const result = itemResult(outcome);
+      if (outcome.kind === 'ok' && outcome.fresh) answers.push(outcome.fresh);
+      for (const position of group.positions) {
+        results[position] = result;
+        if (!result.ok) failed += 1;
+        if (outcome.kind === 'ok') countSource(sources, outcome.meta.source, outcome.meta.source_status);
+      }
+    });
+    return {
+      summary: { total: vatNumbers.length, successful: vatNumbers.length - failed, failed },
+      results,
+      sources,
+      answers,
+    };
+  }
+
+  return { validateMany };
+}
