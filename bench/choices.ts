@@ -1,7 +1,7 @@
 // Re-runnable measurements behind two hand-written pieces of the hot path:
 // - ids: src/lib/ids.ts's UUID v7 generator against the `uuid` package's v7, in one process,
 //   alternating rounds of 1,000,000 ids each;
-// - limiter: the public rates route's synchronous window counter (src/http/window-limiter.ts)
+// - limiter: the public rates route's synchronous window counter (src/lib/window-limiter.ts)
 //   against @fastify/rate-limit's hook, each in a minimal Fastify server of its own process
 //   (bench/limiter-server.ts), alternating rounds under autocannon at 50 connections.
 import { v7 } from 'uuid';

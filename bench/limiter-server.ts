@@ -1,10 +1,10 @@
 // A Fastify server with one small JSON route, limited per IP in one of three ways (LIMITER):
-// `none`, `window` (the synchronous in-process counter of src/http/window-limiter.ts, as the public
+// `none`, `window` (the synchronous in-process counter of src/lib/window-limiter.ts, as the public
 // rates route uses it) or `rate-limit` (@fastify/rate-limit with its memory store). The limit is
 // never reached: the benchmark measures what counting costs. Started by bench/choices.ts.
 import rateLimit from '@fastify/rate-limit';
 import Fastify from 'fastify';
-import { createWindowLimiter } from '../src/http/window-limiter.js';
+import { createWindowLimiter } from '../src/lib/window-limiter.js';
 import { systemClock } from '../src/lib/clock.js';
 
 const mode = process.env.LIMITER ?? 'none';

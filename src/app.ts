@@ -7,9 +7,7 @@ import Fastify, {
   type onSendHookHandler,
 } from 'fastify';
 import type { Container } from './container.js';
-import { authenticatedOperation } from './http/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
-import { createKeyLimit } from './http/key-limit.js';
 import { serializeRequest } from './http/log-redaction.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
@@ -21,6 +19,8 @@ import { confirmationsRoutes } from './modules/confirmations/routes.js';
 import { dashboardRoutes } from './modules/dashboard/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
 import { guidesIndex, guidesRoutes, loadGuides } from './modules/guides/routes.js';
+import { authenticatedOperation } from './modules/keys/auth.js';
+import { createKeyLimit } from './modules/keys/key-limit.js';
 import type { Operation } from './modules/keys/plans.js';
 import { registerMetrics } from './modules/metrics/routes.js';
 import { monitorsRoutes } from './modules/monitors/routes.js';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { Db } from '../../src/db/database.js';
-import { createRedisWindowLimiter, type RedisCounter } from '../../src/http/window-limiter.js';
+import { createRedisWindowLimiter, type RedisCounter } from '../../src/lib/window-limiter.js';
 import { createManualClock } from '../../src/lib/clock.js';
 import { PLAYGROUND_KEY } from '../../src/modules/playground/playground.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';

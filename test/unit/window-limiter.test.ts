@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createWindowLimiter } from '../../src/http/window-limiter.js';
+import { createWindowLimiter } from '../../src/lib/window-limiter.js';
 import { createManualClock } from '../../src/lib/clock.js';
 
 describe('window limiter', () => {

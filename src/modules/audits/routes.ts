@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf, type RequireKey } from '../../http/auth.js';
 import { latencyMs } from '../../http/meta.js';
 import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
+import { principalOf, type RequireKey } from '../keys/index.js';
 import type { AuditsService } from './service.js';
 
 const AuditRecord = Type.Object({

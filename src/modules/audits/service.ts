@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { AuditsTable, Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { AUDIT_RETENTION_DAYS } from '../keys/plans.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
-import { PLAYGROUND_RETENTION_MS } from '../playground/playground.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
+import { AUDIT_RETENTION_DAYS } from '../keys/index.js';
+import { PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { AuditsRepository } from './repository.js';
 
 export type AuditEndpoint = 'validate' | 'decide' | 'validate_batch' | 'confirm' | 'monitor_check';

@@ -1,10 +1,9 @@
 import type { BatchItemsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { backoffDelay } from '../../registries/resilience.js';
-import { principalOfStoredWork } from '../keys/service.js';
-import type { Outbox } from '../outbox/service.js';
-import type { ValidationService } from '../validation/service.js';
-import type { ValidationOutcome } from '../validation/types.js';
+import { principalOfStoredWork } from '../keys/index.js';
+import type { Outbox } from '../outbox/index.js';
+import type { ValidationOutcome, ValidationService } from '../validation/index.js';
 import type { JobStore } from './jobs.js';
 import type { BatchRepository, ItemFinish } from './repository.js';
 import { itemResult } from './results.js';

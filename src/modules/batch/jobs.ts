@@ -3,9 +3,9 @@ import type { Db } from '../../db/database.js';
 import type { BatchItemsTable, BatchJobsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/service.js';
-import type { Outbox } from '../outbox/service.js';
-import type { ValidationService } from '../validation/service.js';
+import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/index.js';
+import type { Outbox } from '../outbox/index.js';
+import type { ValidationService } from '../validation/index.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
 import type { BatchJob, BatchRepository } from './repository.js';
 import {

@@ -1,8 +1,8 @@
 import { type Refusal, refusal } from '../../lib/refusal.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
-import { PLAYGROUND_JOB_LIMIT } from '../playground/playground.js';
-import { validationRefusal } from '../validation/refusals.js';
-import type { ValidationService } from '../validation/service.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
+import { PLAYGROUND_JOB_LIMIT } from '../playground/index.js';
+import type { ValidationService } from '../validation/index.js';
+import { validationRefusal } from '../validation/index.js';
 
 /** Most numbers in one synchronous batch, and in one batch job. */
 export const SYNC_BATCH_LIMIT = 100;

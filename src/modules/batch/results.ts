@@ -3,7 +3,7 @@ import type {
   ValidationData,
   ValidationOutcome,
   ValidationSource,
-} from '../validation/types.js';
+} from '../validation/index.js';
 
 /** The hosted contract's closed list of per-item codes: a batch item fails with one of these three. */
 export type BatchItemErrorCode = 'invalid_format' | 'country_unsupported' | 'registry_unavailable';

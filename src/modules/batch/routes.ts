@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf, type RequireKey } from '../../http/auth.js';
 import { baseMeta } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
-import type { SendRecorded } from '../outbox/reply.js';
-import { ValidationMetaFields } from '../validation/schemas.js';
+import { principalOf, type RequireKey } from '../keys/index.js';
+import type { SendRecorded } from '../outbox/index.js';
+import { ValidationMetaFields } from '../validation/index.js';
 import { ASYNC_BATCH_LIMIT, type BatchService, rollup, SYNC_BATCH_LIMIT } from './service.js';
 
 const Body = Type.Object(

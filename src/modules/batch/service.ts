@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { Outbox } from '../outbox/service.js';
-import type { ValidationService } from '../validation/service.js';
+import type { Outbox } from '../outbox/index.js';
+import type { ValidationService } from '../validation/index.js';
 import { createItemProcessor } from './item-processor.js';
 import { createJobStore } from './jobs.js';
 import { ASYNC_BATCH_LIMIT, checkBatchRequest, SYNC_BATCH_LIMIT } from './limits.js';

@@ -1,7 +1,6 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
-import type { ValidationService } from '../validation/service.js';
-import type { ValidationOutcome } from '../validation/types.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
+import type { ValidationOutcome, ValidationService } from '../validation/index.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
 import {
   type BatchItemResult,

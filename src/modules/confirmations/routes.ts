@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf, type RequireKey } from '../../http/auth.js';
 import { latencyMs } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
 import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { SendRecorded } from '../outbox/reply.js';
+import { principalOf, type RequireKey } from '../keys/index.js';
+import type { SendRecorded } from '../outbox/index.js';
 import type { ConfirmationData, ConfirmationsService } from './service.js';
 import { toTaxauthCode } from './service.js';
 

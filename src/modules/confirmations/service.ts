@@ -7,11 +7,9 @@ import { seconds } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { EvatrAnswer, EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
-import type { Mode } from '../keys/plans.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
-import { PLAYGROUND_RETENTION_MS } from '../playground/playground.js';
-import { isValidGermanVatDigits } from '../vat-numbers/index.js';
-import { compactInput } from '../vat-numbers/normalise.js';
+import type { ApiKeyPrincipal, Mode } from '../keys/index.js';
+import { PLAYGROUND_RETENTION_MS } from '../playground/index.js';
+import { compactInput, isValidGermanVatDigits } from '../vat-numbers/index.js';
 import {
   HEAD_FORMAT,
   type HeadSigner,

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf, type RequireKey } from '../../http/auth.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
-import type { SendRecorded } from '../outbox/reply.js';
-import { ValidationMetaFields } from '../validation/schemas.js';
+import { principalOf, type RequireKey } from '../keys/index.js';
+import type { SendRecorded } from '../outbox/index.js';
+import { ValidationMetaFields } from '../validation/index.js';
 import type { DecideService } from './service.js';
 
 const SupplyTypeSchema = Type.Union(

@@ -2,17 +2,16 @@ import type { RegistryAnswersTable } from '../../db/schema.js';
 import { type Clock, utcToday } from '../../lib/clock.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
 import { type Refusal, refusal } from '../../lib/refusal.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
-import type { RatesService } from '../rates/service.js';
-import { validationRefusal } from '../validation/refusals.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
+import type { RatesService } from '../rates/index.js';
 import type {
   SourceStatus,
   ValidationOutcome,
   ValidationPort,
   ValidationSource,
-} from '../validation/types.js';
-import { parseVatNumber } from '../vat-numbers/index.js';
-import { isKnownCountryCode } from '../vat-numbers/iso-countries.js';
+} from '../validation/index.js';
+import { validationRefusal } from '../validation/index.js';
+import { isKnownCountryCode, parseVatNumber } from '../vat-numbers/index.js';
 import { DISCLAIMER, type InvoiceNote, invoiceNote } from './notes.js';
 import { type CustomerType, decide, type Mechanism, type SupplyType, sellerSupported } from './rules.js';
 

@@ -1,4 +1,4 @@
-import type { StatusSnapshot } from '../status/service.js';
+import type { StatusSnapshot } from '../status/index.js';
 import type { RegistryState } from './service.js';
 
 /**

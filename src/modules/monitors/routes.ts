@@ -1,14 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf, type RequireKey } from '../../http/auth.js';
 import { baseMeta } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { refusal } from '../../lib/refusal.js';
-import { validationRefusal } from '../validation/refusals.js';
+import { principalOf, type RequireKey } from '../keys/index.js';
+import { validationRefusal } from '../validation/index.js';
 import { INTERVALS } from './schedule.js';
 import { BULK_LIMIT, type MonitorInput, type MonitorsService } from './service.js';
 import { monitorTestModeTable } from './test-mode.js';

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { sourceForPrefix } from '../../registries/index.js';
-import type { AnswerOutcome, AnswerQuery, AnswerSource } from '../validation/answers.js';
+import type { AnswerOutcome, AnswerQuery, AnswerSource } from '../validation/index.js';
 
 export type MonitorTestBehaviour =
   | 'becomes_invalid'

@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { latencyMs } from '../../http/meta.js';
-import type { AuditEndpoint } from '../audits/service.js';
-import type { EventType } from '../events/service.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { AuditEndpoint } from '../audits/index.js';
+import type { EventType } from '../events/index.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { Outbox, RegistryAnswer } from './service.js';
 
 /** A successful audited call, ready to be recorded and sent. */

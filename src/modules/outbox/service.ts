@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { createGroupWriter, type GroupCommitOptions } from '../../db/group-commit.js';
 import type { Database, RegistryAnswersTable } from '../../db/schema.js';
-import type { AuditInput } from '../audits/service.js';
-import type { DomainEvent, StoredEvent } from '../events/service.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { AuditInput } from '../audits/index.js';
+import type { DomainEvent, StoredEvent } from '../events/index.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
 
 /** A registry's answer, stored so later look-ups (on every instance) are served from it. */
 export type RegistryAnswer = RegistryAnswersTable;

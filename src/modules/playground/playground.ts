@@ -1,13 +1,13 @@
+import type { Clock } from '../../lib/clock.js';
+import { type ApiError, errors, planList, seconds } from '../../lib/errors.js';
 import {
   createRedisWindowLimiter,
   createWindowLimiter,
   localSharedLimiter,
   type RedisCounter,
-} from '../../http/window-limiter.js';
-import type { Clock } from '../../lib/clock.js';
-import { type ApiError, errors, planList, seconds } from '../../lib/errors.js';
-import { type Operation, operationName, PLANS, plansFor } from '../keys/plans.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
+} from '../../lib/window-limiter.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
+import { type Operation, operationName, PLANS, plansFor } from '../keys/index.js';
 
 /**
  * The playground's demo key. `/docs` hands it to every visitor, so it is public by design: it is a

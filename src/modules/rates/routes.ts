@@ -5,11 +5,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { latencyMs, msSince } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { FastPath } from '../../http/server.js';
-import type { WindowLimiter } from '../../http/window-limiter.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
 import { errors } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import { type Playground, playgroundLimited } from '../playground/playground.js';
+import type { WindowLimiter } from '../../lib/window-limiter.js';
+import { type Playground, playgroundLimited } from '../playground/index.js';
 import type { RatesAnswer, RatesService } from './service.js';
 
 export const CountryRate = Type.Object(

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf, type RequireKey } from '../../http/auth.js';
 import { baseMeta } from '../../http/meta.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
+import { principalOf, type RequireKey } from '../keys/index.js';
 import type { UsageService } from './service.js';
 
 const Count = {

@@ -1,6 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { Operation, Plan } from '../keys/plans.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { ApiKeyPrincipal, Operation, Plan } from '../keys/index.js';
 import type { UsageCount, UsageRepository } from './repository.js';
 
 const DAY_MS = 86_400_000;

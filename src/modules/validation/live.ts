@@ -17,7 +17,7 @@ import {
   createPermits,
   type Permits,
 } from '../../registries/resilience.js';
-import type { MetricsObserver } from '../metrics/service.js';
+import type { MetricsObserver } from '../metrics/index.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
 import type { RegistryAnswersRepository } from './repository.js';

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf, type RequireKey } from '../../http/auth.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
-import type { SendRecorded } from '../outbox/reply.js';
+import { principalOf, type RequireKey } from '../keys/index.js';
+import type { SendRecorded } from '../outbox/index.js';
 import { validationRefusal } from './refusals.js';
 import { ValidationMetaFields } from './schemas.js';
 import { testModeTable } from './test-mode.js';

@@ -1,6 +1,6 @@
 import { type Clock, utcToday } from '../../lib/clock.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
-import type { RatesService } from '../rates/service.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
+import type { RatesService } from '../rates/index.js';
 import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
 import type { AnswerSource } from './answers.js';
 import type { ValidationData, ValidationOutcome, ValidationPort, ValidationRequest } from './types.js';

@@ -1,5 +1,5 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { AnswerSource } from './answers.js';
 
 export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg';

@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf, type RequireKey } from '../../http/auth.js';
 import { baseMeta } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { refusal } from '../../lib/refusal.js';
+import { principalOf, type RequireKey } from '../keys/index.js';
 import { MAX_ENDPOINTS_PER_KEY, type WebhooksService } from './service.js';
 import { MAX_URL_LENGTH } from './url-guard.js';
 

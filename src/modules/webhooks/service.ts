@@ -4,9 +4,9 @@ import type { Kysely } from 'kysely';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { StoredEvent } from '../events/service.js';
-import type { ApiKeyPrincipal } from '../keys/service.js';
-import type { MetricsObserver } from '../metrics/service.js';
+import type { StoredEvent } from '../events/index.js';
+import type { ApiKeyPrincipal } from '../keys/index.js';
+import type { MetricsObserver } from '../metrics/index.js';
 import type { DeliveryUpdate, WebhooksRepository } from './repository.js';
 import type { WebhookResponse, WebhookTransport } from './transport.js';
 import {

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { errors } from '../lib/errors.js';
-import { type Operation, operationName, planIncludes, plansFor } from '../modules/keys/plans.js';
-import type { ApiKeyPrincipal, KeysService } from '../modules/keys/service.js';
-import { type Playground, playgroundExcludes, playgroundLimited } from '../modules/playground/playground.js';
+import { errors } from '../../lib/errors.js';
+import { type Playground, playgroundExcludes, playgroundLimited } from '../playground/index.js';
+import { type Operation, operationName, planIncludes, plansFor } from './plans.js';
+import type { ApiKeyPrincipal, KeysService } from './service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

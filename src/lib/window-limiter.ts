@@ -1,4 +1,4 @@
-import type { Clock } from '../lib/clock.js';
+import type { Clock } from './clock.js';
 
 export interface WindowLimiter {
   /** Counts one request for `key`: 0 when it is within the limit, else the seconds until the window resets. */

@@ -1,7 +1,6 @@
 import type { FastifyReply, HookHandlerDoneFunction, preHandlerHookHandler } from 'fastify';
-import type { Clock } from '../lib/clock.js';
-import { errors } from '../lib/errors.js';
-import { PLANS, type Plan } from '../modules/keys/plans.js';
+import type { Clock } from '../../lib/clock.js';
+import { errors } from '../../lib/errors.js';
 import {
   createRedisWindowLimiter,
   createWindowLimiter,
@@ -9,7 +8,8 @@ import {
   type SharedWindowLimiter,
   type WindowHit,
   type WindowLimiter,
-} from './window-limiter.js';
+} from '../../lib/window-limiter.js';
+import { PLANS, type Plan } from './plans.js';
 
 const MINUTE_MS = 60_000;
 

@@ -1,0 +1,2 @@
+/** What other modules may use of `audits`; everything else in the folder is its own. */
+export type { AuditEndpoint, AuditInput } from './service.js';

@@ -1,0 +1,8 @@
+/** What other modules may use of `keys`; everything else in the folder is its own. */
+
+export type { RequireKey } from './auth.js';
+export { principalOf } from './auth.js';
+export type { Mode, Operation, Plan } from './plans.js';
+export { AUDIT_RETENTION_DAYS, operationName, PLANS, plansFor } from './plans.js';
+export type { ApiKeyPrincipal } from './service.js';
+export { principalOfStoredWork } from './service.js';

@@ -1,0 +1,2 @@
+/** What other modules may use of `rates`; everything else in the folder is its own. */
+export type { RatesService } from './service.js';

@@ -1,0 +1,2 @@
+/** What other modules may use of `status`; everything else in the folder is its own. */
+export type { StatusSnapshot } from './service.js';

@@ -1,0 +1,12 @@
+/** What other modules may use of `validation`; everything else in the folder is its own. */
+export type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
+export { validationRefusal } from './refusals.js';
+export { ValidationMetaFields } from './schemas.js';
+export type { ValidationService } from './service.js';
+export type {
+  SourceStatus,
+  ValidationData,
+  ValidationOutcome,
+  ValidationPort,
+  ValidationSource,
+} from './types.js';
