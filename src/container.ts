@@ -14,7 +14,7 @@ import { createHeadSigner, parseEvidenceKey } from './modules/confirmations/anch
 import { type BurstLimiter, createTokenBucketLimiter } from './modules/confirmations/burst.js';
 import { createConfirmationsRepository } from './modules/confirmations/repository.js';
 import { type ConfirmationsService, createConfirmationsService } from './modules/confirmations/service.js';
-import { createTestModeEvatrClient } from './modules/confirmations/test-mode.js';
+import { createTestModeEvatrClient } from './modules/confirmations/test-evatr.js';
 import { createDecideService, type DecideService } from './modules/decide/service.js';
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService, type EventsService } from './modules/events/service.js';
@@ -43,7 +43,7 @@ import { createUsageService, type UsageService } from './modules/usage/service.j
 import { createLiveAnswers, type LiveAnswers } from './modules/validation/live.js';
 import { createRegistryAnswersRepository } from './modules/validation/repository.js';
 import { createValidationService, type ValidationService } from './modules/validation/service.js';
-import { createTestModeAnswers } from './modules/validation/test-mode.js';
+import { createTestModeAnswers } from './modules/validation/test-answers.js';
 import { createWebhooksRepository } from './modules/webhooks/repository.js';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.js';
 import { createHttpTransport, type WebhookTransport } from './modules/webhooks/transport.js';
@@ -215,19 +215,23 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const events = createEventsService({ repository: createEventsRepository(db.kysely), clock, ids });
   const metrics = createMetrics();
 
-  const r = config.registries;
+  const registryConfig = config.registries;
   const registries =
     ports.registries ??
     createRegistryClients({
-      vies: { baseUrl: r.viesUrl, soapUrl: r.viesSoapUrl, timeoutMs: r.timeoutMs },
-      hmrc: {
-        baseUrl: r.hmrcUrl,
-        ...(r.hmrcClientId ? { clientId: r.hmrcClientId } : {}),
-        ...(r.hmrcClientSecret ? { clientSecret: r.hmrcClientSecret } : {}),
-        timeoutMs: r.timeoutMs,
+      vies: {
+        baseUrl: registryConfig.viesUrl,
+        soapUrl: registryConfig.viesSoapUrl,
+        timeoutMs: registryConfig.timeoutMs,
       },
-      bfs: { baseUrl: r.bfsUrl, timeoutMs: r.timeoutMs },
-      brreg: { baseUrl: r.brregUrl, timeoutMs: r.timeoutMs },
+      hmrc: {
+        baseUrl: registryConfig.hmrcUrl,
+        ...(registryConfig.hmrcClientId ? { clientId: registryConfig.hmrcClientId } : {}),
+        ...(registryConfig.hmrcClientSecret ? { clientSecret: registryConfig.hmrcClientSecret } : {}),
+        timeoutMs: registryConfig.timeoutMs,
+      },
+      bfs: { baseUrl: registryConfig.bfsUrl, timeoutMs: registryConfig.timeoutMs },
+      brreg: { baseUrl: registryConfig.brregUrl, timeoutMs: registryConfig.timeoutMs },
     });
   // Registry limits, breakers and coalescing: shared through Redis when it is configured.
   const instanceId = ids.uuid();
@@ -242,10 +246,10 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     );
   };
   const breakerOptions = {
-    failureThreshold: r.breakerThreshold,
-    openMs: r.breakerOpenMs,
+    failureThreshold: registryConfig.breakerThreshold,
+    openMs: registryConfig.breakerOpenMs,
     // A trial whose caller died is presumed lost once no registry call could still be running.
-    trialMs: r.deadlineMs + r.timeoutMs + 1_000,
+    trialMs: registryConfig.deadlineMs + registryConfig.timeoutMs + 1_000,
     now: () => clock.millis(),
   };
   let status: StatusService | null = null;
@@ -256,7 +260,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     ? createRedisBreaker({ ...breakerOptions, ...shared })
     : createLocalBreaker(breakerOptions);
   const permits: Permits = createPermits({
-    limitFor: () => r.concurrencyPerCountry,
+    limitFor: () => registryConfig.concurrencyPerCountry,
     ...(shared
       ? { shared: { ...shared, leaseMs: config.permitLeaseMs, instances: () => status?.instances() ?? null } }
       : {}),
@@ -264,7 +268,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const coalescer: Coalescer = shared
     ? createSharedCoalescer({
         ...shared,
-        lockMs: r.deadlineMs + r.timeoutMs + 1_000,
+        lockMs: registryConfig.deadlineMs + registryConfig.timeoutMs + 1_000,
         encode: (value) => JSON.stringify(value),
         decode: (text) => {
           const value = JSON.parse(text) as { kind: string; checkedAt?: string | Date };
@@ -280,9 +284,9 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     repository: registryAnswers,
     clock,
     cache: config.cache,
-    concurrencyPerCountry: r.concurrencyPerCountry,
-    deadlineMs: r.deadlineMs,
-    backoffBaseMs: r.backoffMs,
+    concurrencyPerCountry: registryConfig.concurrencyPerCountry,
+    deadlineMs: registryConfig.deadlineMs,
+    backoffBaseMs: registryConfig.backoffMs,
     breaker: breakerOptions,
     stores: { breaker, permits, coalescer },
     observer: metrics.observer,
@@ -313,10 +317,14 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     upstream: {
-      live: guardEvatr(ports.evatr ?? createEvatrClient({ baseUrl: r.evatrUrl, timeoutMs: r.timeoutMs }), {
-        breaker,
-        permits,
-      }),
+      live: guardEvatr(
+        ports.evatr ??
+          createEvatrClient({ baseUrl: registryConfig.evatrUrl, timeoutMs: registryConfig.timeoutMs }),
+        {
+          breaker,
+          permits,
+        },
+      ),
       test: createTestModeEvatrClient({ clock }),
     },
     limiter:
@@ -327,7 +335,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
         clock,
       }),
     // An in-flight idempotency key is abandoned once the upstream call cannot still be running.
-    inFlightTimeoutMs: r.timeoutMs + 60_000,
+    inFlightTimeoutMs: registryConfig.timeoutMs + 60_000,
     signer: config.evidenceKey ? createHeadSigner(parseEvidenceKey(config.evidenceKey)) : null,
   });
   const timers: NodeJS.Timeout[] = [];
@@ -380,7 +388,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     leaseMs: config.batch.leaseMs,
     retryDeadlineMs: config.batch.retryDeadlineMs,
     retryBackoffMs: config.batch.retryBackoffMs,
-    perCountryInFlight: Math.max(4, r.concurrencyPerCountry * 4),
+    perCountryInFlight: Math.max(4, registryConfig.concurrencyPerCountry * 4),
     minClaim: Math.max(1, Math.floor(config.batch.concurrency / 16)),
     onQueued: () => batchWorker.notify(),
     onError: (error) => log.error({ err: error }, 'batch worker failed'),
@@ -499,11 +507,11 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
         logHead();
         timers.push(setInterval(logHead, 86_400_000).unref());
       }
-      if (r.statusPollMs > 0) {
+      if (registryConfig.statusPollMs > 0) {
         // With Redis one instance at a time polls (a lock that expires before the next round); the
         // breakers it opens are shared, so every instance sees the result.
         const lockKey = `${config.redisPrefix}vies-status:lock`;
-        const lockMs = Math.max(1_000, r.statusPollMs - 1_000);
+        const lockMs = Math.max(1_000, registryConfig.statusPollMs - 1_000);
         const poll = async () => {
           if (redis) {
             try {
@@ -519,7 +527,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
           poll().catch(() => {});
         };
         run();
-        timers.push(setInterval(run, r.statusPollMs).unref());
+        timers.push(setInterval(run, registryConfig.statusPollMs).unref());
       }
     },
     async close() {

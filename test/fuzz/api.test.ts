@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { RouteEntry } from '../../src/app.js';
 import { createManualClock } from '../../src/lib/clock.js';
-import { createTestModeEvatrClient } from '../../src/modules/confirmations/test-mode.js';
+import { createTestModeEvatrClient } from '../../src/modules/confirmations/test-evatr.js';
 import { createFakeDns } from '../fakes/webhook-dns.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';

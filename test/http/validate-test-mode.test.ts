@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createManualClock } from '../../src/lib/clock.js';
-import { TEST_MAGIC_NUMBERS } from '../../src/modules/validation/test-mode.js';
+import { TEST_MAGIC_NUMBERS } from '../../src/modules/validation/test-answers.js';
 import { buildTestApp, isUuidV7, type TestApp, type TestKey } from '../helpers/app.js';
 
 const DATA_FIELDS = ['company', 'country', 'valid', 'vat_number', 'verified_at', 'verify_id'];

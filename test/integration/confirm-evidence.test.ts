@@ -10,7 +10,7 @@ import {
   type ConfirmOutcome,
   createConfirmationsService,
 } from '../../src/modules/confirmations/service.js';
-import { createTestModeEvatrClient } from '../../src/modules/confirmations/test-mode.js';
+import { createTestModeEvatrClient } from '../../src/modules/confirmations/test-evatr.js';
 import type { ApiKeyPrincipal } from '../../src/modules/keys/service.js';
 import type { EvatrClient } from '../../src/registries/evatr.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';

@@ -20,7 +20,7 @@
 //
 // Out of scope — no mention is required by the Directive; the note says why no EU VAT is charged.
 
-import type { NoteKind } from './rules.js';
+import type { NoteKind } from './treatment.js';
 
 export interface InvoiceNote {
   /** The mention in English. */

@@ -13,7 +13,7 @@ import type {
 import { validationRefusal } from '../validation/index.js';
 import { isKnownCountryCode, parseVatNumber } from '../vat-numbers/index.js';
 import { DISCLAIMER, type InvoiceNote, invoiceNote } from './notes.js';
-import { type CustomerType, decide, type Mechanism, type SupplyType, sellerSupported } from './rules.js';
+import { type CustomerType, decide, type Mechanism, type SupplyType, sellerSupported } from './treatment.js';
 
 export interface DecideRequest {
   seller_vat: string;
@@ -115,7 +115,7 @@ function formatRefusal(field: Field, reason: string, message: string): Refusal {
 
 /**
  * Decide: validates the seller's and the buyer's VAT numbers through the validation port (cache,
- * limiter and degraded answers included), then applies the rules of `rules.ts` with the rates in
+ * limiter and degraded answers included), then applies the rules of `treatment.ts` with the rates in
  * force on the supply date.
  */
 export function createDecideService(deps: {

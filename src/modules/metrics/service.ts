@@ -82,9 +82,12 @@ export function createMetrics() {
     registers: [registry],
     collect() {
       this.reset();
-      for (const s of registries) {
+      for (const entry of registries) {
         for (const state of BREAKER_STATES) {
-          this.set({ registry: s.registry, country: s.country, state }, s.breaker === state ? 1 : 0);
+          this.set(
+            { registry: entry.registry, country: entry.country, state },
+            entry.breaker === state ? 1 : 0,
+          );
         }
       }
     },
@@ -96,7 +99,8 @@ export function createMetrics() {
     registers: [registry],
     collect() {
       this.reset();
-      for (const s of registries) this.set({ registry: s.registry, country: s.country }, s.in_flight);
+      for (const entry of registries)
+        this.set({ registry: entry.registry, country: entry.country }, entry.in_flight);
     },
   });
   new Gauge({
@@ -106,7 +110,8 @@ export function createMetrics() {
     registers: [registry],
     collect() {
       this.reset();
-      for (const s of registries) this.set({ registry: s.registry, country: s.country }, s.queued);
+      for (const entry of registries)
+        this.set({ registry: entry.registry, country: entry.country }, entry.queued);
     },
   });
   const batchPending = new Gauge({

@@ -11,7 +11,7 @@ import { principalOf, type RequireKey } from '../keys/index.js';
 import { validationRefusal } from '../validation/index.js';
 import { INTERVALS } from './schedule.js';
 import { BULK_LIMIT, type MonitorInput, type MonitorsService } from './service.js';
-import { monitorTestModeTable } from './test-mode.js';
+import { monitorTestModeTable } from './test-answers.js';
 
 const tags = ['Monitoring'];
 const security = [{ apiKey: [] }];

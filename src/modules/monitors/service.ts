@@ -11,7 +11,7 @@ import type { AnswerSource, ValidationOutcome, ValidationService } from '../vali
 import { parseVatNumber } from '../vat-numbers/index.js';
 import type { MonitorsRepository, MonitorUpdate } from './repository.js';
 import { avoidQuiet, type Interval, nextCheckAt, retryAt } from './schedule.js';
-import { monitorTestAnswers } from './test-mode.js';
+import { monitorTestAnswers } from './test-answers.js';
 
 /** Most numbers in one bulk request. */
 export const BULK_LIMIT = 10_000;

@@ -248,8 +248,8 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     async applyStatus(reader) {
       const status = await reader.checkStatus();
       if (!status) return;
-      for (const [country, s] of Object.entries(status)) {
-        if (!s.available) await breaker.open(`vies:${country}`);
+      for (const [country, state] of Object.entries(status)) {
+        if (!state.available) await breaker.open(`vies:${country}`);
       }
     },
 

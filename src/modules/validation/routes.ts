@@ -7,7 +7,7 @@ import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
 import { validationRefusal } from './refusals.js';
 import { ValidationMetaFields } from './schemas.js';
-import { testModeTable } from './test-mode.js';
+import { testModeTable } from './test-answers.js';
 import type { ValidationPort } from './types.js';
 
 const Query = Type.Object(

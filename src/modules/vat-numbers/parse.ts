@@ -1,6 +1,6 @@
+import { canonicalPrefixOf, findRuleByCodes } from './country-formats.js';
 import { isKnownCountryCode } from './iso-countries.js';
 import { compactInput, MAX_INPUT_LENGTH } from './normalise.js';
-import { canonicalPrefixOf, findRuleByCodes } from './rules.js';
 import type { VatParseFailure, VatParseResult } from './types.js';
 
 function countryFailure(message: string): VatParseFailure {

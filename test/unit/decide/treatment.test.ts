@@ -10,7 +10,7 @@ import {
   type Mechanism,
   type RateLookup,
   type SupplyType,
-} from '../../../src/modules/decide/rules.js';
+} from '../../../src/modules/decide/treatment.js';
 import { loadRatesDataset, ratesOn } from '../../../src/modules/rates/dataset.js';
 
 // The real rates history, so the rates asserted here are the ones the service answers with.
