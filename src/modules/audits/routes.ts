@@ -6,6 +6,7 @@ import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
+import { pastResponseDescription } from './schemas.js';
 import type { AuditsService } from './service.js';
 
 const AuditRecord = Type.Object({
@@ -43,8 +44,7 @@ export function auditsRoutes(deps: { audits: AuditsService; requireKey: RequireK
         schema: {
           tags: ['Audit records'],
           summary: 'Retrieve a past response',
-          description:
-            'Returns the stored record of a previous validate, decide, batch or confirm call made with this key. Kept 7 days (Starter), 30 (Pro) or 90 (Business); Free keys, other keys, unknown and expired ids all get the same 404.',
+          description: pastResponseDescription,
           security: [{ apiKey: [] }],
           params: Type.Object({ request_id: Type.String({ maxLength: 64 }) }),
           response: {

@@ -8,6 +8,7 @@ import { errors } from '../../lib/errors.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
 import { ValidationMetaFields } from '../validation/index.js';
+import { aBatchJobDescription, validateABatchOfVatNumbersDescription } from './schemas.js';
 import { ASYNC_BATCH_LIMIT, type BatchService, rollup, SYNC_BATCH_LIMIT } from './service.js';
 
 const Body = Type.Object(
@@ -110,7 +111,7 @@ export function batchRoutes(deps: {
         schema: {
           tags: ['Validation'],
           summary: 'Validate a batch of VAT numbers',
-          description: `Validates up to ${SYNC_BATCH_LIMIT} numbers in one call (Pro and Business plans). Each item is answered exactly as \`GET /v1/validate\` would answer it: \`{ok: true, data}\` or \`{ok: false, error: {code, message}}\`, in input order; a malformed number or an unavailable registry fails only its own items. Duplicates are looked up once, and items go through the same cache and per-country limits as single validations. With \`"async": true\` up to ${ASYNC_BATCH_LIMIT.toLocaleString('en')} numbers are queued as a durable job (\`202\`); \`GET /v1/validate/batch/{id}\` shows its progress and, once completed, the same \`summary\` and \`results\`. Finishing a batch emits \`batch.completed\` (live keys).`,
+          description: validateABatchOfVatNumbersDescription,
           security: [{ apiKey: [] }],
           body: Body,
           response: {
@@ -174,8 +175,7 @@ export function batchRoutes(deps: {
         schema: {
           tags: ['Validation'],
           summary: 'A batch job',
-          description:
-            'Progress of a batch job created by this key (`done` and `failed` of `total`) and, once `completed`, its `summary` and `results` in input order. Jobs of other keys are 404.',
+          description: aBatchJobDescription,
           security: [{ apiKey: [] }],
           params: Params,
           response: { 200: Envelope(JobData), ...errorResponses },

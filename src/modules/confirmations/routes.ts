@@ -8,6 +8,7 @@ import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
+import { storedConfirmationDescription } from './schemas.js';
 import type { ConfirmationData, ConfirmationsService } from './service.js';
 import { toTaxauthCode } from './service.js';
 
@@ -245,8 +246,7 @@ export function confirmationsRoutes(deps: {
         schema: {
           tags: ['Qualified confirmations'],
           summary: 'Retrieve a confirmation with its evidence',
-          description:
-            "Business plan. Returns a stored confirmation (`id`, `requester_vat`, `queried_vat`, `taxauth_status_code`, `taxauth_id`, `valid`, `qualified`, `matches`, `result`, `valid_from`, `valid_to`, `created_at`) with its evidence: the API request, our response byte for byte, the authority's raw request and response, and the record's place in the hash chain (`openvat evidence verify` checks the whole chain). Visible to every key of the same account for 10 years; other accounts and unknown ids get 404.",
+          description: storedConfirmationDescription,
           security: [{ apiKey: [] }],
           params: Type.Object({ id: Type.String({ maxLength: 64, description: 'The `confirmation_id`.' }) }),
           response: {

@@ -6,6 +6,7 @@ import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
 import { ValidationMetaFields } from '../validation/index.js';
+import { theVatTreatmentOfASaleDescription } from './schemas.js';
 import type { DecideService } from './service.js';
 
 const SupplyTypeSchema = Type.Union(
@@ -181,8 +182,7 @@ export function decideRoutes(deps: {
         schema: {
           tags: ['Decide'],
           summary: 'The VAT treatment of a sale',
-          description:
-            'Whether to charge VAT, at which rate and in which country, and what the invoice must say, under Council Directive 2006/112/EC. B2B: `{seller_vat, buyer_vat}`; B2C: `{seller_vat, buyer_country}`. Both numbers are checked through the same path as `GET /v1/validate` (cache, degraded answers); a buyer number the registry says is not valid makes the sale B2C. When a registry cannot answer and nothing is stored: `502 registry_unavailable` with `Retry-After`. Starter, Pro and Business plans; test keys use the magic numbers of `GET /v1/validate`.',
+          description: theVatTreatmentOfASaleDescription,
           security: [{ apiKey: [] }],
           body: DecideBody,
           response: { 200: Envelope(DecideData, DecideMeta), ...errorResponses },

@@ -10,8 +10,15 @@ import { refusal } from '../../lib/refusal.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import { validationRefusal } from '../validation/index.js';
 import { INTERVALS } from './schedule.js';
+import {
+  changeAMonitorDescription,
+  checkAMonitorNowDescription,
+  createMonitorDescription,
+  listMonitorsDescription,
+  monitorManyVatNumbersDescription,
+  recentChangesDescription,
+} from './schemas.js';
 import { BULK_LIMIT, type MonitorInput, type MonitorsService } from './service.js';
-import { monitorTestModeTable } from './test-answers.js';
 
 const tags = ['Monitoring'];
 const security = [{ apiKey: [] }];
@@ -217,7 +224,8 @@ export function monitorsRoutes(deps: {
         schema: {
           tags,
           summary: 'Monitor a VAT number',
-          description: `Keeps a VAT number checked (Pro: up to ${deps.maxPerKey.pro.toLocaleString('en')} numbers per key, Business: ${deps.maxPerKey.business.toLocaleString('en')}; more is \`403 monitor_limit_reached\`). Answers \`201\` with the monitor and its first check, made at once (a fresh stored answer is used). A number this key already monitors answers \`200\` with the existing monitor and its latest check. A malformed number gets the same errors as \`GET /v1/validate\`.\n\nEach later check asks the registry; a change (\`became_invalid\`, \`became_valid\`, \`name_changed\`, \`address_changed\`) is recorded and sent as a \`vat_number.changed\` webhook event. A registry that does not answer is never a change: the monitor keeps its state, the check is retried, and after a while without a successful check the monitor is flagged \`stale\` and \`vat_number.check_failed\` is sent once. Monitors of test keys send these events too, and have magic numbers:\n\n${monitorTestModeTable()}`,
+          description: createMonitorDescription(deps.maxPerKey),
+
           security,
           body: CreateBody,
           response: { 200: Envelope(CheckResult), 201: Envelope(CheckResult), ...errorResponses },
@@ -255,7 +263,7 @@ export function monitorsRoutes(deps: {
         schema: {
           tags,
           summary: 'Monitor many VAT numbers',
-          description: `Creates up to ${BULK_LIMIT.toLocaleString('en')} monitors in one call (\`interval\` at the top applies to rows without their own; default \`daily\`). Answered at once: each new monitor is checked soon after, paced per member state. One result per row, in input order: a malformed or unsupported number, or one over the plan's cap (\`monitor_limit_reached\`), is listed with its reason while the other rows are created. Numbers the key already monitors are returned with \`created: false\`.`,
+          description: monitorManyVatNumbersDescription,
           security,
           body: BulkBody,
           response: {
@@ -301,8 +309,7 @@ export function monitorsRoutes(deps: {
         schema: {
           tags,
           summary: 'List monitors',
-          description:
-            "This key's monitors in creation order, a page at a time: pass `meta.next_cursor` as `cursor` for the next page (null on the last). Filters: `status`, `stale`, and `changed_since` (monitors with a change at or after that time).",
+          description: listMonitorsDescription,
           security,
           querystring: ListQuery,
           response: {
@@ -340,8 +347,7 @@ export function monitorsRoutes(deps: {
         schema: {
           tags,
           summary: 'Recent changes',
-          description:
-            "The changes found on this key's monitors, newest first, each with its monitor's number and reference: a review of what changed since a date (`since`, ISO 8601).",
+          description: recentChangesDescription,
           security,
           querystring: Type.Object(
             {
@@ -441,8 +447,7 @@ export function monitorsRoutes(deps: {
         schema: {
           tags,
           summary: 'Change a monitor',
-          description:
-            'Changes the interval, `reference` or `metadata` (`null` clears the last two); the history stays. A new interval moves the next check to the monitor’s place in it.',
+          description: changeAMonitorDescription,
           security,
           params: IdParams,
           body: Type.Object(
@@ -495,8 +500,7 @@ export function monitorsRoutes(deps: {
         schema: {
           tags,
           summary: 'Check a monitor now',
-          description:
-            'Asks the registry now (counts against the key\'s rate limit) and answers with the check and any change found, which is also sent as `vat_number.changed`. A registry that does not answer gives `200` with `check.outcome: "unavailable"`: the monitor keeps its state and is retried later.',
+          description: checkAMonitorNowDescription,
           security,
           params: IdParams,
           response: { 200: Envelope(CheckResult), ...errorResponses },

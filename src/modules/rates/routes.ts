@@ -10,6 +10,7 @@ import { errors } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { WindowLimiter } from '../../lib/window-limiter.js';
 import { type Playground, playgroundLimited } from '../playground/index.js';
+import { vatRatesOfOneCountryDescription } from './schemas.js';
 import type { RatesAnswer, RatesService } from './service.js';
 
 export const CountryRate = Type.Object(
@@ -248,8 +249,7 @@ export function ratesRoutes(deps: {
         schema: {
           tags: ['Rates'],
           summary: 'VAT rates of one country',
-          description:
-            'Public: no key needed. `country` is an ISO 3166-1 alpha-2 code, case-insensitive (`XI` for Northern Ireland). With `date`, the rates in force that day.',
+          description: vatRatesOfOneCountryDescription,
           params: CountryParams,
           querystring: DateQuery,
           response: {

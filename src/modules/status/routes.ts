@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { baseMeta } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { registryStatusDescription } from './schemas.js';
 import type { StatusService } from './service.js';
 
 const RegistryStatus = Type.Object({
@@ -27,8 +28,7 @@ export function statusRoutes(deps: { status: StatusService }) {
         schema: {
           tags: ['System'],
           summary: 'Registry status: breakers, in-flight calls, last success and failure',
-          description:
-            'Per registry and member state seen since start: the circuit breaker, calls in flight and waiting, and the last success and failure. Public, no key; answers are reused for about two seconds.',
+          description: registryStatusDescription,
           response: {
             200: Envelope(
               Type.Object({

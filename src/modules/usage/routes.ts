@@ -5,6 +5,7 @@ import { baseMeta } from '../../http/meta.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
+import { usageReportDescription } from './schemas.js';
 import type { UsageService } from './service.js';
 
 const Count = {
@@ -51,8 +52,7 @@ export function usageRoutes(deps: { usage: UsageService; requireKey: RequireKey 
         schema: {
           tags: ['Usage'],
           summary: "This key's requests per day and operation",
-          description:
-            "Requests made with this key over the last `days` UTC days (default 30, at most 366), per day and per operation, with the key's plan and rate limit. Requests refused for a missing or unknown key are not counted; every other answer is, errors included. Counts from other instances can take a few seconds to appear.",
+          description: usageReportDescription,
           security: [{ apiKey: [] }],
           querystring: Type.Object(
             {

@@ -6,8 +6,7 @@ import { Envelope, errorResponses } from '../../http/schemas.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
 import { validationRefusal } from './refusals.js';
-import { ValidationMetaFields } from './schemas.js';
-import { testModeTable } from './test-answers.js';
+import { ValidationMetaFields, validateOneVatNumberDescription } from './schemas.js';
 import type { ValidationPort } from './types.js';
 
 const Query = Type.Object(
@@ -54,7 +53,7 @@ export function validationRoutes(deps: {
         schema: {
           tags: ['Validation'],
           summary: 'Validate one VAT number',
-          description: `Checks the format and check digit locally (a malformed number is answered \`400 invalid_format\` at once, with \`error.details.reason\` = \`length\`, \`characters\`, \`checksum\` or \`country\`), then asks the registry (VIES, HMRC, the Swiss UID register or Brønnøysund) through a cache. An outage or throttling is never reported as \`valid: false\`: a stored answer is served with \`source_status: "degraded"\`, or the answer is \`502 registry_unavailable\` with \`Retry-After\`. A requester number the registry refuses (VIES \`INVALID_REQUESTER_INFO\`) is the caller's error: \`400 invalid_format\` with \`error.details.reason\` = \`requester\`. Unknown query parameters are ignored.\n\nTest keys (\`svc_test_…\`) never call a registry:\n\n${testModeTable()}`,
+          description: validateOneVatNumberDescription,
           security: [{ apiKey: [] }],
           querystring: Query,
           response: { 200: Envelope(Type.Ref('ValidationData'), ValidationMetaFields), ...errorResponses },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../http/schemas.js';
+import { testModeTable } from './test-answers.js';
 
 export const ValidationDataSchema = Type.Object(
   {
@@ -67,3 +68,6 @@ export const ValidationMetaFields = {
     Type.Integer({ minimum: 0, description: 'Age of the stored answer in seconds; null for a live answer.' }),
   ),
 };
+
+/** The OpenAPI description of `validateOneVatNumber`. */
+export const validateOneVatNumberDescription = `Checks the format and check digit locally (a malformed number is answered \`400 invalid_format\` at once, with \`error.details.reason\` = \`length\`, \`characters\`, \`checksum\` or \`country\`), then asks the registry (VIES, HMRC, the Swiss UID register or Brønnøysund) through a cache. An outage or throttling is never reported as \`valid: false\`: a stored answer is served with \`source_status: "degraded"\`, or the answer is \`502 registry_unavailable\` with \`Retry-After\`. A requester number the registry refuses (VIES \`INVALID_REQUESTER_INFO\`) is the caller's error: \`400 invalid_format\` with \`error.details.reason\` = \`requester\`. Unknown query parameters are ignored.\n\nTest keys (\`svc_test_…\`) never call a registry:\n\n${testModeTable()}`;

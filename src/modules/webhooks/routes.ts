@@ -8,6 +8,11 @@ import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { refusal } from '../../lib/refusal.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
+import {
+  listDeliveriesAndTheirAttemptsDescription,
+  registerAWebhookEndpointDescription,
+  sendATestEventDescription,
+} from './schemas.js';
 import { MAX_ENDPOINTS_PER_KEY, type WebhooksService } from './service.js';
 import { MAX_URL_LENGTH } from './url-guard.js';
 
@@ -84,7 +89,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         schema: {
           tags,
           summary: 'Register a webhook endpoint',
-          description: `Registers an HTTPS URL to receive the \`validation.completed\`, \`batch.completed\`, \`vat_number.changed\` and \`vat_number.check_failed\` events of this key. At most ${MAX_ENDPOINTS_PER_KEY} endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no \`{data, meta}\` wrapper and is the only time the secret is shown.`,
+          description: registerAWebhookEndpointDescription,
           security,
           // Unknown fields are ignored, not refused, as by the hosted contract.
           body: Type.Object({
@@ -182,8 +187,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         schema: {
           tags,
           summary: 'Send a test event',
-          description:
-            "Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or 0 when it did not answer (`error` then says why).",
+          description: sendATestEventDescription,
           security,
           params: IdParams,
           response: {
@@ -217,8 +221,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         schema: {
           tags,
           summary: 'List deliveries and their attempts',
-          description:
-            'The most recent deliveries to this endpoint, newest first, each with its attempts (delivery id, number, status, HTTP status, latency, error) and the time of the next attempt.',
+          description: listDeliveriesAndTheirAttemptsDescription,
           security,
           params: IdParams,
           querystring: Type.Object(

@@ -1,0 +1,8 @@
+import { ASYNC_BATCH_LIMIT, SYNC_BATCH_LIMIT } from './service.js';
+
+/** The OpenAPI description of `validateABatchOfVatNumbers`. */
+export const validateABatchOfVatNumbersDescription = `Validates up to ${SYNC_BATCH_LIMIT} numbers in one call (Pro and Business plans). Each item is answered exactly as \`GET /v1/validate\` would answer it: \`{ok: true, data}\` or \`{ok: false, error: {code, message}}\`, in input order; a malformed number or an unavailable registry fails only its own items. Duplicates are looked up once, and items go through the same cache and per-country limits as single validations. With \`"async": true\` up to ${ASYNC_BATCH_LIMIT.toLocaleString('en')} numbers are queued as a durable job (\`202\`); \`GET /v1/validate/batch/{id}\` shows its progress and, once completed, the same \`summary\` and \`results\`. Finishing a batch emits \`batch.completed\` (live keys).`;
+
+/** The OpenAPI description of `aBatchJob`. */
+export const aBatchJobDescription =
+  'Progress of a batch job created by this key (`done` and `failed` of `total`) and, once `completed`, its `summary` and `results` in input order. Jobs of other keys are 404.';

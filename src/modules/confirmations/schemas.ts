@@ -1,0 +1,3 @@
+/** The OpenAPI description of `retrieveAConfirmationWithItsEvidence`. */
+export const storedConfirmationDescription =
+  "Business plan. Returns a stored confirmation (`id`, `requester_vat`, `queried_vat`, `taxauth_status_code`, `taxauth_id`, `valid`, `qualified`, `matches`, `result`, `valid_from`, `valid_to`, `created_at`) with its evidence: the API request, our response byte for byte, the authority's raw request and response, and the record's place in the hash chain (`openvat evidence verify` checks the whole chain). Visible to every key of the same account for 10 years; other accounts and unknown ids get 404.";

@@ -1,0 +1,3 @@
+/** The OpenAPI description of `theVatTreatmentOfASale`. */
+export const theVatTreatmentOfASaleDescription =
+  'Whether to charge VAT, at which rate and in which country, and what the invoice must say, under Council Directive 2006/112/EC. B2B: `{seller_vat, buyer_vat}`; B2C: `{seller_vat, buyer_country}`. Both numbers are checked through the same path as `GET /v1/validate` (cache, degraded answers); a buyer number the registry says is not valid makes the sale B2C. When a registry cannot answer and nothing is stored: `502 registry_unavailable` with `Retry-After`. Starter, Pro and Business plans; test keys use the magic numbers of `GET /v1/validate`.';

@@ -1,0 +1,12 @@
+import { MAX_ENDPOINTS_PER_KEY } from './service.js';
+
+/** The OpenAPI description of `registerAWebhookEndpoint`. */
+export const registerAWebhookEndpointDescription = `Registers an HTTPS URL to receive the \`validation.completed\`, \`batch.completed\`, \`vat_number.changed\` and \`vat_number.check_failed\` events of this key. At most ${MAX_ENDPOINTS_PER_KEY} endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no \`{data, meta}\` wrapper and is the only time the secret is shown.`;
+
+/** The OpenAPI description of `sendATestEvent`. */
+export const sendATestEventDescription =
+  "Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or 0 when it did not answer (`error` then says why).";
+
+/** The OpenAPI description of `listDeliveriesAndTheirAttempts`. */
+export const listDeliveriesAndTheirAttemptsDescription =
+  'The most recent deliveries to this endpoint, newest first, each with its attempts (delivery id, number, status, HTTP status, latency, error) and the time of the next attempt.';
