@@ -1,4 +1,5 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { compiledInsert } from '../../db/compiled-insert.js';
 import type { AuditsTable, Database } from '../../db/schema.js';
 
 const COLUMNS = [
@@ -15,23 +16,10 @@ const COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof AuditsTable>;
 
 export function createAuditsRepository(db: Kysely<Database>) {
-  // Every paid call writes one record. The insert is built and compiled by Kysely once (for this
-  // database's dialect) and then run with each record's values: building and compiling it per call
-  // cost about 40 µs of a record's 80–120 µs on SQLite (20,000 records, 20 per transaction, in
-  // process; 2026-11-23).
-  let insertSql: string | null = null;
+  const insertOne = compiledInsert('audits', COLUMNS);
   return {
     async insert(record: AuditsTable, trx: Kysely<Database> = db) {
-      insertSql ??= trx
-        .insertInto('audits')
-        .values(Object.fromEntries(COLUMNS.map((c) => [c, record[c] ?? null])) as unknown as AuditsTable)
-        .compile().sql;
-      await trx.executeQuery(
-        CompiledQuery.raw(
-          insertSql,
-          COLUMNS.map((c) => record[c] ?? null),
-        ),
-      );
+      await insertOne(record, trx);
     },
 
     /** Inserts records with one statement. */

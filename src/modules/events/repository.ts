@@ -1,4 +1,5 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { compiledInsert } from '../../db/compiled-insert.js';
 import type { Database, EventsTable } from '../../db/schema.js';
 
 const COLUMNS = [
@@ -11,21 +12,10 @@ const COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof EventsTable>;
 
 export function createEventsRepository(db: Kysely<Database>) {
-  // Compiled by Kysely once and run with each event's values, as the audit record's insert is (see
-  // the audits repository for the measurement).
-  let insertSql: string | null = null;
+  const insertOne = compiledInsert('events', COLUMNS);
   return {
     async insert(event: EventsTable, trx: Kysely<Database> = db) {
-      insertSql ??= trx
-        .insertInto('events')
-        .values(Object.fromEntries(COLUMNS.map((c) => [c, event[c] ?? null])) as unknown as EventsTable)
-        .compile().sql;
-      await trx.executeQuery(
-        CompiledQuery.raw(
-          insertSql,
-          COLUMNS.map((c) => event[c] ?? null),
-        ),
-      );
+      await insertOne(event, trx);
     },
     /** Inserts events with one statement. */
     async insertMany(events: readonly EventsTable[], trx: Kysely<Database> = db) {
