@@ -4,8 +4,8 @@
 // never reached: the benchmark measures what counting costs. Started by bench/choices.ts.
 import rateLimit from '@fastify/rate-limit';
 import Fastify from 'fastify';
-import { createWindowLimiter } from '../src/lib/window-limiter.js';
 import { systemClock } from '../src/lib/clock.js';
+import { createWindowLimiter } from '../src/lib/window-limiter.js';
 
 const mode = process.env.LIMITER ?? 'none';
 const max = 1_000_000_000;

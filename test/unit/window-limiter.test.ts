@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createWindowLimiter } from '../../src/lib/window-limiter.js';
 import { createManualClock } from '../../src/lib/clock.js';
+import { createWindowLimiter } from '../../src/lib/window-limiter.js';
 
 describe('window limiter', () => {
   it('allows max requests per key and window, then says how long until the window resets', () => {
