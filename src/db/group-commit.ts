@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-export type Work<T> = (trx: Kysely<Database>) => Promise<T>;
-
 export interface GroupCommitOptions {
   /** Most units in one transaction (default 256). */
   maxUnits?: number;
@@ -93,26 +91,3 @@ export function createGroupWriter<U, R>(
     },
   };
 }
-
-/** A group commit of units of work: each runs in the group's transaction, in arrival order. */
-export function createGroupCommit(db: Kysely<Database>, options: GroupCommitOptions = {}) {
-  const writer = createGroupWriter<Work<unknown>, unknown>(db, {
-    ...options,
-    async write(trx, works) {
-      const results: unknown[] = [];
-      for (const work of works) results.push(await work(trx));
-      return results;
-    },
-  });
-  return {
-    /**
-     * Runs `work` in a transaction shared with the other units waiting now; resolves with its result
-     * once committed.
-     */
-    run<T>(work: Work<T>): Promise<T> {
-      return writer.run(work) as Promise<T>;
-    },
-  };
-}
-
-export type GroupCommit = ReturnType<typeof createGroupCommit>;

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createGroupCommit } from '../../src/db/group-commit.js';
+import type { Kysely } from 'kysely';
+import { createGroupWriter } from '../../src/db/group-commit.js';
+import type { Database } from '../../src/db/schema.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 
 for (const target of await databaseTargets()) {
@@ -10,6 +12,16 @@ for (const target of await databaseTargets()) {
       db = await target.open();
     });
     after(() => db.dispose());
+
+    type Work = (trx: Kysely<Database>) => Promise<void>;
+    /** A group writer whose units are pieces of work, run in arrival order in the group's transaction. */
+    const createGroupCommit = (kysely: Kysely<Database>) =>
+      createGroupWriter<Work, void>(kysely, {
+        async write(trx, works) {
+          for (const work of works) await work(trx);
+          return works.map(() => undefined);
+        },
+      });
 
     const account = (id: string) => ({ id, name: null, created_at: '2026-11-22T00:00:00.000Z' });
     const count = async () => (await db.kysely.selectFrom('accounts').select('id').execute()).length;
