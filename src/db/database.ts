@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
+import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -25,19 +26,29 @@ export interface DatabaseOptions {
   schema?: string;
   /** PostgreSQL only: pool size. */
   poolSize?: number;
+  /**
+   * SQLite files only: how often a thread of its own checkpoints the write-ahead log (default 100 ms;
+   * 0 leaves checkpoints to the committing connection, as SQLite does by default).
+   */
+  checkpointMs?: number;
 }
+
+/** SQLite's own checkpoint threshold (pages in the log), which it keeps when no thread checkpoints. */
+const WRITER_CHECKPOINT_PAGES = 1_000;
+/** The writer's threshold while the checkpoint thread runs: a bound, should that thread fall behind. */
+const FALLBACK_CHECKPOINT_PAGES = 10_000;
 
 /**
  * Opens the database named by a URL: `sqlite:PATH` (`sqlite::memory:` for an in-memory database)
  * or `postgres://…`. The same migrations create the same schema on both.
  */
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, options);
   throw new Error(`Unsupported DATABASE_URL "${url}": use sqlite:PATH or postgres://…`);
 }
 
-function openSqlite(path: string): Db {
+function openSqlite(path: string, options: DatabaseOptions): Db {
   const memory = path === ':memory:' || path === '';
   if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
   const database = new SQLite(memory ? ':memory:' : path);
@@ -59,7 +70,20 @@ function openSqlite(path: string): Db {
     },
   };
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
-  return wrap(kysely, 'sqlite', memory ? 'sqlite (in memory)' : `sqlite:${path}`, undefined);
+  const checkpointMs = options.checkpointMs ?? 100;
+  let checkpointer: Checkpointer | null = null;
+  if (!memory && checkpointMs > 0) {
+    database.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
+    checkpointer = startCheckpointer(path, {
+      intervalMs: checkpointMs,
+      onFailure: () => {
+        if (database.open) database.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+      },
+    });
+  }
+  return wrap(kysely, 'sqlite', memory ? 'sqlite (in memory)' : `sqlite:${path}`, undefined, async () => {
+    await checkpointer?.stop();
+  });
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Db {
@@ -74,10 +98,16 @@ function openPostgres(url: string, options: DatabaseOptions): Db {
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';
-  return wrap(kysely, 'postgres', `postgres://${safe.host}${safe.pathname}`, options.schema);
+  return wrap(kysely, 'postgres', `postgres://${safe.host}${safe.pathname}`, options.schema, async () => {});
 }
 
-function wrap(kysely: Kysely<Database>, dialect: Dialect, describe: string, schema: string | undefined): Db {
+function wrap(
+  kysely: Kysely<Database>,
+  dialect: Dialect,
+  describe: string,
+  schema: string | undefined,
+  beforeClose: () => Promise<void>,
+): Db {
   return {
     kysely,
     dialect,
@@ -106,6 +136,9 @@ function wrap(kysely: Kysely<Database>, dialect: Dialect, describe: string, sche
         return false;
       }
     },
-    close: () => kysely.destroy(),
+    async close() {
+      await beforeClose();
+      await kysely.destroy();
+    },
   };
 }

@@ -1,0 +1,82 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * The thread's code: its own connection to the same file, a PASSIVE checkpoint every interval
+ * (never waits for, and never blocks, the writer or readers), closed on "stop". Plain JavaScript so
+ * it runs the same from `dist/` and under tsx.
+ */
+const THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const SQLite = require(workerData.driver);
+const db = new SQLite(workerData.path, { fileMustExist: true });
+const timer = setInterval(() => {
+  try {
+    const [row] = db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ checkpointed: row.checkpointed, log: row.log });
+  } catch (error) {
+    parentPort.postMessage({ error: String(error) });
+  }
+}, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+export interface CheckpointerOptions {
+  /** How often the thread checkpoints. */
+  intervalMs: number;
+  /** Told after every checkpoint: frames in the WAL and frames copied into the database. */
+  onCheckpoint?: (result: { log: number; checkpointed: number }) => void;
+  /** Told when the thread fails or ends by itself; the writer's own checkpoints take over. */
+  onFailure: (error: unknown) => void;
+}
+
+/**
+ * Copies a SQLite database's write-ahead log into the database file on a thread of its own.
+ *
+ * SQLite checkpoints in the connection that commits once the log passes its threshold, which on
+ * this service is the event loop: the commit that crosses it copies about 1,000 pages and calls
+ * fsync while every request waits. With the checkpoints here instead, a commit of a group of 37
+ * audit records cost 95 µs instead of 276 µs (bench of 3,000 groups of 1.1 KB records on this
+ * machine, 2026-11-24), and the paid path's p99 fell from 10–19 ms to 6–10 ms (`npm run bench --
+ * paid`). The writer keeps a higher threshold of its own, so if this thread falls behind or fails
+ * the log still cannot grow without bound.
+ */
+export function startCheckpointer(path: string, options: CheckpointerOptions) {
+  const worker = new Worker(THREAD, {
+    eval: true,
+    workerData: {
+      path,
+      intervalMs: options.intervalMs,
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+    },
+  });
+  // It must never keep a process alive (a CLI command that forgot to close its database).
+  worker.unref();
+  let stopping = false;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.on('message', (message: { checkpointed: number; log: number } | { error: string }) => {
+    if ('error' in message) options.onFailure(new Error(message.error));
+    else options.onCheckpoint?.(message);
+  });
+  worker.on('error', (error) => options.onFailure(error));
+  worker.once('exit', (code) => {
+    if (!stopping) options.onFailure(new Error(`the checkpoint thread ended (exit code ${code})`));
+  });
+  return {
+    /** Stops the thread after closing its connection (so the last close can remove the log). */
+    async stop(): Promise<void> {
+      if (stopping) return exited;
+      stopping = true;
+      worker.ref(); // the process waits for the thread's connection to close
+      worker.postMessage('stop');
+      await exited;
+    },
+  };
+}
+
+export type Checkpointer = ReturnType<typeof startCheckpointer>;
