@@ -215,9 +215,17 @@ async function registerReference(app: FastifyInstance, demoKey: string | null) {
     } as never,
   });
   const hashes = new Map<string, string>();
-  app.addHook('onSend', async (request, reply, payload) => {
-    const path = request.url.split('?')[0] ?? '';
-    if (path !== '/docs' && !path.startsWith('/docs/')) return payload;
+  // Every answer passes here, so the test for /docs comes first and allocates nothing.
+  const isDocs = (url: string) => {
+    if (!url.startsWith('/docs')) return false;
+    const next = url.charCodeAt(5); // after "/docs": the end, "/" or "?"
+    return Number.isNaN(next) || next === 47 || next === 63;
+  };
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!isDocs(request.url)) {
+      done(null, payload);
+      return;
+    }
     if (typeof payload === 'string' && payload.startsWith('<!doctype html>')) {
       let policyHashes = hashes.get(payload);
       if (policyHashes === undefined) {
@@ -241,7 +249,7 @@ async function registerReference(app: FastifyInstance, demoKey: string | null) {
     }
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
-    return payload;
+    done(null, payload);
   });
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs/', 302));
 }
