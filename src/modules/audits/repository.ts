@@ -16,20 +16,15 @@ const COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof AuditsTable>;
 
 export function createAuditsRepository(db: Kysely<Database>) {
-  const insertOne = compiledInsert('audits', COLUMNS);
+  const insertRows = compiledInsert('audits', COLUMNS);
   return {
     async insert(record: AuditsTable, trx: Kysely<Database> = db) {
-      await insertOne(record, trx);
+      await insertRows([record], trx);
     },
 
     /** Inserts records with one statement. */
     async insertMany(records: readonly AuditsTable[], trx: Kysely<Database> = db) {
-      if (records.length === 1 && records[0]) return this.insert(records[0], trx);
-      if (records.length > 0)
-        await trx
-          .insertInto('audits')
-          .values([...records])
-          .execute();
+      await insertRows(records, trx);
     },
 
     async find(requestId: string, trx: Kysely<Database> = db): Promise<AuditsTable | undefined> {

@@ -50,20 +50,28 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
       trx: Kysely<Database>,
     ): Promise<void> {
       const created = clock.now();
+      const createdAt = created.toISOString();
+      // One expiry per retention in a group (they share the creation time).
+      const expiries = new Map<number, string>();
       const rows: AuditsTable[] = [];
       for (const input of records) {
         const { principal } = input;
         const days = AUDIT_RETENTION_DAYS[principal.plan];
         if (days === null) continue;
         const keptMs = principal.playground ? PLAYGROUND_RETENTION_MS : days * DAY_MS;
+        let expiresAt = expiries.get(keptMs);
+        if (expiresAt === undefined) {
+          expiresAt = new Date(created.getTime() + keptMs).toISOString();
+          expiries.set(keptMs, expiresAt);
+        }
         rows.push({
           request_id: input.requestId,
           key_id: principal.id,
           endpoint: input.endpoint,
           response: input.responseJson,
           request_body: input.requestBody === undefined ? null : JSON.stringify(input.requestBody),
-          created_at: created.toISOString(),
-          expires_at: new Date(created.getTime() + keptMs).toISOString(),
+          created_at: createdAt,
+          expires_at: expiresAt,
           latency_ms: input.latencyMs === null ? null : Math.round(input.latencyMs),
           status_code: input.statusCode,
           valid: input.valid === null ? null : input.valid ? 1 : 0,

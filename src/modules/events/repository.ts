@@ -12,19 +12,14 @@ const COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof EventsTable>;
 
 export function createEventsRepository(db: Kysely<Database>) {
-  const insertOne = compiledInsert('events', COLUMNS);
+  const insertRows = compiledInsert('events', COLUMNS);
   return {
     async insert(event: EventsTable, trx: Kysely<Database> = db) {
-      await insertOne(event, trx);
+      await insertRows([event], trx);
     },
     /** Inserts events with one statement. */
     async insertMany(events: readonly EventsTable[], trx: Kysely<Database> = db) {
-      if (events.length === 1 && events[0]) return this.insert(events[0], trx);
-      if (events.length > 0)
-        await trx
-          .insertInto('events')
-          .values([...events])
-          .execute();
+      await insertRows(events, trx);
     },
     async listForKey(keyId: string, trx: Kysely<Database> = db): Promise<EventsTable[]> {
       return trx
