@@ -44,7 +44,11 @@ export interface CheckpointerOptions {
  * audit records cost 95 µs instead of 276 µs (bench of 3,000 groups of 1.1 KB records on this
  * machine, 2026-11-24), and the paid path's p99 fell from 10–19 ms to 6–10 ms (`npm run bench --
  * paid`). The writer keeps a higher threshold of its own, so if this thread falls behind or fails
- * the log still cannot grow without bound.
+ * the log still cannot grow without bound. Under sustained writes the log only starts over at that
+ * threshold (it restarts when a write finds every frame copied, which commits arriving every
+ * millisecond prevent): the writer's checkpoint there copies only what this thread has not yet
+ * copied, at most one interval's commits (measured: the log file stays at about 40 MB, 10,000 pages,
+ * at 23,000 audited requests/s).
  */
 export function startCheckpointer(path: string, options: CheckpointerOptions) {
   const worker = new Worker(THREAD, {
