@@ -90,7 +90,7 @@ function example(error: ApiError) {
         message: error.message,
         ...(error.details ? { details: error.details } : {}),
       },
-      meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 1.2 },
+      meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 1 },
     },
   };
 }
@@ -102,7 +102,7 @@ function example(error: ApiError) {
  */
 const ERROR_EXAMPLES: Record<'4XX' | '5XX', Record<string, ReturnType<typeof example>>> = {
   '4XX': {
-    invalid_request: example(
+    invalid_format: example(
       errors.invalidRequest('querystring.vat_number: must have required property', { field: 'vat_number' }),
     ),
     unauthorized: example(errors.unauthorized()),
@@ -119,14 +119,14 @@ const ERROR_EXAMPLES: Record<'4XX' | '5XX', Record<string, ReturnType<typeof exa
           message: "No answer from VIES for DE: the member state's VAT registry is not replying to VIES.",
           details: { source: 'vies', retry_after_seconds: 60 },
         },
-        meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 4021.7 },
+        meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 4022 },
       },
     },
     internal_error: {
       summary: '500 internal_error',
       value: {
         error: { code: 'internal_error', message: 'Something went wrong on our side; it has been logged.' },
-        meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 2.3 },
+        meta: { request_id: EXAMPLE_REQUEST_ID, latency_ms: 2 },
       },
     },
   },

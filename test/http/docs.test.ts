@@ -203,4 +203,35 @@ describe('the OpenAPI document describes exactly what is sent', () => {
     assert.deepEqual(listed, [...ERROR_CODES]);
     assert.equal(envelope.properties.meta?.properties.latency_ms?.type, 'integer');
   });
+
+  it('shows error examples as the API sends them: named by their code, with an integer latency', () => {
+    type Example = { value: { error?: { code: string }; meta?: { latency_ms?: unknown } } };
+    type Responses = Record<string, { content?: Record<string, { examples?: Record<string, Example> }> }>;
+    const seen: string[] = [];
+    for (const operations of Object.values(
+      doc.paths as Record<string, Record<string, { responses?: Responses }>>,
+    )) {
+      for (const operation of Object.values(operations)) {
+        for (const response of Object.values(operation.responses ?? {})) {
+          for (const media of Object.values(response.content ?? {})) {
+            for (const [name, example] of Object.entries(media.examples ?? {})) {
+              if (!example.value.error) continue;
+              seen.push(name);
+              assert.equal(
+                name,
+                example.value.error.code,
+                `example "${name}" shows ${example.value.error.code}`,
+              );
+              assert.ok(ERROR_CODES.includes(example.value.error.code as never), example.value.error.code);
+              assert.ok(
+                Number.isInteger(example.value.meta?.latency_ms),
+                `${name}: latency_ms is an integer`,
+              );
+            }
+          }
+        }
+      }
+    }
+    assert.ok(seen.includes('invalid_format') && seen.includes('registry_unavailable'), seen.join(', '));
+  });
 });
