@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import {
   type Child,
@@ -104,10 +105,29 @@ async function scratchPostgres(url: string): Promise<{ url: string; drop(): Prom
 const ROUNDS = 3;
 
 interface Round {
-  service: LoadResult;
+  service: LoadResult & {
+    /** CPU time of the service's main thread (the event loop) per request, and its share of the round. */
+    main_thread_us_per_request: number | null;
+    main_thread_busy: number | null;
+  };
   bare: LoadResult;
   ratio: number;
 }
+
+/** CPU time (ms) of a process's main thread so far, from /proc (Linux); null elsewhere. */
+function mainThreadCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+/** USER_HZ, 100 on Linux. */
+const CLOCK_TICKS = 100;
 
 interface Measured {
   /** The median round by ratio (its figures are reported), and every round. */
@@ -115,6 +135,12 @@ interface Measured {
   rounds: Round[];
   body: string;
 }
+
+/** ", main thread 94% busy, 60 µs per request" when measured. */
+const mainThread = (s: Round['service']) =>
+  s.main_thread_busy === null
+    ? ''
+    : `; main thread ${Math.round(s.main_thread_busy * 100)}% busy, ${s.main_thread_us_per_request} µs CPU per request`;
 
 const ratio = (a: LoadResult, b: LoadResult) =>
   Math.round((a.requestsPerSecond / b.requestsPerSecond) * 100) / 100;
@@ -152,10 +178,23 @@ async function measureCall(
     await warm(bare.url);
     const rounds: Round[] = [];
     for (let i = 0; i < ROUNDS; i++) {
+      const cpuBefore = mainThreadCpuMs(service.process.pid);
+      const startedAt = performance.now();
       const s = await load(url, { connections: CONNECTIONS, duration, headers, ...request });
+      const elapsedMs = performance.now() - startedAt;
+      const cpuAfter = mainThreadCpuMs(service.process.pid);
       if (s.non2xx || s.errors) throw new Error(`${call.name}: ${JSON.stringify(s)}`);
+      const cpuMs = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
       const b = await load(bare.url, { connections: CONNECTIONS, duration });
-      rounds.push({ service: s, bare: b, ratio: ratio(s, b) });
+      rounds.push({
+        service: {
+          ...s,
+          main_thread_us_per_request: cpuMs === null ? null : Math.round((cpuMs * 1000) / s.total),
+          main_thread_busy: cpuMs === null ? null : Math.round((cpuMs / elapsedMs) * 100) / 100,
+        },
+        bare: b,
+        ratio: ratio(s, b),
+      });
     }
     const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio);
     return { median: byRatio[Math.floor(byRatio.length / 2)] as Round, rounds, body };
@@ -240,11 +279,11 @@ export async function benchPaid(duration = 5) {
   writeResult('paid', result);
   const rows = figures.flatMap((f) => {
     const row = [
-      `| ${f.title}, SQLite (${result.date}, \`${result.command}\`, median of ${ROUNDS} alternating rounds: ${f.sqlite_rounds.join(', ')}) | ${f.sqlite.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.sqlite.p99} ms | bare \`node:http\`: ${f.bare.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.bare.p99} ms | **${f.sqlite.ratio}×** (target ${f.target.ratio.replace('>= ', '≥ ')}, p99 ${f.target.p99_ms} ms: ${f.met ? 'met' : 'not met'}) |`,
+      `| ${f.title}, SQLite (${result.date}, \`${result.command}\`, median of ${ROUNDS} alternating rounds: ${f.sqlite_rounds.join(', ')}) | ${f.sqlite.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.sqlite.p99} ms${mainThread(f.sqlite)} | bare \`node:http\`: ${f.bare.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.bare.p99} ms | **${f.sqlite.ratio}×** (target ${f.target.ratio.replace('>= ', '≥ ')}, p99 ${f.target.p99_ms} ms: ${f.met ? 'met' : 'not met'}) |`,
     ];
     if (f.postgres) {
       row.push(
-        `| ${f.title}, PostgreSQL (${result.date}, same run, rounds: ${f.postgres_rounds?.join(', ')}) | ${f.postgres.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.postgres.p99} ms | bare \`node:http\`: ${f.postgres.bare.requestsPerSecond.toLocaleString('en')} req/s | **${f.postgres.ratio}×** (no target) |`,
+        `| ${f.title}, PostgreSQL (${result.date}, same run, rounds: ${f.postgres_rounds?.join(', ')}) | ${f.postgres.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.postgres.p99} ms${mainThread(f.postgres)} | bare \`node:http\`: ${f.postgres.bare.requestsPerSecond.toLocaleString('en')} req/s | **${f.postgres.ratio}×** (no target) |`,
       );
     }
     return row;
