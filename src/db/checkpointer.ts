@@ -13,7 +13,7 @@ const db = new SQLite(workerData.path, { fileMustExist: true });
 const timer = setInterval(() => {
   try {
     const [row] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ checkpointed: row.checkpointed, log: row.log });
+    if (workerData.report) parentPort.postMessage({ checkpointed: row.checkpointed, log: row.log });
   } catch (error) {
     parentPort.postMessage({ error: String(error) });
   }
@@ -56,6 +56,8 @@ export function startCheckpointer(path: string, options: CheckpointerOptions) {
     workerData: {
       path,
       intervalMs: options.intervalMs,
+      // Without a listener the event loop is not woken after every checkpoint.
+      report: options.onCheckpoint !== undefined,
       driver: createRequire(import.meta.url).resolve('better-sqlite3'),
     },
   });

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoDate } from '../../lib/clock.js';
+import { deepFreeze } from '../../lib/freeze.js';
 import { type CountryRates, type RatePeriod, type RatesDataset, ratesOn } from './dataset.js';
 
 /** Countries whose VAT numbers `/v1/validate` can check against a live registry. */
@@ -101,13 +102,6 @@ function toObject(country: CountryRates, period: RatePeriod): CountryRateObject 
       : null,
     updated_at: country.updated_at,
   };
-}
-
-function deepFreeze<T extends object>(value: T): T {
-  for (const field of Object.values(value)) {
-    if (field !== null && typeof field === 'object') deepFreeze(field);
-  }
-  return Object.freeze(value);
 }
 
 /**

@@ -1,17 +1,10 @@
 import { type Clock, utcToday } from '../../lib/clock.js';
+import { deepFreeze } from '../../lib/freeze.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { RatesService } from '../rates/index.js';
 import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
 import type { AnswerSource } from './answers.js';
 import type { ValidationData, ValidationOutcome, ValidationPort, ValidationRequest } from './types.js';
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
 
 type ParseOutcome =
   | { ok: true; vat: ParsedVatNumber }
