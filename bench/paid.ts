@@ -7,6 +7,7 @@ import {
   load,
   ROOT,
   startBare,
+  startScript,
   startService,
   startSimulatorProcess,
   today,
@@ -112,7 +113,13 @@ interface Round {
   };
   bare: LoadResult;
   ratio: number;
+  /** The durable floors of the round (SQLite runs only): see bench/durable-floor.ts. */
+  floors?: Record<FloorWriter, { load: LoadResult; ratio: number }>;
 }
+
+/** Where the durable floor commits its records: on the event loop, or on a thread of its own. */
+type FloorWriter = 'event-loop' | 'thread';
+const FLOOR_WRITERS: FloorWriter[] = ['event-loop', 'thread'];
 
 /** CPU time (ms) of a process's main thread so far, from /proc (Linux); null elsewhere. */
 function mainThreadCpuMs(pid: number | undefined): number | null {
@@ -134,6 +141,19 @@ interface Measured {
   median: Round;
   rounds: Round[];
   body: string;
+  /** Per floor writer, the round with the median floor ratio (SQLite runs only). */
+  floors: Record<FloorWriter, { load: LoadResult; ratio: number; rounds: number[] }> | null;
+}
+
+const floorFigures = (f: { load: LoadResult; ratio: number; rounds: number[] }) => ({
+  ...f.load,
+  ratio: f.ratio,
+  rounds: f.rounds,
+});
+
+/** The round with the median of the given ratio. */
+function medianBy<T>(items: T[], key: (item: T) => number): T {
+  return [...items].sort((a, b) => key(a) - key(b))[Math.floor(items.length / 2)] as T;
 }
 
 /** ", main thread 94% busy, 60 µs per request" when measured. */
@@ -155,6 +175,7 @@ async function measureCall(
   keys: Record<'live' | 'test', string>,
   call: Call,
   duration: number,
+  withFloors: boolean,
 ): Promise<Measured> {
   const url = `${service.url}${call.path}`;
   const headers: Record<string, string> = { authorization: `Bearer ${keys[call.key]}` };
@@ -173,9 +194,20 @@ async function measureCall(
     throw new Error(`${call.name}: the measured call is not a cache hit: ${body}`);
   }
   const bare = await startBare(body, replayableHeaders(sample.headers));
+  const floors: Partial<Record<FloorWriter, Child>> = {};
   try {
+    if (withFloors) {
+      for (const writer of FLOOR_WRITERS) {
+        floors[writer] = await startScript('durable-floor.ts', {
+          BODY: body,
+          HEADERS: JSON.stringify(replayableHeaders(sample.headers)),
+          WRITER: writer,
+        });
+      }
+    }
     await warm(url, headers, request);
     await warm(bare.url);
+    for (const floor of Object.values(floors)) await warm(floor.url, {}, request);
     const rounds: Round[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const cpuBefore = mainThreadCpuMs(service.process.pid);
@@ -186,6 +218,14 @@ async function measureCall(
       if (s.non2xx || s.errors) throw new Error(`${call.name}: ${JSON.stringify(s)}`);
       const cpuMs = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
       const b = await load(bare.url, { connections: CONNECTIONS, duration });
+      const floorLoads: Round['floors'] = withFloors ? ({} as NonNullable<Round['floors']>) : undefined;
+      for (const writer of FLOOR_WRITERS) {
+        const floor = floors[writer];
+        if (!floor || !floorLoads) continue;
+        const f = await load(floor.url, { connections: CONNECTIONS, duration, ...request });
+        if (f.non2xx || f.errors) throw new Error(`${call.name}, floor ${writer}: ${JSON.stringify(f)}`);
+        floorLoads[writer] = { load: f, ratio: ratio(f, b) };
+      }
       rounds.push({
         service: {
           ...s,
@@ -194,12 +234,22 @@ async function measureCall(
         },
         bare: b,
         ratio: ratio(s, b),
+        ...(floorLoads ? { floors: floorLoads } : {}),
       });
     }
-    const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio);
-    return { median: byRatio[Math.floor(byRatio.length / 2)] as Round, rounds, body };
+    const floorMedians = withFloors
+      ? (Object.fromEntries(
+          FLOOR_WRITERS.map((writer) => {
+            const of = (r: Round) => r.floors?.[writer] as { load: LoadResult; ratio: number };
+            const m = of(medianBy(rounds, (r) => of(r).ratio));
+            return [writer, { ...m, rounds: rounds.map((r) => of(r).ratio) }];
+          }),
+        ) as Measured['floors'])
+      : null;
+    return { median: medianBy(rounds, (r) => r.ratio), rounds, body, floors: floorMedians };
   } finally {
     await bare.stop();
+    for (const floor of Object.values(floors)) await floor.stop();
   }
 }
 
@@ -217,7 +267,10 @@ async function runService(
     const url = databaseUrl ?? `sqlite:${service.dataDir}/openvat.sqlite`;
     const keys = { live: createKeyOn(url, 'live'), test: createKeyOn(url, 'test') };
     const out = {} as Record<Call['name'], Measured>;
-    for (const call of CALLS) out[call.name] = await measureCall(service, keys, call, duration);
+    // The floors are SQLite's: measured beside the service on SQLite only.
+    for (const call of CALLS) {
+      out[call.name] = await measureCall(service, keys, call, duration, databaseUrl === null);
+    }
     return out;
   } finally {
     await service.stop();
@@ -263,6 +316,16 @@ export async function benchPaid(duration = 5) {
       sqlite_rounds: s.rounds.map((r) => r.ratio),
       postgres: p ? { ...p.median.service, ratio: p.median.ratio, bare: p.median.bare } : null,
       postgres_rounds: p ? p.rounds.map((r) => r.ratio) : null,
+      floors: s.floors
+        ? {
+            event_loop: floorFigures(s.floors['event-loop']),
+            thread: floorFigures(s.floors.thread),
+            // The service against the floor that commits on the event loop, as it does, per round.
+            service_to_floor_rounds: s.rounds.map((r) =>
+              ratio(r.service, r.floors?.['event-loop']?.load as LoadResult),
+            ),
+          }
+        : null,
     };
   });
   const result = {
@@ -273,7 +336,7 @@ export async function benchPaid(duration = 5) {
     connections: CONNECTIONS,
     rounds: ROUNDS,
     duration_per_round_s: duration,
-    note: "Per call and database: the service and a bare server answering the call's bytes and headers, in alternating rounds; the figures are those of the round with the median ratio. Targets apply to SQLite.",
+    note: "Per call and database: the service and a bare server answering the call's bytes and headers, in alternating rounds; the figures are those of the round with the median ratio. Targets apply to SQLite. On SQLite each round also measures the durable floor (bench/durable-floor.ts): a bare server answering the same bytes only after committing an audit record of them, committing on the event loop or on a writer thread.",
     figures,
   };
   writeResult('paid', result);
@@ -281,6 +344,13 @@ export async function benchPaid(duration = 5) {
     const row = [
       `| ${f.title}, SQLite (${result.date}, \`${result.command}\`, median of ${ROUNDS} alternating rounds: ${f.sqlite_rounds.join(', ')}) | ${f.sqlite.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.sqlite.p99} ms${mainThread(f.sqlite)} | bare \`node:http\`: ${f.bare.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.bare.p99} ms | **${f.sqlite.ratio}×** (target ${f.target.ratio.replace('>= ', '≥ ')}, p99 ${f.target.p99_ms} ms: ${f.met ? 'met' : 'not met'}) |`,
     ];
+    if (f.floors) {
+      const { event_loop: loop, thread } = f.floors;
+      const ofFloor = medianBy(f.floors.service_to_floor_rounds, (r) => r);
+      row.push(
+        `| ${f.title}: the durable floor, bare \`node:http\` answering the same bytes after committing an audit record of them, nothing else (\`bench/durable-floor.ts\`), SQLite (${result.date}, same run, rounds: ${loop.rounds.join(', ')}; writer thread: ${thread.rounds.join(', ')}) | commits on the event loop: ${loop.requestsPerSecond.toLocaleString('en')} req/s, p99 ${loop.p99} ms; on a writer thread: ${thread.requestsPerSecond.toLocaleString('en')} req/s, p99 ${thread.p99} ms | bare \`node:http\` (same rounds) | **${loop.ratio}×** and **${thread.ratio}×**; openvat reaches ${ofFloor}× of the first (rounds: ${f.floors.service_to_floor_rounds.join(', ')}) |`,
+      );
+    }
     if (f.postgres) {
       row.push(
         `| ${f.title}, PostgreSQL (${result.date}, same run, rounds: ${f.postgres_rounds?.join(', ')}) | ${f.postgres.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.postgres.p99} ms${mainThread(f.postgres)} | bare \`node:http\`: ${f.postgres.bare.requestsPerSecond.toLocaleString('en')} req/s | **${f.postgres.ratio}×** (no target) |`,
