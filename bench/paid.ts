@@ -114,7 +114,14 @@ interface Round {
   bare: LoadResult;
   ratio: number;
   /** The durable floors of the round (SQLite runs only): see bench/durable-floor.ts. */
-  floors?: Record<FloorWriter, { load: LoadResult; ratio: number }>;
+  floors?: Record<FloorWriter, FloorRound>;
+}
+
+/** A durable floor's load in a round, its ratio to the round's bare server and its main thread's CPU time. */
+interface FloorRound {
+  load: LoadResult;
+  ratio: number;
+  main_thread_us_per_request: number | null;
 }
 
 /** Where the durable floor commits its records: on the event loop, or on a thread of its own. */
@@ -142,12 +149,16 @@ interface Measured {
   rounds: Round[];
   body: string;
   /** Per floor writer, the round with the median floor ratio (SQLite runs only). */
-  floors: Record<FloorWriter, { load: LoadResult; ratio: number; rounds: number[] }> | null;
+  floors: Record<FloorWriter, FloorRound & { rounds: number[] }> | null;
 }
 
-const floorFigures = (f: { load: LoadResult; ratio: number; rounds: number[] }) => ({
+/** ", main thread 22 µs CPU per request" when measured. */
+const cpu = (us: number | null) => (us === null ? '' : `, main thread ${us} µs CPU per request`);
+
+const floorFigures = (f: FloorRound & { rounds: number[] }) => ({
   ...f.load,
   ratio: f.ratio,
+  main_thread_us_per_request: f.main_thread_us_per_request,
   rounds: f.rounds,
 });
 
@@ -222,9 +233,13 @@ async function measureCall(
       for (const writer of FLOOR_WRITERS) {
         const floor = floors[writer];
         if (!floor || !floorLoads) continue;
+        const before = mainThreadCpuMs(floor.process.pid);
         const f = await load(floor.url, { connections: CONNECTIONS, duration, ...request });
+        const after = mainThreadCpuMs(floor.process.pid);
         if (f.non2xx || f.errors) throw new Error(`${call.name}, floor ${writer}: ${JSON.stringify(f)}`);
-        floorLoads[writer] = { load: f, ratio: ratio(f, b) };
+        const usPerRequest =
+          before === null || after === null ? null : Math.round(((after - before) * 1000) / f.total);
+        floorLoads[writer] = { load: f, ratio: ratio(f, b), main_thread_us_per_request: usPerRequest };
       }
       rounds.push({
         service: {
@@ -240,7 +255,7 @@ async function measureCall(
     const floorMedians = withFloors
       ? (Object.fromEntries(
           FLOOR_WRITERS.map((writer) => {
-            const of = (r: Round) => r.floors?.[writer] as { load: LoadResult; ratio: number };
+            const of = (r: Round) => r.floors?.[writer] as FloorRound;
             const m = of(medianBy(rounds, (r) => of(r).ratio));
             return [writer, { ...m, rounds: rounds.map((r) => of(r).ratio) }];
           }),
@@ -348,7 +363,7 @@ export async function benchPaid(duration = 5) {
       const { event_loop: loop, thread } = f.floors;
       const ofFloor = medianBy(f.floors.service_to_floor_rounds, (r) => r);
       row.push(
-        `| ${f.title}: the durable floor, bare \`node:http\` answering the same bytes after committing an audit record of them, nothing else (\`bench/durable-floor.ts\`), SQLite (${result.date}, same run, rounds: ${loop.rounds.join(', ')}; writer thread: ${thread.rounds.join(', ')}) | commits on the event loop: ${loop.requestsPerSecond.toLocaleString('en')} req/s, p99 ${loop.p99} ms; on a writer thread: ${thread.requestsPerSecond.toLocaleString('en')} req/s, p99 ${thread.p99} ms | bare \`node:http\` (same rounds) | **${loop.ratio}×** and **${thread.ratio}×**; openvat reaches ${ofFloor}× of the first (rounds: ${f.floors.service_to_floor_rounds.join(', ')}) |`,
+        `| ${f.title}: the durable floor, bare \`node:http\` answering the same bytes after committing an audit record of them, nothing else (\`bench/durable-floor.ts\`), SQLite (${result.date}, same run, rounds: ${loop.rounds.join(', ')}; writer thread: ${thread.rounds.join(', ')}) | commits on the event loop: ${loop.requestsPerSecond.toLocaleString('en')} req/s, p99 ${loop.p99} ms${cpu(loop.main_thread_us_per_request)}; on a writer thread: ${thread.requestsPerSecond.toLocaleString('en')} req/s, p99 ${thread.p99} ms${cpu(thread.main_thread_us_per_request)} | bare \`node:http\` (same rounds) | **${loop.ratio}×** and **${thread.ratio}×**; openvat reaches ${ofFloor}× of the first (rounds: ${f.floors.service_to_floor_rounds.join(', ')}) |`,
       );
     }
     if (f.postgres) {
