@@ -29,7 +29,15 @@ interface Pending<U, R> {
  */
 export function createGroupWriter<U, R>(
   db: Kysely<Database>,
-  options: GroupCommitOptions & { write: (trx: Kysely<Database>, units: U[]) => Promise<R[]> },
+  options: GroupCommitOptions & {
+    write: (trx: Kysely<Database>, units: U[]) => Promise<R[]>;
+    /**
+     * Whether a group needs a transaction around its writes (default: always). A group that `write`
+     * stores with one statement is atomic without one, and saves its BEGIN and COMMIT: on PostgreSQL
+     * two of its three round trips.
+     */
+    needsTransaction?: (units: U[]) => boolean;
+  },
 ) {
   const maxUnits = options.maxUnits ?? 256;
   const delayMs = options.delayMs ?? 0;
@@ -37,20 +45,22 @@ export function createGroupWriter<U, R>(
   let flushing = false;
   let scheduled = false;
 
+  const needsTransaction = options.needsTransaction ?? (() => true);
+  /** Writes units in a transaction, or, when they need none, in one statement of their own. */
+  function writeUnits(units: U[]): Promise<R[]> {
+    if (!needsTransaction(units)) return options.write(db, units);
+    return db.transaction().execute((trx) => options.write(trx, units));
+  }
+
   async function runGroup(group: Array<Pending<U, R>>): Promise<void> {
     try {
-      const results = await db.transaction().execute((trx) =>
-        options.write(
-          trx,
-          group.map((p) => p.unit),
-        ),
-      );
+      const results = await writeUnits(group.map((p) => p.unit));
       for (let i = 0; i < group.length; i++) group[i]?.resolve(results[i] as R);
       options.onCommit?.(group.length);
     } catch {
       for (const pending of group) {
         try {
-          const [result] = await db.transaction().execute((trx) => options.write(trx, [pending.unit]));
+          const [result] = await writeUnits([pending.unit]);
           pending.resolve(result as R);
           options.onCommit?.(1);
         } catch (error) {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDatabase } from '../../src/db/database.js';
 import { wellFormedNumbers } from '../helpers/batch-numbers.js';
-import { createKillableService, type KillableService } from '../helpers/processes.js';
+import { createKeyIn, createKillableService, type KillableService } from '../helpers/processes.js';
 
 /**
  * An answer is sent only after its audit record is committed, so killing the server with SIGKILL
@@ -18,17 +18,21 @@ describe('kill -9 under load loses no audit record of an answered request', () =
   after(() => service.close());
 
   it('every answered validate and decide has its audit record after the kill', async () => {
+    // A test key too: its calls write nothing but audit records, which are grouped into one insert
+    // without a transaction around it; a live key's validations add answers and events.
+    const testKey = createKeyIn(service.databaseUrl, 'test');
     const url = await service.start();
-    const auth = { authorization: `Bearer ${service.key}` };
+    const authOf = (i: number) => ({ authorization: `Bearer ${i % 2 === 0 ? service.key : testKey}` });
     // Cache hits for one number (answered once first), live look-ups for the others.
     const fresh = wellFormedNumbers('DE', 400, 5_000);
-    const warm = await fetch(`${url}/v1/validate?vat_number=DE100000008`, { headers: auth });
+    const warm = await fetch(`${url}/v1/validate?vat_number=DE100000008`, { headers: authOf(0) });
     assert.equal(warm.status, 200);
 
-    const answered: Array<{ id: string; endpoint: string }> = [];
+    const answered: Array<{ id: string; endpoint: string; mode: 'live' | 'test' }> = [];
     let failedAfterKill = 0;
     let killed = false;
     const call = async (i: number): Promise<void> => {
+      const auth = authOf(i);
       const decide = i % 5 === 0;
       const vat = i % 3 === 0 ? (fresh[i % fresh.length] ?? 'DE100000008') : 'DE100000008';
       try {
@@ -41,7 +45,11 @@ describe('kill -9 under load loses no audit record of an answered request', () =
           : await fetch(`${url}/v1/validate?vat_number=${vat}`, { headers: auth });
         const body = (await res.json()) as { meta?: { request_id?: string } };
         if (res.status === 200 && body.meta?.request_id) {
-          answered.push({ id: body.meta.request_id, endpoint: decide ? 'decide' : 'validate' });
+          answered.push({
+            id: body.meta.request_id,
+            endpoint: decide ? 'decide' : 'validate',
+            mode: i % 2 === 0 ? 'live' : 'test',
+          });
         }
       } catch {
         // The connection died with the server: no answer, so no record is owed.
@@ -65,13 +73,17 @@ describe('kill -9 under load loses no audit record of an answered request', () =
           r.endpoint,
         ]),
       );
-      const missing = answered.filter((a) => stored.get(a.id) !== a.endpoint);
+      const missing = answered
+        .filter((a) => stored.get(a.id) !== a.endpoint)
+        .map(({ id, endpoint }) => ({ id, endpoint }));
       assert.deepEqual(
         missing,
         [],
         `${missing.length} of ${answered.length} answered requests have no audit record`,
       );
       assert.ok(answered.some((a) => a.endpoint === 'decide'));
+      assert.ok(answered.some((a) => a.mode === 'test' && a.endpoint === 'validate'));
+      assert.ok(answered.some((a) => a.mode === 'live' && a.endpoint === 'validate'));
       assert.ok(
         answered.length >= 400,
         `${answered.length} answered, ${failedAfterKill} cut off by the kill`,

@@ -24,10 +24,15 @@ export function migrateWithLiveKey(databaseUrl: string): string {
   const env = { ...process.env, DATABASE_URL: databaseUrl };
   // Only serve and migrate create a database; the key commands need one.
   execFileSync(process.execPath, [...CLI, 'migrate'], { env });
+  return createKeyIn(databaseUrl, 'live');
+}
+
+/** A business-plan key of the given mode in an existing database, through the CLI. */
+export function createKeyIn(databaseUrl: string, mode: 'live' | 'test'): string {
   const out = execFileSync(
     process.execPath,
-    [...CLI, 'keys', 'create', '--plan', 'business', '--mode', 'live', '--json'],
-    { env },
+    [...CLI, 'keys', 'create', '--plan', 'business', '--mode', mode, '--json'],
+    { env: { ...process.env, DATABASE_URL: databaseUrl } },
   );
   return (JSON.parse(out.toString()) as { key: string }).key;
 }

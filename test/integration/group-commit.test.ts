@@ -67,5 +67,49 @@ for (const target of await databaseTargets()) {
         'the failing unit left nothing',
       );
     });
+
+    it('a group that needs no transaction is written outside one; a failing unit of it still fails alone', async () => {
+      type Unit = { id: string; transaction: boolean };
+      const seen: Array<{ ids: string[]; inTransaction: boolean }> = [];
+      const commit = createGroupWriter<Unit, void>(db.kysely, {
+        needsTransaction: (units) => units.some((u) => u.transaction),
+        async write(trx, units) {
+          seen.push({ ids: units.map((u) => u.id), inTransaction: trx.isTransaction });
+          // One statement for the whole group: atomic by itself.
+          await trx
+            .insertInto('accounts')
+            .values(units.map((u) => account(u.id)))
+            .execute();
+          return units.map(() => undefined);
+        },
+      });
+      const before = await count();
+      const results = await Promise.allSettled([
+        commit.run({ id: 'n-1', transaction: false }),
+        commit.run({ id: 'ok-0', transaction: false }), // a duplicate key: the group's statement fails
+        commit.run({ id: 'n-3', transaction: false }),
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.equal(
+        await count(),
+        before + 2,
+        'the failed statement left nothing; the retried units are kept',
+      );
+      assert.deepEqual(seen[0], { ids: ['n-1', 'ok-0', 'n-3'], inTransaction: false });
+      assert.ok(
+        seen.every((s) => !s.inTransaction),
+        'the retries run without a transaction too',
+      );
+
+      seen.length = 0;
+      await Promise.all([
+        commit.run({ id: 't-1', transaction: false }),
+        commit.run({ id: 't-2', transaction: true }),
+      ]);
+      assert.deepEqual(seen, [{ ids: ['t-1', 't-2'], inTransaction: true }]);
+    });
   });
 }

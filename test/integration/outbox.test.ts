@@ -40,11 +40,16 @@ for (const target of await databaseTargets()) {
     });
     after(() => db.dispose());
 
+    /** Whether each group's audit records were written inside a transaction. */
+    let auditsInTransaction: boolean[];
+
     function outbox() {
       told = [];
       commits = [];
       enqueued = [];
+      auditsInTransaction = [];
       const answers = createRegistryAnswersRepository(db.kysely);
+      const audits = createAuditsService({ repository: createAuditsRepository(db.kysely), clock });
       return createOutbox({
         db: db.kysely,
         answers: {
@@ -56,7 +61,12 @@ for (const target of await databaseTargets()) {
               detail: rows.map((r) => r.vat_number).join(),
             }),
         },
-        audits: createAuditsService({ repository: createAuditsRepository(db.kysely), clock }),
+        audits: {
+          recordMany: (records, trx) => {
+            auditsInTransaction.push(trx.isTransaction);
+            return audits.recordMany(records, trx);
+          },
+        },
         events: createEventsService({ repository: createEventsRepository(db.kysely), clock, ids }),
         deliveries: {
           // One delivery per event (a fake endpoint), so that `notify` is due.
@@ -179,6 +189,36 @@ for (const target of await databaseTargets()) {
         told.every((t) => t.commits >= 1),
         'nothing is told before a commit',
       );
+    });
+
+    it('a group of audit records alone is one statement without a transaction; a failing record fails alone', async () => {
+      const box = outbox();
+      const auditOnly = (requestId: string): Entry => {
+        const { audit } = entry(requestId, 'DE100000009');
+        return { audit } as Entry;
+      };
+      const results = await Promise.allSettled([
+        box.record(auditOnly('req-a1')),
+        box.record(auditOnly('req-1')), // taken by the first test: the group's insert fails
+        box.record(auditOnly('req-a3')),
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.ok((await stored('req-a1', 'DE100000009')).audit);
+      assert.ok((await stored('req-a3', 'DE100000009')).audit);
+      const original = await stored('req-1', 'DE100000001');
+      assert.equal(
+        original.audit?.response,
+        '{"data":{"vat_number":"DE100000001"},"meta":{"request_id":"req-1"}}',
+      );
+      assert.ok(auditsInTransaction.length >= 1 && auditsInTransaction.every((t) => !t));
+
+      // With an event (or an answer, or own rows) the group is one transaction again.
+      auditsInTransaction = [];
+      assert.equal(await box.record(entry('req-a4', 'DE100000010')), true);
+      assert.deepEqual(auditsInTransaction, [true]);
     });
 
     it('own writes that decline record nothing at all', async () => {

@@ -102,11 +102,22 @@ export function createOutbox(ports: OutboxPorts) {
     return true;
   }
 
+  /**
+   * A group whose entries hold nothing but audit records (test keys' validations and decisions) is
+   * written with one statement, atomic without a transaction around it.
+   */
+  function needsTransaction(entries: Entry[]): boolean {
+    return entries.some(
+      (e) => e.own !== undefined || (e.answers?.length ?? 0) > 0 || (e.events?.length ?? 0) > 0,
+    );
+  }
+
   function lane(options: Omit<GroupCommitOptions, 'onCommit'> = {}) {
     const writer = createGroupWriter<Entry, Written>(ports.db, {
       ...options,
       ...(ports.onCommit ? { onCommit: ports.onCommit } : {}),
       write,
+      needsTransaction,
     });
     return {
       /**
