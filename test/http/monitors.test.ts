@@ -358,10 +358,19 @@ describe('monitors API (test keys)', () => {
     assert.equal((await patch(key, { status: 'valid' })).statusCode, 400, 'the state is not writable');
   });
 
-  it('delete removes the monitor and its history; other keys get 404', async () => {
+  it('delete removes the monitor and its history; other keys get 404 and touch nothing of it', async () => {
     const key = await t.key('pro', 'test');
     const other = await t.key('pro', 'test');
-    const id = (await create(key, { vat_number: 'DE100000008', interval: 'daily' })).json().data.monitor.id;
+    // Its second check finds a change: the monitor has two checks and one change.
+    const id = (await create(key, { vat_number: 'DE930000007', interval: 'daily' })).json().data.monitor.id;
+    assert.equal((await checkNow(key, id)).statusCode, 200);
+    const history = async () => {
+      const res = await t.app.inject({ method: 'GET', url: `/v1/monitors/${id}`, headers: key.headers });
+      assert.equal(res.statusCode, 200);
+      const data = res.json().data;
+      return { checks: data.checks.length, changes: data.changes.length };
+    };
+    assert.deepEqual(await history(), { checks: 2, changes: 1 });
     for (const req of [
       { method: 'GET' as const, url: `/v1/monitors/${id}` },
       { method: 'POST' as const, url: `/v1/monitors/${id}/check` },
@@ -371,6 +380,11 @@ describe('monitors API (test keys)', () => {
       assert.equal(res.statusCode, 404, `${req.method} ${req.url}`);
       assert.equal(res.json().error.code, 'not_found');
     }
+    assert.deepEqual(
+      await history(),
+      { checks: 2, changes: 1 },
+      "another key's delete left the history alone",
+    );
     assert.equal(
       (await t.app.inject({ method: 'DELETE', url: `/v1/monitors/${id}`, headers: key.headers })).statusCode,
       204,
@@ -385,6 +399,12 @@ describe('monitors API (test keys)', () => {
       .where('monitor_id', '=', id)
       .execute();
     assert.equal(checks.length, 0);
+    const changes = await t.container.db.kysely
+      .selectFrom('monitor_changes')
+      .selectAll()
+      .where('monitor_id', '=', id)
+      .execute();
+    assert.equal(changes.length, 0);
     assert.equal(
       (await t.app.inject({ method: 'GET', url: '/v1/monitors/not-a-uuid', headers: key.headers }))
         .statusCode,

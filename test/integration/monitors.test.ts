@@ -66,6 +66,48 @@ for (const target of await databaseTargets()) {
         .where('monitors.key_id', '=', keyId)
         .execute();
 
+    it("another key's delete touches nothing; the owner's delete takes the checks and changes with the monitor", async () => {
+      const t = await instance();
+      const owner = await t.key('business', 'test');
+      const other = await t.key('business', 'test');
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/v1/monitors',
+        headers: owner.headers,
+        payload: { vat_number: 'DE930000007', interval: 'daily' },
+      });
+      const id = created.json().data.monitor.id as string;
+      // The second check of this test number finds a change.
+      await t.app.inject({ method: 'POST', url: `/v1/monitors/${id}/check`, headers: owner.headers });
+      const history = async () => ({
+        checks: (
+          await shared.kysely.selectFrom('monitor_checks').select('id').where('monitor_id', '=', id).execute()
+        ).length,
+        changes: (
+          await shared.kysely
+            .selectFrom('monitor_changes')
+            .select('id')
+            .where('monitor_id', '=', id)
+            .execute()
+        ).length,
+      });
+      assert.deepEqual(await history(), { checks: 2, changes: 1 });
+      const refused = await t.app.inject({
+        method: 'DELETE',
+        url: `/v1/monitors/${id}`,
+        headers: other.headers,
+      });
+      assert.equal(refused.statusCode, 404);
+      assert.deepEqual(await history(), { checks: 2, changes: 1 });
+      const deleted = await t.app.inject({
+        method: 'DELETE',
+        url: `/v1/monitors/${id}`,
+        headers: owner.headers,
+      });
+      assert.equal(deleted.statusCode, 204);
+      assert.deepEqual(await history(), { checks: 0, changes: 0 });
+    });
+
     it('spreads re-checks evenly over the interval and keeps them out of quiet windows', async () => {
       const t = await instance({ OPENVAT_MONITOR_PER_COUNTRY: '8' });
       const key = await t.key('business', 'test');

@@ -105,10 +105,12 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
       return query.orderBy('id').limit(filter.limit).execute();
     },
 
+    /**
+     * Deletes a monitor of the key, with its checks and changes; false, and nothing touched, when the
+     * key has no monitor of that id. Only the key's own monitor row is deleted here: its checks and
+     * changes go with it (ON DELETE CASCADE; SQLite runs with foreign keys on).
+     */
     async remove(id: string, keyId: string, trx: Kysely<Database> = db): Promise<boolean> {
-      // Checks and changes go with the monitor (ON DELETE CASCADE; SQLite runs with foreign keys on).
-      await trx.deleteFrom('monitor_changes').where('monitor_id', '=', id).execute();
-      await trx.deleteFrom('monitor_checks').where('monitor_id', '=', id).execute();
       const result = await trx
         .deleteFrom('monitors')
         .where('id', '=', id)
