@@ -13,6 +13,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { serverWithFastPath } from './http/server.js';
 import { errors, MALFORMED_CODE } from './lib/errors.js';
+import { unstorableText } from './lib/json-text.js';
 import { auditsRoutes } from './modules/audits/routes.js';
 import { batchRoutes } from './modules/batch/routes.js';
 import { confirmationsRoutes } from './modules/confirmations/routes.js';
@@ -74,6 +75,19 @@ function clientErrorResponse(error: { code?: string }, id: string): string {
  * timeouts on a timer (every 30 s by default), so the timer runs at a quarter of the shorter of the
  * two: a client trickling its headers or body is cut off within 125 % of the timeout.
  */
+/**
+ * Why a JSON body was refused: not JSON at all, or JSON with a `__proto__` or `constructor.prototype`
+ * key, which the parser refuses so that no body can reach an object's prototype.
+ */
+function jsonErrorMessage(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch {
+    return 'The request body is not valid JSON.';
+  }
+  return 'The request body may not have "__proto__" or "constructor.prototype" keys.';
+}
+
 function serverLimits(config: Container['config']) {
   const c = config.connections;
   return {
@@ -172,13 +186,47 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       done(errors.invalidRequest(`Unsupported charset "${charset}": send JSON as UTF-8.`), undefined);
       return;
     }
+    // An empty body is no body (clients that send this header on every request, a DELETE among
+    // them); a route that needs a body refuses it when it validates the body.
+    if (buffer.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    if (
+      request.headers['content-encoding'] !== undefined &&
+      request.headers['content-encoding'] !== 'identity'
+    ) {
+      done(
+        errors.invalidRequest(
+          `Content-Encoding "${request.headers['content-encoding']}" is not supported: send the JSON body uncompressed.`,
+        ),
+        undefined,
+      );
+      return;
+    }
     if (!isUtf8(buffer)) {
       done(errors.invalidRequest('The request body is not valid UTF-8.'), undefined);
       return;
     }
-    parseJson(request, buffer.toString('utf8'), (error, value) => {
-      if (error) done(errors.invalidRequest('The request body is not valid JSON.'), undefined);
-      else done(null, value);
+    const text = buffer.toString('utf8');
+    parseJson(request, text, (error, value) => {
+      if (error) {
+        done(errors.invalidRequest(jsonErrorMessage(text)), undefined);
+        return;
+      }
+      const unstorable = unstorableText(text, value);
+      if (unstorable) {
+        done(
+          errors.invalidRequest(
+            unstorable === 'nul'
+              ? 'Text in the request body may not contain the NUL character (\\u0000).'
+              : 'Text in the request body must be valid Unicode: it holds a lone surrogate (a \\ud800–\\udfff escape without its pair).',
+          ),
+          undefined,
+        );
+        return;
+      }
+      done(null, value);
     });
   });
 

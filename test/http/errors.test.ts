@@ -27,6 +27,9 @@ describe('envelope and error handling', () => {
       writes += 1;
       return { data: request.body, meta: { request_id: request.id, latency_ms: 0 } };
     });
+    t.app.post('/__nobody', async (request) => ({ body: request.body === undefined ? 'none' : 'some' }));
+    // Echoes without counting (the tests below count the handler runs of /__echo).
+    t.app.post('/__text', async (request) => ({ data: request.body }));
     t.app.get('/__private', { onRequest: t.container.requireKey('confirm') }, async () => ({ ok: true }));
     t.app.get('/__boom', async () => {
       throw new Error('secret internal detail');
@@ -73,6 +76,74 @@ describe('envelope and error handling', () => {
     });
     const body = assertErrorEnvelope(res, 400, 'invalid_format');
     assert.match(body.error.message, /not valid JSON/);
+  });
+
+  it('text that cannot be stored as given (NUL, a lone surrogate) → 400 invalid_format, nothing written', async () => {
+    const post = (payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/__echo',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
+    const before = writes;
+    for (const [payload, message] of [
+      ['{"name":"a\\u0000b"}', /NUL character/],
+      ['{"name\\u0000":"a"}', /NUL character/],
+      ['{"name":"\\ud800"}', /lone surrogate/],
+      ['{"name":"x\\uDFFFy"}', /lone surrogate/],
+    ] as const) {
+      const body = assertErrorEnvelope(await post(payload), 400, 'invalid_format');
+      assert.match(body.error.message, message, payload);
+    }
+    assert.equal(writes, before, 'no handler ran');
+    // An escaped backslash before "u0000" is text, and a surrogate pair is a character: both are fine.
+    const echo = (payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/__text',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
+    const text = await echo('{"name":"a\\\\u0000"}');
+    assert.equal(text.statusCode, 200);
+    assert.equal(text.json().data.name, 'a\\u0000');
+    const pair = await echo('{"name":"\\ud83d\\ude00"}');
+    assert.equal(pair.statusCode, 200);
+    assert.equal(pair.json().data.name, '😀');
+  });
+
+  it('an empty JSON body is no body; a compressed one and a "__proto__" key are refused by name', async () => {
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: '/__nobody',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(empty.statusCode, 200);
+    assert.deepEqual(empty.json(), { body: 'none' });
+    const needsBody = await t.app.inject({
+      method: 'POST',
+      url: '/__echo',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.doesNotMatch(
+      assertErrorEnvelope(needsBody, 400, 'invalid_format').error.message,
+      /not valid JSON/,
+    );
+    const gzip = await t.app.inject({
+      method: 'POST',
+      url: '/__echo',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      payload: Buffer.from([0x1f, 0x8b, 0x08, 0x00]),
+    });
+    assert.match(assertErrorEnvelope(gzip, 400, 'invalid_format').error.message, /Content-Encoding "gzip"/);
+    const proto = await t.app.inject({
+      method: 'POST',
+      url: '/__echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"__proto__":{"x":1},"name":"x"}',
+    });
+    assert.match(assertErrorEnvelope(proto, 400, 'invalid_format').error.message, /"__proto__"/);
   });
 
   it('wrong content type → 400 invalid_format', async () => {
