@@ -254,7 +254,6 @@ describe('envelope and error handling', () => {
         `Bearer ${business.key} extra`,
         `Bearer svc_live_${'A'.repeat(32)}`,
         "Bearer svc_live_' OR 1=1 --",
-        `bearer ${business.key}`,
         `Bearer ${'x'.repeat(10_000)}`,
       ]) {
         const res = await t.app.inject({ method: 'GET', url: '/__private', headers: { authorization } });
@@ -271,6 +270,17 @@ describe('envelope and error handling', () => {
     it('the right plan passes', async () => {
       const res = await t.app.inject({ method: 'GET', url: '/__private', headers: business.headers });
       assert.equal(res.statusCode, 200);
+    });
+
+    it('the scheme name is case-insensitive', async () => {
+      for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
+        const res = await t.app.inject({
+          method: 'GET',
+          url: '/__private',
+          headers: { authorization: `${scheme} ${business.key}` },
+        });
+        assert.equal(res.statusCode, 200, scheme);
+      }
     });
 
     it('a revoked key → 401', async () => {

@@ -170,6 +170,9 @@ describe('webhook address rules', () => {
     assert.equal(checkUrlSyntax('http://127.0.0.1:3000/', true).ok, true);
     assert.equal(checkUrlSyntax('file:///etc/passwd', true).ok, false);
     assert.equal(checkUrlSyntax('https://u:p@hooks.example.com/', false).ok, false);
+    const portZero = checkUrlSyntax('https://hooks.example.com:0/x', false);
+    assert.match(portZero.ok ? '' : portZero.reason, /port 0/);
+    assert.equal(checkUrlSyntax('https://hooks.example.com:8443/x', false).ok, true);
     for (const bad of [
       'https://hooks.example.com/a b',
       'https://hooks.example.com/a"><img src=x>',

@@ -10,7 +10,8 @@ declare module 'fastify' {
   }
 }
 
-const BEARER_RE = /^Bearer ([^\s]+)$/;
+/** The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are `Bearer`. */
+const BEARER_RE = /^Bearer ([^\s]+)$/i;
 
 /** The authenticated key of a request that went through `requireKey`. */
 export function principalOf(request: FastifyRequest): ApiKeyPrincipal {

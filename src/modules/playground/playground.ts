@@ -104,10 +104,13 @@ export function createPlayground(options: {
         ...(options.onError ? { onError: options.onError } : {}),
       })
     : localSharedLimiter(createWindowLimiter(window));
-  const header = `Bearer ${PLAYGROUND_KEY}`;
   return {
     principalFor: (presented) => (presented === PLAYGROUND_KEY ? PLAYGROUND_PRINCIPAL : null),
-    isPlaygroundHeader: (authorization) => authorization === header,
+    // The scheme's name is case-insensitive, as requireKey reads it.
+    isPlaygroundHeader: (authorization) =>
+      authorization?.length === PLAYGROUND_KEY.length + 7 &&
+      authorization.slice(0, 7).toLowerCase() === 'bearer ' &&
+      authorization.endsWith(PLAYGROUND_KEY),
     allows: (operation) => !EXCLUDED.has(operation),
     take: (ip) => limiter.take(ip),
     limitPerHour: PLAYGROUND_LIMIT_PER_HOUR,

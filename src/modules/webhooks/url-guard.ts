@@ -69,7 +69,7 @@ function strayCharacter(raw: string): string | null {
   return null;
 }
 
-/** Syntax rules of a webhook URL: absolute, `https:` (or `http:` when private targets are allowed), no credentials. */
+/** Syntax rules of a webhook URL: absolute, `https:` (or `http:` when private targets are allowed), no credentials, not port 0. */
 export function checkUrlSyntax(raw: string, allowPrivate: boolean): UrlCheck {
   if (raw.length > MAX_URL_LENGTH) {
     return { ok: false, reason: `The URL is longer than ${MAX_URL_LENGTH} characters.` };
@@ -93,6 +93,8 @@ export function checkUrlSyntax(raw: string, allowPrivate: boolean): UrlCheck {
   if (url.username || url.password) {
     return { ok: false, reason: 'The URL must not contain a user name or password.' };
   }
+  // Port 0 names no port a server can listen on (`URL` keeps it; an empty port is the scheme's default).
+  if (url.port === '0') return { ok: false, reason: 'The URL has port 0, which no server listens on.' };
   const hostname = bareHost(url);
   if (!hostname) return { ok: false, reason: 'The URL has no host.' };
   return { ok: true, url, hostname };
