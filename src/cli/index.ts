@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
@@ -8,8 +9,14 @@ import { createKeysCommands } from './keys.js';
 import { createMonitorsCommands } from './monitors.js';
 import { createValidateFileCommand } from './validate-file.js';
 
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
 const program = new Command();
-program.name('openvat').description('Self-hostable VAT validation service').showHelpAfterError();
+program
+  .name('openvat')
+  .description('Self-hostable VAT validation service; without a command, `openvat` runs `serve`.')
+  .version(version, '-V, --version', 'print the version')
+  .showHelpAfterError();
 
 function config() {
   try {
@@ -25,7 +32,7 @@ function config() {
 
 program
   .command('serve', { isDefault: true })
-  .description('run the HTTP API (HOST, PORT, DATABASE_URL, …)')
+  .description('run the HTTP API (HOST, PORT, DATABASE_URL, …); the default command')
   .action(async () => {
     // Before the service allocates anything: V8's allocation-site pretenuring was measured to put
     // short-lived per-request objects into the old generation in some runs, which then doubled the

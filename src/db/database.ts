@@ -123,9 +123,11 @@ function wrap(
       const { error, results } = await migrator.migrateToLatest();
       if (error) {
         const failed = results?.find((r) => r.status === 'Error');
-        throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, {
-          cause: error,
-        });
+        // No migration ran at all: the database did not answer (or refused the connection).
+        const message = failed
+          ? `Migration ${failed.migrationName} failed: ${String(error)}`
+          : `The database at ${describe} cannot be used: ${error instanceof Error ? error.message : String(error)}`;
+        throw new Error(message, { cause: error });
       }
     },
     async ping() {

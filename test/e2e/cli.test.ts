@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -44,6 +44,24 @@ describe('the CLI', () => {
     const sub = await cli(['keys', 'lst'], env);
     assert.notEqual(sub.code, 0);
     assert.match(sub.stderr, /Did you mean list\?/);
+  });
+
+  it('--version prints the package version; --help says serve is the default', async () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const res = await cli([flag], env);
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal(res.stdout.trim(), version);
+    }
+    const help = await cli(['--help'], env);
+    assert.match(help.stdout, /without a command, `openvat` runs `serve`/);
+  });
+
+  it('a database that does not answer is named as such, not as a failed migration', async () => {
+    const res = await cli(['keys', 'list'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /^openvat: The database at postgres:\/\/127\.0\.0\.1:1\/none cannot be used: /);
+    assert.doesNotMatch(res.stderr, /Migration/);
   });
 
   it('--default-requester-vat is checked like any VAT number, check digit included', async () => {
