@@ -28,6 +28,18 @@ function describeValidation(error: FastifyError): string {
     return `Missing required field "${path ? `${path}.` : ''}${String(params.missingProperty)}" in the ${where}.`;
   }
   const subject = path ? `Field "${path}" in the ${where}` : `The ${where}`;
+  // A closed list (an enum, or a union of literals, which reports one `const` error per member).
+  if (first.keyword === 'enum' || first.keyword === 'const') {
+    const allowed =
+      first.keyword === 'enum'
+        ? (params.allowedValues as unknown[])
+        : (error.validation ?? [])
+            .filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath)
+            .map((e) => (e.params as { allowedValue: unknown }).allowedValue);
+    return allowed.length === 1
+      ? `${subject} must be ${JSON.stringify(allowed[0])}.`
+      : `${subject} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}.`;
+  }
   return `${subject} ${first.message ?? 'is invalid'}.`;
 }
 

@@ -146,6 +146,30 @@ describe('envelope and error handling', () => {
     assert.match(assertErrorEnvelope(proto, 400, 'invalid_format').error.message, /"__proto__"/);
   });
 
+  it('a value outside a closed list → 400 naming the allowed values', async () => {
+    const decide = await t.app.inject({
+      method: 'POST',
+      url: '/v1/decide',
+      headers: business.headers,
+      payload: { seller_vat: 'DE136308783', buyer_vat: 'FR40303265045', supply_type: 'GOODS' },
+    });
+    const literal = assertErrorEnvelope(decide, 400, 'invalid_format');
+    assert.match(
+      literal.error.message,
+      /^Field "supply_type" in the body must be one of "goods", "services"/,
+    );
+    const validate = await t.app.inject({
+      method: 'GET',
+      url: '/v1/validate?vat_number=DE100000008&cache=maybe',
+      headers: business.headers,
+    });
+    const enumerated = assertErrorEnvelope(validate, 400, 'invalid_format');
+    assert.equal(
+      enumerated.error.message,
+      'Field "cache" in the querystring must be one of "true", "false".',
+    );
+  });
+
   it('wrong content type → 400 invalid_format', async () => {
     const res = await t.app.inject({
       method: 'POST',
