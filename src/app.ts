@@ -179,6 +179,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   // JSON bodies must be UTF-8; anything else is refused instead of being silently mangled.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // No route takes text: a text/plain body is refused as an unsupported Content-Type, as every other
+  // type is, instead of reaching a route's validation as a string.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const buffer = body as Buffer;
     const charset = /charset=([^;\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();

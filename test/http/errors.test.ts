@@ -177,7 +177,8 @@ describe('envelope and error handling', () => {
       headers: { 'content-type': 'text/plain' },
       payload: 'name=x',
     });
-    assertErrorEnvelope(res, 400, 'invalid_format');
+    const body = assertErrorEnvelope(res, 400, 'invalid_format');
+    assert.match(body.error.message, /^Unsupported Content-Type: send the body as application\/json\.$/);
   });
 
   it('wrong types, missing and unknown fields → 400 naming the field', async () => {

@@ -159,6 +159,10 @@ describe('GET /v1/rates', () => {
     const unknown = await t.app.inject({ method: 'GET', url: '/v1/rates/zz' });
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().error.code, 'not_found');
+    // Greece's VAT prefix is not its ISO code: the answer says which code to ask for.
+    const greece = await t.app.inject({ method: 'GET', url: '/v1/rates/EL' });
+    assert.equal(greece.statusCode, 404);
+    assert.match(greece.json().error.message, /ISO 3166-1 code is "gr" \(GET \/v1\/rates\/gr\)/);
     const early = await t.app.inject({ method: 'GET', url: '/v1/rates/de?date=1990-01-01' });
     assert.equal(early.statusCode, 404);
   });

@@ -204,7 +204,11 @@ export function ratesRoutes(deps: {
     const day = checkDateParam(date);
     const found = rates.country(country, day);
     if (found.kind === 'unknown_country') {
-      throw errors.notFound(`No VAT rates for country "${country.toLowerCase()}".`);
+      throw errors.notFound(
+        country.toLowerCase() === 'el'
+          ? 'No VAT rates for country "el": EL is Greece\'s VAT prefix; its ISO 3166-1 code is "gr" (GET /v1/rates/gr).'
+          : `No VAT rates for country "${country.toLowerCase()}".`,
+      );
     }
     if (found.kind === 'no_rates_on_date') {
       throw errors.notFound(
