@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
@@ -53,7 +53,10 @@ async function* allMonitors(
  * `reference` and `metadata` (a JSON object, as `export` writes it). Without a `vat_number` header
  * the first column is the number and every row is data.
  */
-export function importRows(text: string, fallback: Interval): { rows: MonitorInput[]; errors: string[] } {
+export function importRows(
+  text: string,
+  fallback: Interval,
+): { rows: MonitorInput[]; lines: number[]; errors: string[] } {
   const records = parse(text, {
     bom: true,
     skip_empty_lines: true,
@@ -68,6 +71,8 @@ export function importRows(text: string, fallback: Interval): { rows: MonitorInp
     col,
   );
   const rows: MonitorInput[] = [];
+  /** The file line of each row, for the refusals the service reports later. */
+  const lines: number[] = [];
   const errors: string[] = [];
   records.slice(hasHeader ? 1 : 0).forEach((record, i) => {
     const line = i + (hasHeader ? 2 : 1);
@@ -96,8 +101,20 @@ export function importRows(text: string, fallback: Interval): { rows: MonitorInp
       }
     }
     rows.push(row);
+    lines.push(line);
   });
-  return { rows, errors };
+  return { rows, lines, errors };
+}
+
+/** The rows of an import file, or why the file cannot be read (missing, a directory, malformed CSV). */
+function readImportFile(file: string, fallback: Interval): ReturnType<typeof importRows> {
+  if (!existsSync(file)) throw new Error(`${file}: no such file`);
+  if (statSync(file).isDirectory()) throw new Error(`${file} is a directory, not a CSV file`);
+  try {
+    return importRows(readFileSync(file, 'utf8'), fallback);
+  } catch (error) {
+    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 export function createMonitorsCommands(config: () => Config): Command {
@@ -134,8 +151,20 @@ export function createMonitorsCommands(config: () => Config): Command {
     .addOption(
       new Option('--interval <interval>', 'for rows without one').default('daily').argParser(interval),
     )
+    .addHelpText(
+      'after',
+      '\nRefused rows are listed by their line in the file. Exit status: 0 when every row was imported, 1 when a\nrow was refused, 2 when the file could not be read (missing, a directory, malformed CSV).',
+    )
     .action(async (file: string, options: { key: string; interval: Interval }) => {
-      const { rows, errors } = importRows(readFileSync(file, 'utf8'), options.interval);
+      let parsed: ReturnType<typeof importRows>;
+      try {
+        parsed = readImportFile(file, options.interval);
+      } catch (error) {
+        console.error(`openvat: ${error instanceof Error ? error.message : String(error)}`);
+        process.exitCode = 2;
+        return;
+      }
+      const { rows, lines, errors } = parsed;
       const { container, principal } = await open(options.key);
       const totals = { created: 0, existing: 0, failed: errors.length };
       try {
@@ -146,7 +175,8 @@ export function createMonitorsCommands(config: () => Config): Command {
           totals.existing += result.summary.existing;
           totals.failed += result.summary.failed;
           result.results.forEach((r, j) => {
-            if (!r.ok) errors.push(`row ${i + j + 1} (${r.vat_number}): ${r.error.code}: ${r.error.message}`);
+            if (!r.ok)
+              errors.push(`line ${lines[i + j]} (${r.vat_number}): ${r.error.code}: ${r.error.message}`);
           });
         }
       } finally {

@@ -40,7 +40,8 @@ describe('openvat monitors import|export|list', () => {
     assert.equal(imported.status, 1, imported.stderr);
     assert.match(imported.stdout, /2 monitors created, 1 already monitored, 2 rows refused/);
     assert.match(imported.stderr, /line 6: interval "hourly"/);
-    assert.match(imported.stderr, /\(DE1\): invalid_format/);
+    // Refusals of both kinds name the file's line (DE1 is on line 4).
+    assert.match(imported.stderr, /line 4 \(DE1\): invalid_format/);
 
     const listed = cli('list', '--key', key);
     assert.equal(listed.status, 0, listed.stderr);
@@ -63,6 +64,20 @@ describe('openvat monitors import|export|list', () => {
     const again = cli('import', out, '--key', key);
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stdout, /0 monitors created, 2 already monitored, 0 rows refused/);
+  });
+
+  it('a file that cannot be read is named, with exit status 2', () => {
+    const missing = cli('import', join(dir, 'nonexistent.csv'), '--key', key);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /^openvat: .*nonexistent\.csv: no such file\n$/);
+    const directory = cli('import', dir, '--key', key);
+    assert.equal(directory.status, 2);
+    assert.match(directory.stderr, /is a directory, not a CSV file/);
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'vat_number,reference\nDE100000008,"unclosed\nDE300000002,x\n');
+    const malformed = cli('import', bad, '--key', key);
+    assert.equal(malformed.status, 2);
+    assert.match(malformed.stderr, /^openvat: .*bad\.csv: /);
   });
 
   it('refuses a key whose plan has no monitoring', () => {
