@@ -361,6 +361,21 @@ describe('POST /v1/confirm against the eVatR simulator', () => {
       assert.equal(abfrageCalls(), before);
     });
 
+    it("the same key and body from the account's other mode → 422 that says so", async () => {
+      const key = '0190b2a4-1c2d-7e3f-8a9b-0c1d2e3f4a07';
+      const testKey = await t.key('business', 'test', { accountId: live.accountId });
+      assert.equal((await confirm(body, live, { 'idempotency-key': key })).statusCode, 200);
+      const res = await confirm(body, testKey, { 'idempotency-key': key });
+      assert.equal(res.statusCode, 422);
+      const error = (res.json() as ErrorBody).error;
+      assert.equal(error.code, 'idempotency_conflict');
+      assert.match(error.message, /already used for this request by a live key of this account/);
+      const changed = await confirm({ ...body, company: { ...MUSTERHAUS, name: 'Other' } }, testKey, {
+        'idempotency-key': key,
+      });
+      assert.match((changed.json() as ErrorBody).error.message, /with a different request body/);
+    });
+
     it('another account may use the same key value independently', async () => {
       const key = '0190b2a4-1c2d-7e3f-8a9b-0c1d2e3f4a04';
       const stranger = await t.key('business', 'live', { defaultRequesterVat: REQUESTER });

@@ -307,13 +307,24 @@ export function createConfirmationsService(deps: {
   const { repository, clock, ids, upstream, limiter, inFlightTimeoutMs } = deps;
   const signer = deps.signer ?? null;
 
-  /** What an existing idempotency row means for a request with `fingerprint`, or null to take it over. */
-  function resolveExisting(row: IdempotencyRow, fingerprint: string, now: Date): ConfirmOutcome | null {
+  /**
+   * What an existing idempotency row means for a request with `fingerprint`, or null to take it over.
+   * `otherMode` is the fingerprint the same body has under the account's other key mode: an
+   * Idempotency-Key belongs to the account, and a key of the other mode reusing it is told so.
+   */
+  function resolveExisting(
+    row: IdempotencyRow,
+    fingerprint: string,
+    now: Date,
+    otherMode: { mode: string; fingerprint: string },
+  ): ConfirmOutcome | null {
     if (row.expires_at <= now.toISOString()) return null;
     if (row.fingerprint !== fingerprint) {
       return refusal(
         'idempotency_key_reused',
-        'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+        row.fingerprint === otherMode.fingerprint
+          ? `This Idempotency-Key was already used for this request by a ${otherMode.mode} key of this account; live and test requests need keys of their own.`
+          : 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
       );
     }
     if (row.state === 'completed' && row.response !== null) {
@@ -436,12 +447,14 @@ export function createConfirmationsService(deps: {
       if (!('ok' in requester)) return requester;
 
       const fingerprint = sha256Hex(canonicalJson({ mode: principal.mode, body }));
+      const mode = principal.mode === 'live' ? 'test' : 'live';
+      const otherMode = { mode, fingerprint: sha256Hex(canonicalJson({ mode, body })) };
       let now = clock.now();
       let previous: IdempotencyRow | undefined;
       if (idempotencyKey !== undefined) {
         previous = await repository.findIdempotency(principal.accountId, idempotencyKey);
         if (previous) {
-          const resolved = resolveExisting(previous, fingerprint, now);
+          const resolved = resolveExisting(previous, fingerprint, now, otherMode);
           if (resolved) return resolved;
         }
       }
@@ -479,7 +492,7 @@ export function createConfirmationsService(deps: {
         if (!claimed) {
           // Another request got there first: answer as if it had been there all along.
           const current = await repository.findIdempotency(principal.accountId, idempotencyKey);
-          const resolved = current ? resolveExisting(current, fingerprint, clock.now()) : null;
+          const resolved = current ? resolveExisting(current, fingerprint, clock.now(), otherMode) : null;
           return (
             resolved ??
             refusal(
