@@ -179,6 +179,15 @@ describe('POST /v1/decide', () => {
     assert.match(data.explanation, /buyer's VAT number as not valid/);
   });
 
+  it('a seller number the registry says is invalid is decided as given, and the explanation warns of it', async () => {
+    const res = await post({ seller_vat: 'DE300000002', buyer_vat: 'FR40303265045' });
+    assert.equal(res.statusCode, 200, res.body);
+    const { data } = res.json();
+    assert.equal(data.seller_vat.valid, false);
+    assert.equal(data.mechanism, 'reverse_charge');
+    assert.match(data.explanation, /the registry reports the seller's own VAT number as not valid/);
+  });
+
   it('502 registry_unavailable with Retry-After when the buyer registry is down or throttling with nothing stored', async () => {
     for (const buyer of ['DE400000000', 'DE600000004']) {
       const res = await post({ seller_vat: SELLER_FR, buyer_vat: buyer });
