@@ -79,13 +79,9 @@ describe('envelope and error handling', () => {
   });
 
   it('text that cannot be stored as given (NUL, a lone surrogate) → 400 invalid_format, nothing written', async () => {
-    const post = (payload: string) =>
-      t.app.inject({
-        method: 'POST',
-        url: '/__echo',
-        headers: { 'content-type': 'application/json' },
-        payload,
-      });
+    const jsonTo = (url: string) => (payload: string) =>
+      t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload });
+    const post = jsonTo('/__echo');
     const before = writes;
     for (const [payload, message] of [
       ['{"name":"a\\u0000b"}', /NUL character/],
@@ -98,13 +94,7 @@ describe('envelope and error handling', () => {
     }
     assert.equal(writes, before, 'no handler ran');
     // An escaped backslash before "u0000" is text, and a surrogate pair is a character: both are fine.
-    const echo = (payload: string) =>
-      t.app.inject({
-        method: 'POST',
-        url: '/__text',
-        headers: { 'content-type': 'application/json' },
-        payload,
-      });
+    const echo = jsonTo('/__text');
     const text = await echo('{"name":"a\\\\u0000"}');
     assert.equal(text.statusCode, 200);
     assert.equal(text.json().data.name, 'a\\u0000');
