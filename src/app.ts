@@ -71,11 +71,6 @@ function clientErrorResponse(error: { code?: string }, id: string): string {
 }
 
 /**
- * The server's timeouts and limits from the configuration. Node checks request and header
- * timeouts on a timer (every 30 s by default), so the timer runs at a quarter of the shorter of the
- * two: a client trickling its headers or body is cut off within 125 % of the timeout.
- */
-/**
  * Why a JSON body was refused: not JSON at all, or JSON with a `__proto__` or `constructor.prototype`
  * key, which the parser refuses so that no body can reach an object's prototype.
  */
@@ -88,6 +83,11 @@ function jsonErrorMessage(text: string): string {
   return 'The request body may not have "__proto__" or "constructor.prototype" keys.';
 }
 
+/**
+ * The server's timeouts and limits from the configuration. Node checks request and header
+ * timeouts on a timer (every 30 s by default), so the timer runs at a quarter of the shorter of the
+ * two: a client trickling its headers or body is cut off within 125 % of the timeout.
+ */
 function serverLimits(config: Container['config']) {
   const c = config.connections;
   return {
