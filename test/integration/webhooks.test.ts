@@ -260,7 +260,6 @@ for (const target of await databaseTargets()) {
         { status: 'failed', http: 503 },
       );
 
-      receiver.behave(() => 200);
       const replay = await webhooks.replay(principal, endpoint.id, row!.id);
       assert.ok(replay.ok);
       assert.equal(replay.delivery.status, 'pending');
@@ -268,11 +267,20 @@ for (const target of await databaseTargets()) {
         ok: false,
         kind: 'already_pending',
       });
-      const rows = await webhooks.claimDue(10);
+      // The replay's first attempt still fails: its retry waits the base delay again, not 2^4 times it.
+      let rows = await webhooks.claimDue(10);
+      await webhooks.deliver(rows[0]!);
+      const [retry] = await deliveryRows();
+      assert.equal(retry?.status, 'pending');
+      assert.equal(retry?.attempts, 5);
+      assert.equal(retry?.next_attempt_at, new Date(clock.millis() + BACKOFF).toISOString());
+      receiver.behave(() => 200);
+      clock.advance(BACKOFF);
+      rows = await webhooks.claimDue(10);
       await webhooks.deliver(rows[0]!);
       const log = (await webhooks.deliveries(principal, endpoint.id, 10))?.[0];
       assert.equal(log?.status, 'delivered');
-      assert.deepEqual(log?.attempts.at(-1)?.attempt, 5);
+      assert.deepEqual(log?.attempts.at(-1)?.attempt, 6);
       assert.equal((await webhooks.list(principal))[0]?.failing, false);
     });
 

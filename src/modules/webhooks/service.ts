@@ -437,7 +437,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
         update = {
           status: 'pending',
           attempts: attempt,
-          next_attempt_at: new Date(finishedAt.getTime() + backoff(attempt)).toISOString(),
+          // The backoff counts the attempts of the current budget: a replay (which raises
+          // max_attempts to the attempts made plus a fresh budget) starts again at the base delay.
+          next_attempt_at: new Date(
+            finishedAt.getTime() + backoff(Math.max(1, attempt - (row.max_attempts - maxAttempts))),
+          ).toISOString(),
           last_error: error,
           finished_at: null,
         };
