@@ -165,6 +165,15 @@ async function loadUsage() {
     ['Errors', data.totals.errors.toLocaleString()],
   ]);
   drawChart($('usage-chart'), data.daily);
+  // Free keys keep no audit records: say so instead of offering a look-up that can only fail.
+  const noAudits = data.plan === 'free';
+  show(
+    $('audits-note'),
+    noAudits
+      ? "Audit records are kept on the Starter, Pro and Business plans; this key's plan keeps none."
+      : null,
+  );
+  $('audit-form').hidden = noAudits;
   const body = $('usage-operations').tBodies[0];
   body.replaceChildren();
   if (data.operations.length === 0) add(body, row(['No requests in this period', '', '']));
@@ -332,7 +341,8 @@ async function sendTest(endpoint) {
     $('webhook-status'),
     result.delivered
       ? `Test event delivered to ${endpoint.url}: HTTP ${result.status} in ${result.latency_ms} ms.`
-      : `Test event not delivered to ${endpoint.url}: ${result.status === null ? 'no answer' : `HTTP ${result.status}`}.`,
+      : // status 0 (or null): nothing came back; `error` says why (a timeout, a refused connection).
+        `Test event not delivered to ${endpoint.url}: ${result.status ? `HTTP ${result.status}` : 'no answer'}${result.error ? ` (${result.error})` : ''}.`,
   );
 }
 

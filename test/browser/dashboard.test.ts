@@ -191,7 +191,7 @@ describe('the dashboard in a browser', { skip }, () => {
     });
   }
 
-  it('with a plan without monitoring, the Monitors panel shows a note instead of an error', async () => {
+  it('with the Free plan, the Monitors and Audit panels show notes instead of errors', async () => {
     const free = await t.key('free');
     const { page, problems } = await open(390);
     await page.fill('#key', free.key);
@@ -199,6 +199,10 @@ describe('the dashboard in a browser', { skip }, () => {
     await page.locator('#monitors-note').waitFor({ state: 'visible', timeout: 10_000 });
     assert.match(await page.locator('#monitors-note').innerText(), /Pro and Business plans/);
     assert.equal(await page.locator('#monitors-body').isVisible(), false);
+    // Free keys keep no audit records: the look-up says so instead of offering a search.
+    await page.locator('#audits-note').waitFor({ state: 'visible', timeout: 10_000 });
+    assert.match(await page.locator('#audits-note').innerText(), /this key's plan keeps none/);
+    assert.equal(await page.locator('#audit-form').isVisible(), false);
     assert.equal(await page.locator('#monitors .panel-error').count(), 0);
     await assertLaidOut(page, 390);
     // The browser logs every 402 answer (webhooks and monitors refuse this plan); nothing else may fail.
