@@ -2,10 +2,11 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Config } from '../config.js';
 import { systemClock } from '../lib/clock.js';
 import { createIdGenerator } from '../lib/ids.js';
+import { OFFICIAL_TEST_REQUESTER } from '../modules/confirmations/service.js';
 import { isMode, isPlan, MODES, type Mode, PLANS, type Plan } from '../modules/keys/plans.js';
 import { createKeysRepository } from '../modules/keys/repository.js';
 import { createKeysService, type KeySummary } from '../modules/keys/service.js';
-import { parseVatNumber } from '../modules/vat-numbers/index.js';
+import { compactInput, parseVatNumber } from '../modules/vat-numbers/index.js';
 import { openExistingDatabase } from './database.js';
 
 async function withKeys<T>(config: Config, run: (keys: ReturnType<typeof createKeysService>) => Promise<T>) {
@@ -24,8 +25,13 @@ async function withKeys<T>(config: Config, run: (keys: ReturnType<typeof createK
   }
 }
 
-/** The requester must be a German VAT number, checked like any VAT number (format and check digit). */
+/**
+ * The requester must be a German VAT number, checked like any VAT number (format and check digit),
+ * or the authority's test requester, which `POST /v1/confirm` accepts too (its check digit is wrong on
+ * purpose).
+ */
 export function parseRequesterVat(input: string): string {
+  if (compactInput(input) === OFFICIAL_TEST_REQUESTER) return OFFICIAL_TEST_REQUESTER;
   const parsed = parseVatNumber(input);
   if (!parsed.ok) throw new InvalidArgumentError(parsed.message);
   if (parsed.country !== 'DE') {

@@ -81,6 +81,19 @@ describe('the CLI', () => {
     assert.deepEqual(JSON.parse(listed.stdout), [], 'nothing was created');
   });
 
+  it("--default-requester-vat takes the authority's test requester, as confirm does (docs/api.md)", async () => {
+    const own = { DATABASE_URL: `sqlite:${join(dir, 'official.db')}` };
+    assert.equal((await cli(['migrate'], own)).code, 0);
+    // Its check digit is wrong on purpose.
+    const official = await cli(
+      ['keys', 'create', '--plan', 'pro', '--default-requester-vat', 'DE 123 456 789'],
+      own,
+    );
+    assert.equal(official.code, 0, official.stderr);
+    const [key] = JSON.parse((await cli(['keys', 'list', '--json'], own)).stdout);
+    assert.equal(key.default_requester_vat, 'DE123456789');
+  });
+
   it('keys create --json and keys list --json are both snake_case', async () => {
     const created = await cli(
       ['keys', 'create', '--plan', 'pro', '--default-requester-vat', 'de 136 695 976', '--json'],
