@@ -208,6 +208,14 @@ export function createEvatrSimulator(options: EvatrSimulatorOptions = {}): Evatr
     qualifiedSessionLimit: options.qualifiedSessionLimit ?? (null as number | null),
     unavailableCountries: new Set((options.unavailableCountries ?? []).map((c) => c.toUpperCase())),
   };
+  /** `reset`: no latency (even if one was given at start), no maintenance, no limits, ISO dates. */
+  function resetSettings(): void {
+    settings.latencyMs = 0;
+    settings.maintenance = false;
+    settings.dateFormat = 'iso';
+    settings.qualifiedSessionLimit = null;
+    settings.unavailableCountries = new Set();
+  }
   const counters = {
     calls: 0,
     abfrage: 0,
@@ -407,10 +415,18 @@ export function createEvatrSimulator(options: EvatrSimulatorOptions = {}): Evatr
   /**
    * Commands: `latencyMs` (number ≥ 0), `maintenance` (boolean), `dateFormat` ('iso' | 'german'),
    * `qualifiedSessionLimit` (number or null), `unavailableCountries` (string[]),
-   * `resetSessions: true` (forget the qualified-request counts). Other keys are ignored.
+   * `resetSessions: true` (forget the qualified-request counts), `reset: true` (all of these back to
+   * their defaults, and the counters to zero; applied before the others of the same command). Other
+   * keys are ignored.
    */
   function control(command: Record<string, unknown>): Record<string, unknown> {
     const { latencyMs, maintenance, dateFormat, qualifiedSessionLimit, unavailableCountries } = command;
+    if (command.reset === true) {
+      resetSettings();
+      qualifiedByRequester.clear();
+      for (const name of Object.keys(counters) as Array<keyof typeof counters>) counters[name] = 0;
+      for (const code of Object.keys(byStatus)) delete byStatus[code];
+    }
     if (typeof latencyMs === 'number' && Number.isFinite(latencyMs))
       settings.latencyMs = Math.max(0, latencyMs);
     if (typeof maintenance === 'boolean') settings.maintenance = maintenance;

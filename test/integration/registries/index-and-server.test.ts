@@ -71,6 +71,33 @@ describe('registry wiring and the simulator server', () => {
     assert.equal(settings.brreg?.seed, 3);
   });
 
+  it('reset puts the eVatR simulator back to its defaults too, alone or through "all"', async () => {
+    const base = urls.EVATR_URL.replace(/\/app$/, '');
+    const control = async (command: unknown) => {
+      const res = await fetch(new URL('/_control', base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(command),
+      });
+      return ((await res.json()) as { evatr: Record<string, unknown> }).evatr;
+    };
+    const defaults = await control({ evatr: { reset: true } });
+    const changed = await control({
+      evatr: { maintenance: true, latencyMs: 50, unavailableCountries: ['AT'] },
+    });
+    assert.notDeepEqual(changed, defaults);
+    assert.deepEqual(await control({ evatr: { reset: true } }), defaults);
+    await control({ evatr: { maintenance: true } });
+    assert.deepEqual(await control({ all: { reset: true } }), defaults);
+    assert.deepEqual(defaults, {
+      latencyMs: 0,
+      maintenance: false,
+      dateFormat: 'iso',
+      qualifiedSessionLimit: null,
+      unavailableCountries: [],
+    });
+  });
+
   it('reproduces the SOAP quirks of VIES', async () => {
     const envelope =
       '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:urn="urn:ec.europa.eu:taxud:vies:services:checkVat:types">' +
