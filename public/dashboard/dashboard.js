@@ -208,8 +208,13 @@ function axis(peak) {
  * Requests per UTC day as stacked bars (successful, errors), with a labelled y axis (requests) and
  * x axis (dates, MM-DD). Drawn as SVG with no library.
  */
+/** The days last drawn and the width they were drawn at: the chart is drawn again when it changes. */
+let drawn = { days: null, width: 0 };
+
 function drawChart(container, daily) {
-  // Drawn at the panel's own width, so the labels keep their size on a phone.
+  // Drawn at the panel's own width, so the labels keep their size on a phone. A panel not shown
+  // yet (the first load, before sign-in completes) has no width: it is drawn again once it has one.
+  drawn = { days: daily, width: container.clientWidth };
   const width = Math.max(280, Math.round(container.clientWidth || 720));
   const height = width < 500 ? 180 : 220;
   const left = 44;
@@ -259,6 +264,13 @@ function drawChart(container, daily) {
       .join(', ')}`,
   );
 }
+
+new ResizeObserver(() => {
+  const container = $('usage-chart');
+  if (drawn.days && container.clientWidth > 0 && container.clientWidth !== drawn.width) {
+    drawChart(container, drawn.days);
+  }
+}).observe($('usage-chart'));
 
 $('days').addEventListener('change', () => loadUsage().catch(report($('sign-in-error'))));
 $('refresh').addEventListener('click', () => {

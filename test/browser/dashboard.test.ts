@@ -141,6 +141,9 @@ describe('the dashboard in a browser', { skip }, () => {
       assert.equal(await page.locator('#usage-chart svg g rect.ok').count(), 30);
       const labels = await page.locator('#usage-chart svg text').allTextContents();
       assert.ok(labels.includes('0') && labels.some((label) => /^\d\d-\d\d$/.test(label)), labels.join(' '));
+      // Drawn at the panel's width, not scaled down: the labels stay readable on a phone.
+      const labelHeight = (await page.locator('#usage-chart svg text').first().boundingBox())?.height ?? 0;
+      assert.ok(labelHeight >= 9, `axis labels ${labelHeight}px tall`);
       assert.ok(await page.locator('.legend').getByText('Errors').isVisible());
 
       const urlCell = page.locator('#webhook-list td.url');
