@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
@@ -7,6 +7,7 @@ import type { Container } from '../container.js';
 import type { ApiKeyPrincipal } from '../modules/keys/service.js';
 import { INTERVALS, type Interval } from '../modules/monitors/schedule.js';
 import { BULK_LIMIT, type MonitorInput, type MonitorView } from '../modules/monitors/service.js';
+import { checkInputFile } from './input-file.js';
 
 const EXPORT_COLUMNS = [
   'vat_number',
@@ -108,8 +109,7 @@ export function importRows(
 
 /** The rows of an import file, or why the file cannot be read (missing, a directory, malformed CSV). */
 function readImportFile(file: string, fallback: Interval): ReturnType<typeof importRows> {
-  if (!existsSync(file)) throw new Error(`${file}: no such file`);
-  if (statSync(file).isDirectory()) throw new Error(`${file} is a directory, not a CSV file`);
+  checkInputFile(file);
   try {
     return importRows(readFileSync(file, 'utf8'), fallback);
   } catch (error) {

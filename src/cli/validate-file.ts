@@ -19,6 +19,7 @@ import type { Config } from '../config.js';
 import type { BatchItemResult } from '../modules/batch/service.js';
 import type { ApiKeyPrincipal } from '../modules/keys/service.js';
 import { openExistingDatabase } from './database.js';
+import { checkInputFile } from './input-file.js';
 
 // ---------------------------------------------------------------------------------------------
 // CSV: read and written through csv-parse and csv-stringify, streaming, so a file of any size is
@@ -377,8 +378,7 @@ export async function validateFile(
   failed: number;
   total: number;
 }> {
-  if (!existsSync(path)) throw new Error(`${path}: no such file`);
-  if (statSync(path).isDirectory()) throw new Error(`${path} is a directory, not a CSV file`);
+  checkInputFile(path);
   const delimiter = detectDelimiter(readSample(path));
   const input = csvRecords(path, delimiter);
   const first = await input.next();

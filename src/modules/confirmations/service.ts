@@ -307,23 +307,26 @@ export function createConfirmationsService(deps: {
   const { repository, clock, ids, upstream, limiter, inFlightTimeoutMs } = deps;
   const signer = deps.signer ?? null;
 
+  /** A request's idempotency fingerprint: its body under its key's mode. */
+  const fingerprintOf = (mode: string, body: unknown) => sha256Hex(canonicalJson({ mode, body }));
+
   /**
-   * What an existing idempotency row means for a request with `fingerprint`, or null to take it over.
-   * `otherMode` is the fingerprint the same body has under the account's other key mode: an
-   * Idempotency-Key belongs to the account, and a key of the other mode reusing it is told so.
+   * What an existing idempotency row means for a request, or null to take it over. An
+   * Idempotency-Key belongs to the account: a key of the other mode reusing it for the same body is
+   * told so.
    */
   function resolveExisting(
     row: IdempotencyRow,
-    fingerprint: string,
+    request: { mode: string; body: unknown; fingerprint: string },
     now: Date,
-    otherMode: { mode: string; fingerprint: string },
   ): ConfirmOutcome | null {
     if (row.expires_at <= now.toISOString()) return null;
-    if (row.fingerprint !== fingerprint) {
+    if (row.fingerprint !== request.fingerprint) {
+      const otherMode = request.mode === 'live' ? 'test' : 'live';
       return refusal(
         'idempotency_key_reused',
-        row.fingerprint === otherMode.fingerprint
-          ? `This Idempotency-Key was already used for this request by a ${otherMode.mode} key of this account; live and test requests need keys of their own.`
+        row.fingerprint === fingerprintOf(otherMode, request.body)
+          ? `This Idempotency-Key was already used for this request by a ${otherMode} key of this account; live and test requests need keys of their own.`
           : 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
       );
     }
@@ -446,15 +449,14 @@ export function createConfirmationsService(deps: {
       const requester = checkRequester(requesterInput);
       if (!('ok' in requester)) return requester;
 
-      const fingerprint = sha256Hex(canonicalJson({ mode: principal.mode, body }));
-      const mode = principal.mode === 'live' ? 'test' : 'live';
-      const otherMode = { mode, fingerprint: sha256Hex(canonicalJson({ mode, body })) };
+      const fingerprint = fingerprintOf(principal.mode, body);
+      const identity = { mode: principal.mode, body, fingerprint };
       let now = clock.now();
       let previous: IdempotencyRow | undefined;
       if (idempotencyKey !== undefined) {
         previous = await repository.findIdempotency(principal.accountId, idempotencyKey);
         if (previous) {
-          const resolved = resolveExisting(previous, fingerprint, now, otherMode);
+          const resolved = resolveExisting(previous, identity, now);
           if (resolved) return resolved;
         }
       }
@@ -492,7 +494,7 @@ export function createConfirmationsService(deps: {
         if (!claimed) {
           // Another request got there first: answer as if it had been there all along.
           const current = await repository.findIdempotency(principal.accountId, idempotencyKey);
-          const resolved = current ? resolveExisting(current, fingerprint, clock.now(), otherMode) : null;
+          const resolved = current ? resolveExisting(current, identity, clock.now()) : null;
           return (
             resolved ??
             refusal(

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { bearerToken } from '../../lib/bearer.js';
 import { errors } from '../../lib/errors.js';
 import { type Playground, playgroundExcludes, playgroundLimited } from '../playground/index.js';
 import { type Operation, operationName, planIncludes, plansFor } from './plans.js';
@@ -9,9 +10,6 @@ declare module 'fastify' {
     principal: ApiKeyPrincipal | null;
   }
 }
-
-/** The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are `Bearer`. */
-const BEARER_RE = /^Bearer ([^\s]+)$/i;
 
 /** The authenticated key of a request that went through `requireKey`. */
 export function principalOf(request: FastifyRequest): ApiKeyPrincipal {
@@ -30,10 +28,9 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: 
       const header = request.headers.authorization;
       if (!header)
         throw errors.unauthorized('Missing Authorization header: send "Authorization: Bearer <API key>".');
-      const match = BEARER_RE.exec(header);
-      if (!match?.[1])
-        throw errors.unauthorized('Malformed Authorization header: expected "Bearer <API key>".');
-      const principal = playground?.principalFor(match[1]) ?? (await keys.authenticate(match[1]));
+      const token = bearerToken(header);
+      if (!token) throw errors.unauthorized('Malformed Authorization header: expected "Bearer <API key>".');
+      const principal = playground?.principalFor(token) ?? (await keys.authenticate(token));
       if (!principal) throw errors.unauthorized('The API key is not valid or has been revoked.');
       request.principal = principal;
       if (principal.playground && playground) await playgroundChecks(playground, operation, request);

@@ -1,3 +1,4 @@
+import { bearerToken } from '../../lib/bearer.js';
 import type { Clock } from '../../lib/clock.js';
 import { type ApiError, errors, planList, seconds } from '../../lib/errors.js';
 import {
@@ -106,11 +107,8 @@ export function createPlayground(options: {
     : localSharedLimiter(createWindowLimiter(window));
   return {
     principalFor: (presented) => (presented === PLAYGROUND_KEY ? PLAYGROUND_PRINCIPAL : null),
-    // The scheme's name is case-insensitive, as requireKey reads it.
-    isPlaygroundHeader: (authorization) =>
-      authorization?.length === PLAYGROUND_KEY.length + 7 &&
-      authorization.slice(0, 7).toLowerCase() === 'bearer ' &&
-      authorization.endsWith(PLAYGROUND_KEY),
+    // Read as requireKey reads it.
+    isPlaygroundHeader: (authorization) => bearerToken(authorization) === PLAYGROUND_KEY,
     allows: (operation) => !EXCLUDED.has(operation),
     take: (ip) => limiter.take(ip),
     limitPerHour: PLAYGROUND_LIMIT_PER_HOUR,
