@@ -297,6 +297,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     repository: createInstancesRepository(db.kysely),
     breaker,
     permits,
+    concurrencyLimit: registryConfig.concurrencyPerCountry,
     redisConfigured: redis !== null,
     onWarning: (message) => log.warn(message),
   });

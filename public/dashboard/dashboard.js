@@ -617,7 +617,8 @@ async function loadRegistryStatus() {
         REGISTRY_NAMES[r.registry] ?? r.registry,
         r.country ?? '—',
         r.breaker.replace('_', '-'),
-        String(r.in_flight),
+        // The limit is lower than configured while the registry throttles.
+        `${r.in_flight} / ${r.concurrency_limit}`,
         String(r.queued),
         when(r.last_success_at),
         when(r.last_failure_at),

@@ -394,6 +394,8 @@ export interface PermitView {
   inFlight: number;
   /** Calls of this process waiting for a permit. */
   queued: number;
+  /** Permits now (the configured limit, or less while the registry throttles): as this process sees it. */
+  limit: number;
 }
 
 export interface Permits {
@@ -408,6 +410,12 @@ export interface Permits {
     options?: { priority?: Priority; signal?: AbortSignal },
   ): Promise<T>;
   snapshot(): Promise<PermitView[]>;
+  /**
+   * Tells that the registry behind `key` throttled a call (too many concurrent requests): the limit
+   * for `key` is halved, at most once per cool-down, and then grows back by one permit per interval
+   * (see `adaptiveLimit`). Shared by every instance through Redis.
+   */
+  throttled(key: string): void;
   /** Whether permits are counted in Redis right now (false while falling back). */
   shared(): boolean;
   close(): void;
@@ -421,16 +429,24 @@ interface Waiter {
 
 /**
  * Acquires up to N permits at once: drops expired leases, then adds ids while the set is below the
- * limit. Scored by Redis's own clock, so instances with skewed clocks agree on expiry.
- * KEYS[1] = the sorted set; ARGV = limit, leaseMs, ids…  Answers how many ids were added.
+ * limit (the configured one, or the adaptive cap while the registry throttles: `adaptiveLimit`).
+ * Scored by Redis's own clock, so instances with skewed clocks agree on expiry.
+ * KEYS[1] = the sorted set, KEYS[2] = the adaptive cap; ARGV = limit, leaseMs, increaseEveryMs, ids…
+ * Answers how many ids were added.
  */
 const ACQUIRE_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1])
+local limit = tonumber(ARGV[1])
+local cap = redis.call('HMGET', KEYS[2], 'cap', 'at')
+if cap[1] then
+  local grown = tonumber(cap[1]) + math.floor((now - tonumber(cap[2])) / tonumber(ARGV[3]))
+  if grown < limit then limit = grown end
+end
+local free = limit - redis.call('ZCARD', KEYS[1])
 local granted = 0
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   if granted >= free then break end
   redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i])
   granted = granted + 1
@@ -450,16 +466,95 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 4)
 return 1
 `;
 
+/**
+ * A throttled call halves the shared cap (`adaptiveThrottled`, mirrored here on Redis's clock).
+ * KEYS[1] = the cap (a hash of cap and at); ARGV = configured limit, cooldownMs, increaseEveryMs.
+ * Answers the cap now in force.
+ */
+const THROTTLED_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[1])
+local every = tonumber(ARGV[3])
+local s = redis.call('HMGET', KEYS[1], 'cap', 'at')
+if s[1] then
+  local at = tonumber(s[2])
+  local grown = tonumber(s[1]) + math.floor((now - at) / every)
+  if now - at < tonumber(ARGV[2]) then return math.min(limit, grown) end
+  if grown < limit then limit = grown end
+end
+local cap = math.max(1, math.floor(limit / 2))
+redis.call('HSET', KEYS[1], 'cap', cap, 'at', now)
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * every + tonumber(ARGV[2]))
+return cap
+`;
+
+/**
+ * Calls in flight and the limit in force (as `adaptiveLimit` computes it), for the status page.
+ * KEYS = the sorted set, the cap; ARGV = limit, increaseEveryMs.
+ */
 const IN_FLIGHT_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return redis.call('ZCARD', KEYS[1])
+local limit = tonumber(ARGV[1])
+local s = redis.call('HMGET', KEYS[2], 'cap', 'at')
+if s[1] then
+  limit = math.min(limit, tonumber(s[1]) + math.floor((now - tonumber(s[2])) / tonumber(ARGV[2])))
+end
+return { redis.call('ZCARD', KEYS[1]), limit }
 `;
+
+/** How the limit adapts to a registry that throttles (`Permits.throttled`). */
+export interface AdaptiveOptions {
+  /** Throttled calls within this time of the last halving do not halve again (one burst, one step). */
+  cooldownMs: number;
+  /** The cap grows back by one permit per this interval without throttling, up to the configured limit. */
+  increaseEveryMs: number;
+}
+
+export const DEFAULT_ADAPTIVE: AdaptiveOptions = { cooldownMs: 1_000, increaseEveryMs: 10_000 };
+
+/** The cap set by the last halving, and when. */
+export interface AdaptiveState {
+  cap: number;
+  at: number;
+}
+
+/**
+ * The limit in force: the configured one, or, after a registry throttled, the cap it was halved to
+ * plus one permit per `increaseEveryMs` since (additive increase, multiplicative decrease, as TCP
+ * does): VIES publishes no per-member-state limit, so the limit that a member state accepts is found
+ * by asking. Mirrored by `ACQUIRE_LUA`, `THROTTLED_LUA` and `CAP_LUA`.
+ */
+export function adaptiveLimit(
+  configured: number,
+  s: AdaptiveState | undefined,
+  now: number,
+  options: AdaptiveOptions,
+): number {
+  if (!s) return configured;
+  return Math.min(configured, s.cap + Math.floor((now - s.at) / options.increaseEveryMs));
+}
+
+/** A throttled call: the limit in force is halved (at least 1), unless it was halved within the cool-down. */
+export function adaptiveThrottled(
+  configured: number,
+  s: AdaptiveState | undefined,
+  now: number,
+  options: AdaptiveOptions,
+): AdaptiveState {
+  if (s && now - s.at < options.cooldownMs) return s;
+  return { cap: Math.max(1, Math.floor(adaptiveLimit(configured, s, now, options) / 2)), at: now };
+}
 
 export interface PermitsOptions {
   /** Permits per key over all instances (or in this process without Redis). */
   limitFor: (key: string) => number;
+  /** How the limit adapts when a registry throttles; default `DEFAULT_ADAPTIVE`. */
+  adaptive?: AdaptiveOptions;
+  /** Milliseconds since the epoch (tests move it); default `Date.now`. */
+  now?: () => number;
   shared?: SharedOptions & {
     /** How long a permit lives without renewal: a dead holder's permits are free after it. */
     leaseMs: number;
@@ -475,11 +570,17 @@ export interface PermitsOptions {
  * takes permits for them, renewing the leases of running calls every lease/3; it polls with short
  * jittered sleeps while the set is full and wakes at once when one of its own permits comes back.
  * While Redis fails, each instance counts `ceil(limit / instances)` permits locally and tries Redis
- * again every 2 s.
+ * again every 2 s. A registry that throttles lowers the limit (`throttled`, `adaptiveLimit`); with
+ * Redis the lowered limit is shared, and kept locally too for the time Redis fails.
  */
 export function createPermits(options: PermitsOptions): Permits {
   const random = options.random ?? Math.random;
   const shared = options.shared;
+  const now = options.now ?? Date.now;
+  const adaptive = options.adaptive ?? DEFAULT_ADAPTIVE;
+  /** Caps lowered by throttling, per key (this process's view; Redis holds the shared one). */
+  const caps = new Map<string, AdaptiveState>();
+  const limitOf = (key: string) => adaptiveLimit(options.limitFor(key), caps.get(key), now(), adaptive);
   const queues = new Map<string, { interactive: Waiter[]; background: Waiter[] }>();
   /** Permits this process holds per key, by where they were counted. */
   const heldRedis = new Map<string, Set<string>>();
@@ -527,7 +628,7 @@ export function createPermits(options: PermitsOptions): Permits {
   const useRedis = () => shared !== undefined && Date.now() >= degradedUntil;
 
   function localLimit(key: string): number {
-    const limit = options.limitFor(key);
+    const limit = limitOf(key);
     if (!shared) return limit;
     const n = shared.instances();
     return n && n > 0 ? Math.max(1, Math.ceil(limit / n)) : 1;
@@ -574,6 +675,7 @@ export function createPermits(options: PermitsOptions): Permits {
   }
 
   const zkey = (key: string) => `${shared?.prefix ?? ''}permits:${key}`;
+  const capKey = (key: string) => `${shared?.prefix ?? ''}permit-cap:${key}`;
 
   function ensureRenewal() {
     if (!shared || renewTimer) return;
@@ -626,10 +728,12 @@ export function createPermits(options: PermitsOptions): Permits {
             await withTimeout(
               (shared as NonNullable<typeof shared>).redis.eval(
                 ACQUIRE_LUA,
-                1,
+                2,
                 zkey(key),
+                capKey(key),
                 options.limitFor(key),
                 (shared as NonNullable<typeof shared>).leaseMs,
+                adaptive.increaseEveryMs,
                 ...ids,
               ),
               shared?.commandTimeoutMs ?? 1_000,
@@ -716,19 +820,44 @@ export function createPermits(options: PermitsOptions): Permits {
       return Promise.all(
         [...keys].map(async (key): Promise<PermitView> => {
           let inFlight = (heldLocal.get(key) ?? 0) + (heldRedis.get(key)?.size ?? 0);
+          let limit = shared && !useRedis() ? localLimit(key) : limitOf(key);
           if (shared && ask) {
             try {
-              inFlight = Number(
-                await withTimeout(
-                  shared.redis.eval(IN_FLIGHT_LUA, 1, zkey(key)),
-                  shared.commandTimeoutMs ?? 1_000,
+              const [count, cap] = (await withTimeout(
+                shared.redis.eval(
+                  IN_FLIGHT_LUA,
+                  2,
+                  zkey(key),
+                  capKey(key),
+                  options.limitFor(key),
+                  adaptive.increaseEveryMs,
                 ),
-              );
+                shared.commandTimeoutMs ?? 1_000,
+              )) as [number, number];
+              inFlight = Number(count);
+              limit = Number(cap);
             } catch {}
           }
-          return { key, inFlight, queued: waiting(key) };
+          return { key, inFlight, queued: waiting(key), limit };
         }),
       );
+    },
+    throttled(key) {
+      const configured = options.limitFor(key);
+      caps.set(key, adaptiveThrottled(configured, caps.get(key), now(), adaptive));
+      if (shared && useRedis()) {
+        withTimeout(
+          shared.redis.eval(
+            THROTTLED_LUA,
+            1,
+            capKey(key),
+            configured,
+            adaptive.cooldownMs,
+            adaptive.increaseEveryMs,
+          ),
+          shared.commandTimeoutMs ?? 1_000,
+        ).catch((error: unknown) => shared.onDegraded(error));
+      }
     },
     shared: () => useRedis(),
     close() {

@@ -53,6 +53,7 @@ describe('GET /dashboard', () => {
     for (const field of ['shared', 'instances', 'registries']) assert.ok(field in status.json().data);
     for (const field of [
       'in_flight',
+      'concurrency_limit',
       'queued',
       'last_success_at',
       'last_failure_at',

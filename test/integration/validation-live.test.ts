@@ -141,6 +141,26 @@ describe('GET /v1/validate with a live key against the registry simulators', () 
     }
   });
 
+  // The lowered limit outlives the test (it grows back by one permit per 10 s).
+  it('finds the concurrency a member state accepts when it is below the configured one', async () => {
+    sim.control({ latencyMs: 50, concurrencyLimit: { DE: 1 } });
+    const numbers = germanNumbers(30, true, 1_000);
+    const answers = await Promise.all(numbers.map((vat) => validate(vat)));
+    for (const a of answers) assert.equal(a.statusCode, 200, a.body);
+    const stats = viesStats(sim);
+    // Configured for 2 at a time: the first refusal halves the limit to 1 for every later call.
+    // Before the limit adapted, each refused call was retried while another was in flight: 30+ refusals.
+    assert.ok((stats.rejections.DE ?? 0) <= 2, JSON.stringify(stats.rejections));
+    const status = await t.app.inject({ method: 'GET', url: '/v1/status' });
+    const rows = status.json().data.registries as Array<{
+      registry: string;
+      country: string;
+      concurrency_limit: number;
+    }>;
+    assert.equal(rows.find((r) => r.registry === 'vies' && r.country === 'DE')?.concurrency_limit, 1);
+    for (const r of rows.filter((r) => r.country !== 'DE')) assert.equal(r.concurrency_limit, 2, r.country);
+  });
+
   it('serves a stored answer as degraded when the registry is down, and 502 without one', async () => {
     const [known, unknown] = germanNumbers(2, true, 800);
     const first = (await validate(known!)).json();

@@ -3,7 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { createPermits, type Permit, type RedisLike } from '../../src/registries/resilience.js';
+import {
+  adaptiveLimit,
+  adaptiveThrottled,
+  createPermits,
+  type Permit,
+  type RedisLike,
+} from '../../src/registries/resilience.js';
 import { redisSkip } from '../helpers/redis.js';
 
 const skip = await redisSkip();
@@ -57,8 +63,8 @@ describe('permits in this process', () => {
     await sleep(5);
     assert.deepEqual(granted, []);
     assert.deepEqual(await permits.snapshot(), [
-      { key: 'vies:DE', inFlight: 1, queued: 3 },
-      { key: 'vies:FR', inFlight: 1, queued: 0 },
+      { key: 'vies:DE', inFlight: 1, queued: 3, limit: 1 },
+      { key: 'vies:FR', inFlight: 1, queued: 0, limit: 1 },
     ]);
     first.release();
     await until(() => granted.length === 1, 'first grant');
@@ -78,6 +84,54 @@ describe('permits in this process', () => {
     await assert.rejects(waiting, /client gone/);
     held.release();
     assert.ok(await permits.acquire('k'), 'the permit is free again');
+  });
+});
+
+describe('a limit that adapts to a registry that throttles', () => {
+  const options = { cooldownMs: 1_000, increaseEveryMs: 10_000 };
+
+  it('halves once per burst, never below 1, and grows back one permit per interval', () => {
+    assert.equal(adaptiveLimit(8, undefined, 0, options), 8);
+    let s = adaptiveThrottled(8, undefined, 0, options);
+    assert.equal(adaptiveLimit(8, s, 0, options), 4);
+    s = adaptiveThrottled(8, s, 999, options);
+    assert.equal(adaptiveLimit(8, s, 999, options), 4, 'the same burst halves once');
+    s = adaptiveThrottled(8, s, 1_000, options);
+    assert.equal(adaptiveLimit(8, s, 1_000, options), 2);
+    s = adaptiveThrottled(8, s, 2_000, options);
+    s = adaptiveThrottled(8, s, 3_000, options);
+    assert.equal(adaptiveLimit(8, s, 3_000, options), 1, 'never below one call');
+    assert.equal(adaptiveLimit(8, s, 12_999, options), 1);
+    assert.equal(adaptiveLimit(8, s, 13_000, options), 2);
+    assert.equal(adaptiveLimit(8, s, 1_000_000, options), 8, 'never above the configured limit');
+    s = adaptiveThrottled(8, s, 33_000, options);
+    assert.equal(adaptiveLimit(8, s, 33_000, options), 2, 'halved from what had grown back (4)');
+  });
+
+  it('a throttled key lets fewer callers through until its cap grows back; other keys keep theirs', async () => {
+    let now = 0;
+    const permits = createPermits({ limitFor: () => 2, adaptive: options, now: () => now });
+    permits.throttled('vies:DE');
+    const first = await permits.acquire('vies:DE');
+    const { granted, permits: got } = order([['second', permits.acquire('vies:DE')]]);
+    const fr = [await permits.acquire('vies:FR'), await permits.acquire('vies:FR')];
+    await sleep(5);
+    assert.deepEqual(granted, [], 'DE is down to one call at a time');
+    assert.deepEqual(
+      (await permits.snapshot()).map(({ key, limit }) => [key, limit]),
+      [
+        ['vies:DE', 1],
+        ['vies:FR', 2],
+      ],
+    );
+    first.release();
+    await until(() => granted.length === 1, 'the queued caller');
+    now = 10_000;
+    const third = await permits.acquire('vies:DE');
+    assert.ok(third, 'the cap grew back to 2');
+    got.get('second')?.release();
+    third.release();
+    for (const p of fr) p.release();
   });
 });
 
@@ -123,6 +177,35 @@ describe('permits shared through Redis', { skip }, () => {
     await until(() => granted.length === 2, 'the background grant');
     got.get('background')?.release();
     held[0]?.release();
+    a.close();
+    b.close();
+  });
+
+  it('a registry throttling one instance lowers the limit on every instance', async () => {
+    const p = prefix();
+    const shared = (redis: Redis) => ({
+      redis: redis as unknown as RedisLike,
+      prefix: p,
+      leaseMs: 2_000,
+      instances: () => 2,
+      onDegraded: (error: unknown) => assert.fail(String(error)),
+    });
+    const a = createPermits({ limitFor: () => 4, shared: shared(connect()) });
+    const b = createPermits({ limitFor: () => 4, shared: shared(connect()) });
+    const held = [await b.acquire('vies:DE')];
+    a.throttled('vies:DE');
+    await until(
+      async () => (await b.snapshot()).find((v) => v.key === 'vies:DE')?.limit === 2,
+      'the lowered limit seen by the other instance',
+    );
+    held.push(await a.acquire('vies:DE'));
+    const { granted, permits: got } = order([['third', b.acquire('vies:DE')]]);
+    await sleep(100);
+    assert.deepEqual(granted, [], 'two calls in flight across both instances is the lowered limit');
+    held[0]?.release();
+    await until(() => granted.length === 1, 'the third call once one ended');
+    got.get('third')?.release();
+    held[1]?.release();
     a.close();
     b.close();
   });

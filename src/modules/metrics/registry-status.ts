@@ -14,5 +14,6 @@ export function registryStatusFrom(snapshot: () => Promise<StatusSnapshot>): () 
       breaker: row.breaker,
       in_flight: row.in_flight,
       queued: row.queued,
+      concurrency_limit: row.concurrency_limit,
     }));
 }

@@ -29,6 +29,7 @@ export interface RegistryState {
   breaker: 'closed' | 'open' | 'half_open';
   in_flight: number;
   queued: number;
+  concurrency_limit: number;
 }
 
 export interface MetricsSources {
@@ -112,6 +113,17 @@ export function createMetrics() {
       this.reset();
       for (const entry of registries)
         this.set({ registry: entry.registry, country: entry.country }, entry.queued);
+    },
+  });
+  new Gauge({
+    name: 'openvat_registry_concurrency_limit',
+    help: 'Registry calls allowed at once per registry and member state (lowered while the registry throttles).',
+    labelNames: ['registry', 'country'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const entry of registries)
+        this.set({ registry: entry.registry, country: entry.country }, entry.concurrency_limit);
     },
   });
   const batchPending = new Gauge({

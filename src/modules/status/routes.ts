@@ -14,6 +14,10 @@ const RegistryStatus = Type.Object({
   }),
   in_flight: Type.Integer({ description: 'Calls running now (on every instance when `shared`).' }),
   queued: Type.Integer({ description: 'Calls of the answering instance waiting for a permit.' }),
+  concurrency_limit: Type.Integer({
+    description:
+      'Calls allowed at once now: `OPENVAT_REGISTRY_CONCURRENCY`, or fewer while the registry throttles (halved when it answers "too many requests", then one more every 10 s).',
+  }),
   last_success_at: Nullable(Type.String({ format: 'date-time' })),
   last_failure_at: Nullable(Type.String({ format: 'date-time' })),
   retry_after_seconds: Nullable(Type.Integer()),

@@ -11,6 +11,8 @@ export interface RegistryStatusRow {
   breaker: BreakerPhase;
   in_flight: number;
   queued: number;
+  /** Calls allowed at once now: the configured limit, or fewer while the registry throttles. */
+  concurrency_limit: number;
   last_success_at: string | null;
   last_failure_at: string | null;
   retry_after_seconds: number | null;
@@ -40,6 +42,8 @@ export function createStatusService(deps: {
   repository: InstancesRepository;
   breaker: BreakerStore;
   permits: Permits;
+  /** The configured calls at once per registry and member state (`OPENVAT_REGISTRY_CONCURRENCY`). */
+  concurrencyLimit: number;
   /** Whether a Redis client is configured at all. */
   redisConfigured: boolean;
   /** How long a snapshot is reused (ms). */
@@ -66,6 +70,7 @@ export function createStatusService(deps: {
           breaker: 'closed',
           in_flight: 0,
           queued: 0,
+          concurrency_limit: deps.concurrencyLimit,
           last_success_at: null,
           last_failure_at: null,
           retry_after_seconds: null,
@@ -87,6 +92,7 @@ export function createStatusService(deps: {
       if (!r) continue;
       r.in_flight = p.inFlight;
       r.queued = p.queued;
+      r.concurrency_limit = p.limit;
     }
     const registries = [...rows.values()].sort(
       (a, b) => a.registry.localeCompare(b.registry) || (a.country ?? '').localeCompare(b.country ?? ''),

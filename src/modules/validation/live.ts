@@ -190,7 +190,10 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
           }),
         { priority, ...(signal ? { signal } : {}) },
       );
-      if (result.kind === 'answer' || !retryable(result)) return result;
+      if (result.kind === 'answer') return result;
+      // The registry says we send too much: fewer calls at once, for every caller of this key.
+      if (result.reason === 'throttled') permits.throttled(key);
+      if (!retryable(result)) return result;
       const delay = backoffDelay(attempt, options.backoffBaseMs, 5_000, random);
       if (Date.now() + delay >= deadline || signal?.aborted) return result;
       await sleep(delay);
