@@ -150,6 +150,11 @@ describe('GET /metrics', () => {
     assert.equal(find(samples, 'openvat_registry_breaker_state', { ...calls, state: 'open' })[0]?.value, 1);
     assert.equal(find(samples, 'openvat_registry_breaker_state', { ...calls, state: 'closed' })[0]?.value, 0);
     assert.equal(find(samples, 'openvat_registry_in_flight', calls)[0]?.value, 0);
+    assert.equal(
+      find(samples, 'openvat_registry_concurrency_limit', calls)[0]?.value,
+      2,
+      'the default, no throttling',
+    );
 
     assert.equal(find(samples, 'openvat_batch_items_pending')[0]?.value, 3);
     assert.equal(find(samples, 'openvat_webhook_deliveries_pending')[0]?.value, 0);
