@@ -110,8 +110,12 @@ interface Round {
     /** CPU time of the service's main thread (the event loop) per request, and its share of the round. */
     main_thread_us_per_request: number | null;
     main_thread_busy: number | null;
+    /** Cores the load generator (this process) used meanwhile. */
+    load_generator_cores: number;
+    /** Share of the machine's CPU time that was idle meanwhile (Linux), else null. */
+    machine_idle: number | null;
   };
-  bare: LoadResult;
+  bare: LoadResult & { load_generator_cores: number };
   ratio: number;
   /** The durable floors of the round (SQLite runs only): see bench/durable-floor.ts. */
   floors?: Record<FloorWriter, FloorRound>;
@@ -143,6 +147,25 @@ function mainThreadCpuMs(pid: number | undefined): number | null {
 /** USER_HZ, 100 on Linux. */
 const CLOCK_TICKS = 100;
 
+/** Cores a process used since `startedAt` (ms, `performance.now()`), given its CPU usage meanwhile. */
+const cores = (usage: NodeJS.CpuUsage, startedAt: number) =>
+  Math.round(((usage.user + usage.system) / 1000 / (performance.now() - startedAt)) * 100) / 100;
+
+/** The machine's idle and total CPU ticks so far (all cores, from /proc/stat); null elsewhere. */
+function machineTicks(): { idle: number; total: number } | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] as string;
+    const values = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: idle and iowait are idle time.
+    return {
+      idle: (values[3] ?? 0) + (values[4] ?? 0),
+      total: values.slice(0, 8).reduce((a, b) => a + b, 0),
+    };
+  } catch {
+    return null;
+  }
+}
+
 interface Measured {
   /** The median round by ratio (its figures are reported), and every round. */
   median: Round;
@@ -169,9 +192,11 @@ function medianBy<T>(items: T[], key: (item: T) => number): T {
 
 /** ", main thread 94% busy, 60 µs per request" when measured. */
 const mainThread = (s: Round['service']) =>
-  s.main_thread_busy === null
+  (s.main_thread_busy === null
     ? ''
-    : `; main thread ${Math.round(s.main_thread_busy * 100)}% busy, ${s.main_thread_us_per_request} µs CPU per request`;
+    : `; main thread ${Math.round(s.main_thread_busy * 100)}% busy, ${s.main_thread_us_per_request} µs CPU per request`) +
+  `; load generator ${s.load_generator_cores} cores` +
+  (s.machine_idle === null ? '' : `, machine ${Math.round(s.machine_idle * 100)}% idle`);
 
 const ratio = (a: LoadResult, b: LoadResult) =>
   Math.round((a.requestsPerSecond / b.requestsPerSecond) * 100) / 100;
@@ -222,13 +247,20 @@ async function measureCall(
     const rounds: Round[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const cpuBefore = mainThreadCpuMs(service.process.pid);
+      const machineBefore = machineTicks();
+      const generatorBefore = process.cpuUsage();
       const startedAt = performance.now();
       const s = await load(url, { connections: CONNECTIONS, duration, headers, ...request });
       const elapsedMs = performance.now() - startedAt;
+      const generator = process.cpuUsage(generatorBefore);
+      const machineAfter = machineTicks();
       const cpuAfter = mainThreadCpuMs(service.process.pid);
       if (s.non2xx || s.errors) throw new Error(`${call.name}: ${JSON.stringify(s)}`);
       const cpuMs = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
-      const b = await load(bare.url, { connections: CONNECTIONS, duration });
+      const bareGenerator = process.cpuUsage();
+      const bareStartedAt = performance.now();
+      const bareLoad = await load(bare.url, { connections: CONNECTIONS, duration });
+      const b = { ...bareLoad, load_generator_cores: cores(process.cpuUsage(bareGenerator), bareStartedAt) };
       const floorLoads: Round['floors'] = withFloors ? ({} as NonNullable<Round['floors']>) : undefined;
       for (const writer of FLOOR_WRITERS) {
         const floor = floors[writer];
@@ -246,6 +278,14 @@ async function measureCall(
           ...s,
           main_thread_us_per_request: cpuMs === null ? null : Math.round((cpuMs * 1000) / s.total),
           main_thread_busy: cpuMs === null ? null : Math.round((cpuMs / elapsedMs) * 100) / 100,
+          load_generator_cores: cores(generator, startedAt),
+          machine_idle:
+            machineBefore === null || machineAfter === null
+              ? null
+              : Math.round(
+                  ((machineAfter.idle - machineBefore.idle) / (machineAfter.total - machineBefore.total)) *
+                    100,
+                ) / 100,
         },
         bare: b,
         ratio: ratio(s, b),
@@ -357,7 +397,7 @@ export async function benchPaid(duration = 5) {
   writeResult('paid', result);
   const rows = figures.flatMap((f) => {
     const row = [
-      `| ${f.title}, SQLite (${result.date}, \`${result.command}\`, median of ${ROUNDS} alternating rounds: ${f.sqlite_rounds.join(', ')}) | ${f.sqlite.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.sqlite.p99} ms${mainThread(f.sqlite)} | bare \`node:http\`: ${f.bare.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.bare.p99} ms | **${f.sqlite.ratio}×** (target ${f.target.ratio.replace('>= ', '≥ ')}, p99 ${f.target.p99_ms} ms: ${f.met ? 'met' : 'not met'}) |`,
+      `| ${f.title}, SQLite (${result.date}, \`${result.command}\`, median of ${ROUNDS} alternating rounds: ${f.sqlite_rounds.join(', ')}) | ${f.sqlite.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.sqlite.p99} ms${mainThread(f.sqlite)} | bare \`node:http\`: ${f.bare.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.bare.p99} ms; load generator ${f.bare.load_generator_cores} cores | **${f.sqlite.ratio}×** (target ${f.target.ratio.replace('>= ', '≥ ')}, p99 ${f.target.p99_ms} ms: ${f.met ? 'met' : 'not met'}) |`,
     ];
     if (f.floors) {
       const { event_loop: loop, thread } = f.floors;
