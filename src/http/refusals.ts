@@ -14,6 +14,9 @@ export const REFUSAL_HTTP: Readonly<Record<RefusalReason, { status: number; code
   requester_not_accepted: { status: 422, code: 'invalid_requester_vat' },
   batch_too_large: { status: 400, code: 'batch_too_large' },
   webhook_limit_reached: { status: 400, code: 'webhook_limit_reached' },
+  // The closed list has no code for a conflict with a resource's state but idempotency_conflict,
+  // which means a reused Idempotency-Key: the request cannot be answered as sent.
+  webhook_disabled: { status: 400, code: 'invalid_format' },
   monitor_limit_reached: { status: 403, code: 'monitor_limit_reached' },
   not_found: { status: 404, code: 'not_found' },
   idempotency_in_flight: { status: 409, code: 'idempotency_conflict' },

@@ -14,6 +14,8 @@ export type RefusalReason =
   | 'requester_not_accepted'
   | 'batch_too_large'
   | 'webhook_limit_reached'
+  /** The webhook endpoint is disabled, so it is sent nothing (a test event neither). */
+  | 'webhook_disabled'
   | 'monitor_limit_reached'
   | 'not_found'
   /** The same idempotency key is being answered now. */

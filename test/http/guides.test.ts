@@ -37,12 +37,17 @@ function anchors(markdown: string): Set<string> {
   return out;
 }
 
-/** Relative link targets of a Markdown file, outside code blocks and code spans. */
-function relativeLinks(markdown: string): string[] {
+/** Link targets of a Markdown file on this site (no scheme), outside code blocks and code spans. */
+function siteLinks(markdown: string): string[] {
   const prose = markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
   return [...prose.matchAll(/\]\(([^)\s]+)\)/g)]
     .map((match) => match[1] as string)
-    .filter((target) => !/^[a-z]+:/i.test(target) && !target.startsWith('/'));
+    .filter((target) => !/^[a-z]+:/i.test(target));
+}
+
+/** Relative link targets of a Markdown file, outside code blocks and code spans. */
+function relativeLinks(markdown: string): string[] {
+  return siteLinks(markdown).filter((target) => !target.startsWith('/'));
 }
 
 describe('documentation pages', () => {
@@ -111,7 +116,9 @@ describe('guides served by the service', () => {
       assert.equal(res.statusCode, 200, file);
       assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
       assert.equal(res.headers['x-content-type-options'], 'nosniff');
-      assert.equal(res.body, readFileSync(join('docs', file), 'utf8'));
+      // The page as it is, but for its links out of docs/, which become their text.
+      const page = readFileSync(join('docs', file), 'utf8');
+      assert.equal(res.body, page.replace(/\[([^\]\n]*)\]\(\.\.\/[^)\s]*\)/g, '$1'), file);
     }
     const title = /^# (.+)$/m.exec(readFileSync('docs/configuration.md', 'utf8'))?.[1];
     assert.ok(String(doc.info.description).includes(`[${title}](/guides/configuration.md)`));
@@ -125,6 +132,36 @@ describe('guides served by the service', () => {
     assert.equal(index.statusCode, 200);
     const listed = [...index.body.matchAll(/\]\(([a-z0-9-]+\.md)\)/g)].map((m) => m[1]);
     assert.deepEqual(listed, PAGES);
+  });
+
+  it('every link of a served guide, and of the index, resolves on the server to a page that has its anchor', async () => {
+    const origin = 'http://openvat.test';
+    const broken: string[] = [];
+    let followed = 0;
+    for (const from of ['/guides/', ...PAGES.map((file) => `/guides/${file}`)]) {
+      const page = await t.app.inject({ method: 'GET', url: from });
+      assert.equal(page.statusCode, 200, from);
+      for (const link of siteLinks(page.body)) {
+        const target = new URL(link, `${origin}${from}`);
+        assert.equal(target.origin, origin);
+        let res = await t.app.inject({ method: 'GET', url: target.pathname });
+        // A browser follows a redirect (`/docs` → `/docs/`).
+        for (let hops = 0; hops < 3 && res.statusCode >= 300 && res.statusCode < 400; hops += 1) {
+          res = await t.app.inject({ method: 'GET', url: String(res.headers.location) });
+        }
+        followed += 1;
+        if (res.statusCode !== 200) {
+          broken.push(`${from}: ${link} (${target.pathname}: ${res.statusCode})`);
+          continue;
+        }
+        const anchor = target.hash.slice(1);
+        if (anchor !== '' && target.pathname.endsWith('.md') && !anchors(res.body).has(anchor)) {
+          broken.push(`${from}: ${link} (no heading #${anchor} in ${target.pathname})`);
+        }
+      }
+    }
+    assert.ok(followed > 50, `${followed} links followed`);
+    assert.deepEqual(broken, []);
   });
 
   it('anything else under /guides/ is the API 404', async () => {

@@ -101,6 +101,38 @@ describe('the playground demo key', () => {
     assert.equal(ownLarge.statusCode, 202);
   });
 
+  it("its answers carry the x-ratelimit-* headers of the address's hourly budget, as its 429 counts it", async () => {
+    const ip = '192.0.2.50';
+    const budget = (res: { headers: Record<string, unknown> }) => [
+      res.headers['x-ratelimit-limit'],
+      res.headers['x-ratelimit-remaining'],
+      res.headers['x-ratelimit-reset'],
+    ];
+    // It is 12:10: the hour's budget is whole again in 50 minutes.
+    for (let i = 0; i < 30; i++) {
+      const res =
+        i % 6 === 5
+          ? await t.app.inject({ method: 'GET', url: '/v1/rates/fr', headers: demo, remoteAddress: ip })
+          : await validate('DE300000002', ip);
+      assert.equal(res.statusCode, 200, `request ${i + 1}: ${res.body}`);
+      assert.deepEqual(budget(res), ['30', String(29 - i), '3000'], `request ${i + 1}`);
+    }
+    const over = await validate('DE300000002', ip);
+    assert.equal(over.statusCode, 429);
+    assert.deepEqual(budget(over), ['30', '0', '3000']);
+    assert.equal(over.headers['retry-after'], over.headers['x-ratelimit-reset']);
+    const overRates = await t.app.inject({
+      method: 'GET',
+      url: '/v1/rates/fr',
+      headers: demo,
+      remoteAddress: ip,
+    });
+    assert.equal(overRates.statusCode, 429);
+    assert.deepEqual(budget(overRates), ['30', '0', '3000']);
+    // Another address has its own budget.
+    assert.deepEqual(budget(await validate('DE300000002', '192.0.2.51')), ['30', '29', '3000']);
+  });
+
   it('allows 30 requests per hour per IP address, rates included, and is free of the per-key limit', async () => {
     const ip = '203.0.113.7';
     for (let i = 0; i < 20; i++) {

@@ -438,3 +438,73 @@ describe('webhook test events, deliveries and replay (private targets allowed)',
     assert.equal(badLimit.statusCode, 400);
   });
 });
+
+describe('a disabled endpoint is sent no test event', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let key: TestKey;
+
+  before(async () => {
+    t = await buildTestApp({ OPENVAT_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+    receiver = await startWebhookReceiver({ port: 19151 });
+    key = await t.key('pro', 'live');
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const test = (id: string, headers = key.headers) =>
+    t.app.inject({ method: 'POST', url: `/v1/webhooks/${id}/test`, headers });
+  const setDisabled = (id: string, disabled: boolean) =>
+    t.app.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, headers: key.headers, payload: { disabled } });
+
+  it('refuses in the error envelope, naming how to enable it, and sends once it is enabled again', async () => {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: key.headers,
+      payload: { url: `${receiver.origin}/disabled` },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const { id } = created.json() as { id: string };
+    assert.equal((await setDisabled(id, true)).statusCode, 200);
+
+    const refused = await test(id);
+    assert.equal(refused.statusCode, 400, refused.body);
+    const body = refused.json() as {
+      error: { code: string; message: string; details?: Record<string, unknown> };
+      meta: { request_id: string };
+    };
+    assert.deepEqual(Object.keys(body).sort(), ['error', 'meta']);
+    assert.equal(body.error.code, 'invalid_format');
+    assert.deepEqual(body.error.details, { reason: 'endpoint_disabled' });
+    assert.match(body.error.message, /disabled/);
+    assert.ok(body.error.message.includes(`PATCH /v1/webhooks/${id}`), body.error.message);
+    assert.ok(body.error.message.includes('{"disabled": false}'), body.error.message);
+    assert.equal(body.meta.request_id, refused.headers['service-request-id']);
+    assert.equal(receiver.received.length, 0, 'nothing was sent');
+
+    // Another key still gets the 404 of an endpoint that is not its own, whatever its state.
+    const other = await t.key('pro', 'live');
+    const foreign = await test(id, other.headers);
+    assert.equal(foreign.statusCode, 404);
+    assert.equal(errorCode(foreign), 'not_found');
+
+    assert.equal((await setDisabled(id, false)).statusCode, 200);
+    const sent = await test(id);
+    assert.equal(sent.statusCode, 200, sent.body);
+    assert.equal((sent.json() as { delivered: boolean }).delivered, true);
+    assert.equal(receiver.received.length, 1);
+    assert.equal(receiver.received[0]?.headers['service-event'], 'test');
+  });
+
+  it('the OpenAPI description of the test route says so', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { description: string }>>;
+    };
+    const description = doc.paths['/v1/webhooks/{id}/test']?.post?.description ?? '';
+    assert.match(description, /A disabled endpoint receives no events/);
+    assert.match(description, /`endpoint_disabled`/);
+  });
+});

@@ -2875,7 +2875,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or 0 when it did not answer (`error` then says why).
+         * @description Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or 0 when it did not answer (`error` then says why). A disabled endpoint receives no events, so it is sent none: 400 `invalid_format` with `error.details.reason` `endpoint_disabled` (enable it with `PATCH /v1/webhooks/{id}` and `{"disabled": false}`).
          */
         post: {
             parameters: {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { PACKAGE_ROOT } from '../../config.js';
 
@@ -21,17 +21,48 @@ const TYPES: Record<string, string> = {
   json: 'application/json; charset=utf-8',
 };
 
+const SERVED = /^[a-z0-9-]+\.(md|json)$/;
+
 /** The Markdown pages (and the files they link to) of docs/, read once at start. */
 export function loadGuides(dir: string = join(PACKAGE_ROOT, 'docs')): Guide[] {
-  return readdirSync(dir)
-    .filter((file) => /^[a-z0-9-]+\.(md|json)$/.test(file))
-    .sort()
-    .map((file) => {
-      const body = readFileSync(join(dir, file));
-      const extension = file.slice(file.lastIndexOf('.') + 1);
-      const heading = extension === 'md' ? /^# (.+)$/m.exec(body.toString('utf8'))?.[1] : undefined;
-      return { file, title: heading?.trim() ?? file, type: TYPES[extension] as string, body };
-    });
+  const files = readdirSync(dir)
+    .filter((file) => SERVED.test(file))
+    .sort();
+  const served = new Set(files);
+  return files.map((file) => {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const extension = file.slice(file.lastIndexOf('.') + 1);
+    const heading = extension === 'md' ? /^# (.+)$/m.exec(text)?.[1] : undefined;
+    const body = Buffer.from(extension === 'md' ? servedLinks(text, served) : text);
+    return { file, title: heading?.trim() ?? file, type: TYPES[extension] as string, body };
+  });
+}
+
+/**
+ * A page as `/guides/` serves it. Its links to other files of docs/ resolve there as they are (each
+ * file is served beside the page, so `validation.md#test-mode` from `/guides/api.md` is
+ * `/guides/validation.md`); a link that leaves docs/ (`../clients/typescript/README.md`) names a
+ * file of the repository that the service does not serve, so it becomes its text, which names that
+ * file. Fenced code blocks are left as they are.
+ */
+function servedLinks(markdown: string, served: ReadonlySet<string>): string {
+  return markdown
+    .split(/(^ *```[^\n]*\n[\s\S]*?^ *```$)/m)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part.replace(/\[([^\]\n]*)\]\(([^)\s]+)\)/g, (link, text: string, target: string) =>
+            resolvesInDocs(target, served) ? link : text,
+          ),
+    )
+    .join('');
+}
+
+function resolvesInDocs(target: string, served: ReadonlySet<string>): boolean {
+  // Another site, or a path of this server (`/docs`): not relative to the page.
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('/')) return true;
+  const path = target.split('#')[0] as string;
+  return path === '' || served.has(posix.normalize(path));
 }
 
 /** The Markdown list of the guides for the API description that `/docs` shows. */

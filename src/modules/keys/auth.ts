@@ -1,7 +1,12 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { bearerToken } from '../../lib/bearer.js';
 import { errors } from '../../lib/errors.js';
-import { type Playground, playgroundExcludes, playgroundLimited } from '../playground/index.js';
+import {
+  type Playground,
+  playgroundBudgetHeaders,
+  playgroundExcludes,
+  playgroundLimited,
+} from '../playground/index.js';
 import { type Operation, operationName, planIncludes, plansFor } from './plans.js';
 import type { ApiKeyPrincipal, KeysService } from './service.js';
 
@@ -24,7 +29,7 @@ export function principalOf(request: FastifyRequest): ApiKeyPrincipal {
  */
 export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: Playground | null = null) {
   return function requireKey(operation: Operation): onRequestAsyncHookHandler {
-    const hook = async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
+    const hook = async function authenticate(request: FastifyRequest, reply: FastifyReply) {
       const header = request.headers.authorization;
       if (!header)
         throw errors.unauthorized('Missing Authorization header: send "Authorization: Bearer <API key>".');
@@ -33,7 +38,7 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: 
       const principal = playground?.principalFor(token) ?? (await keys.authenticate(token));
       if (!principal) throw errors.unauthorized('The API key is not valid or has been revoked.');
       request.principal = principal;
-      if (principal.playground && playground) await playgroundChecks(playground, operation, request);
+      if (principal.playground && playground) await playgroundChecks(playground, operation, request, reply);
       if (!planIncludes(principal.plan, operation))
         throw errors.planRequired(operationName(operation), plansFor(operation));
     };
@@ -41,11 +46,20 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: 
   };
 }
 
-/** The demo key's own rules: no webhooks, and a budget of requests per hour per IP address. */
-async function playgroundChecks(playground: Playground, operation: Operation, request: FastifyRequest) {
+/**
+ * The demo key's own rules: no webhooks, and a budget of requests per hour per IP address, which
+ * its answers describe in the `x-ratelimit-*` headers (the per-key limit does not apply to it).
+ */
+async function playgroundChecks(
+  playground: Playground,
+  operation: Operation,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   if (!playground.allows(operation)) throw playgroundExcludes(operation);
-  const wait = await playground.take(request.ip);
-  if (wait !== 0) throw playgroundLimited(wait);
+  const budget = await playground.take(request.ip);
+  reply.headers(playgroundBudgetHeaders(budget));
+  if (budget.wait !== 0) throw playgroundLimited(budget.wait);
 }
 
 const AUTHENTICATED = Symbol('authenticated route');

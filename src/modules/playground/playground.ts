@@ -49,12 +49,34 @@ export interface Playground {
   isPlaygroundHeader(authorization: string | undefined): boolean;
   /** Whether the demo key may use an operation. */
   allows(operation: Operation): boolean;
-  /** Counts one playground request from `ip`: 0 within the limit, else seconds until it resets. */
-  take(ip: string): Promise<number>;
-  readonly limitPerHour: number;
+  /** Counts one playground request from `ip` against its hourly budget. */
+  take(ip: string): Promise<PlaygroundBudget>;
 }
 
-/** 429 for a demo-key request over its hourly budget. */
+/** An address's hourly budget with the demo key, as one request counted against it leaves it. */
+export interface PlaygroundBudget {
+  /** Requests per hour per IP address. */
+  readonly limit: number;
+  /** Requests left in this hour (0 once spent). */
+  readonly remaining: number;
+  /** Seconds until the hour ends and the budget is whole again. */
+  readonly resetSeconds: number;
+  /** 0 within the budget, else the seconds to wait (`resetSeconds`): the 429's `Retry-After`. */
+  readonly wait: number;
+}
+
+/**
+ * The `x-ratelimit-*` headers of an answer to the demo key, as a key's own limit sends them
+ * (modules/keys/key-limit.ts), describing the address's hourly budget.
+ */
+export function playgroundBudgetHeaders(budget: PlaygroundBudget): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(budget.limit),
+    'x-ratelimit-remaining': String(budget.remaining),
+    'x-ratelimit-reset': String(budget.resetSeconds),
+  };
+}
+
 /** What the API reference says about the playground it is signed in with. */
 export function playgroundIntro(): string {
   return `**Playground.** This page is signed in with the demo key \`${PLAYGROUND_KEY}\`, so *Test Request*
@@ -64,6 +86,7 @@ hour per IP address (rates requests that carry it included); it cannot manage we
 batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers; its audit records and confirmations are served for 24 hours only. Enter a key of your own under **Authentication** to replace it.`;
 }
 
+/** 429 for a demo-key request over its hourly budget. */
 export function playgroundLimited(wait: number): ApiError {
   return errors.rateLimited(
     wait,
@@ -110,7 +133,14 @@ export function createPlayground(options: {
     // Read as requireKey reads it.
     isPlaygroundHeader: (authorization) => bearerToken(authorization) === PLAYGROUND_KEY,
     allows: (operation) => !EXCLUDED.has(operation),
-    take: (ip) => limiter.take(ip),
-    limitPerHour: PLAYGROUND_LIMIT_PER_HOUR,
+    take: async (ip) => {
+      const { count, resetSeconds } = await limiter.hit(ip);
+      return {
+        limit: limiter.max,
+        remaining: Math.max(0, limiter.max - count),
+        resetSeconds,
+        wait: count > limiter.max ? resetSeconds : 0,
+      };
+    },
   };
 }

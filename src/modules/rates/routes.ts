@@ -9,7 +9,7 @@ import { checkDate, dateProblem } from '../../lib/dates.js';
 import { errors } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { WindowLimiter } from '../../lib/window-limiter.js';
-import { type Playground, playgroundLimited } from '../playground/index.js';
+import { type Playground, playgroundBudgetHeaders, playgroundLimited } from '../playground/index.js';
 import { vatRatesOfOneCountryDescription } from './schemas.js';
 import type { RatesAnswer, RatesService } from './service.js';
 
@@ -141,7 +141,8 @@ export function ratesFastPath(deps: {
  * The public rates endpoints. Their per-IP limit is a synchronous in-process window counter rather
  * than `@fastify/rate-limit`: these are the hottest, cheapest answers of the service, and the
  * plugin's asynchronous hook cost them about a third of their throughput. The limit is generous and
- * the data public, so the `x-ratelimit-*` headers are sent only once it is reached.
+ * the data public, so the `x-ratelimit-*` headers are sent only once it is reached (a request made
+ * with the playground's demo key gets them always, for that key's budget).
  */
 export function ratesRoutes(deps: {
   rates: RatesService;
@@ -160,7 +161,8 @@ export function ratesRoutes(deps: {
 
   /**
    * Answers within the request's budget: the public per-IP one, counted here, or, for a request
-   * made with the playground's demo key, the demo key's hourly one, which may be counted in Redis.
+   * made with the playground's demo key, the demo key's hourly one, which may be counted in Redis
+   * (and which every answer to the demo key describes in its `x-ratelimit-*` headers).
    */
   function limited(
     request: FastifyRequest,
@@ -169,10 +171,10 @@ export function ratesRoutes(deps: {
   ): FastifyReply | Promise<FastifyReply> {
     const demo = playground?.isPlaygroundHeader(request.headers.authorization) ? playground : null;
     if (demo) {
-      return demo.take(request.ip).then((wait) => {
-        if (wait === 0) return answer();
-        refuse(reply, demo.limitPerHour, wait);
-        throw playgroundLimited(wait);
+      return demo.take(request.ip).then((budget) => {
+        reply.headers(playgroundBudgetHeaders(budget));
+        if (budget.wait === 0) return answer();
+        throw playgroundLimited(budget.wait);
       });
     }
     const wait = limiter.take(request.ip);

@@ -208,9 +208,20 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
       async (request, reply) => {
         const { id } = request.params;
         if (!isUuid(id)) throw notFound();
-        const result = await webhooks.sendTest(principalOf(request), id, request.id);
-        if (!result) throw notFound();
-        return reply.send(result);
+        const sent = await webhooks.sendTest(principalOf(request), id, request.id);
+        if (!sent.ok) {
+          if (sent.kind === 'disabled') {
+            throw refusalError(
+              refusal(
+                'webhook_disabled',
+                `This webhook endpoint is disabled, and a disabled endpoint receives no events, test events included. Enable it with PATCH /v1/webhooks/${id} and the body {"disabled": false}, then send the test again.`,
+                { reason: 'endpoint_disabled' },
+              ),
+            );
+          }
+          throw notFound();
+        }
+        return reply.send(sent.result);
       },
     );
 

@@ -5,7 +5,7 @@ export const registerAWebhookEndpointDescription = `Registers an HTTPS URL to re
 
 /** The OpenAPI description of `sendATestEvent`. */
 export const sendATestEventDescription =
-  "Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver's HTTP status, or 0 when it did not answer (`error` then says why).";
+  'Sends a signed `test` event to the endpoint now, bypassing the queue (one attempt, no retry). The response has no `{data, meta}` wrapper: `status` is the receiver\'s HTTP status, or 0 when it did not answer (`error` then says why). A disabled endpoint receives no events, so it is sent none: 400 `invalid_format` with `error.details.reason` `endpoint_disabled` (enable it with `PATCH /v1/webhooks/{id}` and `{"disabled": false}`).';
 
 /** The OpenAPI description of `listDeliveriesAndTheirAttempts`. */
 export const listDeliveriesAndTheirAttemptsDescription =

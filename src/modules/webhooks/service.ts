@@ -103,6 +103,13 @@ export interface TestResult {
   latency_ms: number;
 }
 
+/** A test event sent (whatever the receiver answered), or why none was sent. */
+export type SendTestResult =
+  | { ok: true; result: TestResult }
+  | { ok: false; kind: 'not_found' }
+  /** A disabled endpoint receives no events, test events included. */
+  | { ok: false; kind: 'disabled' };
+
 /** `whsec_` + base64 of 24 random bytes. */
 export function generateSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
@@ -280,10 +287,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
       return row ? view(row) : null;
     },
 
-    /** Sends a `test` event to the endpoint now, outside the queue; null when the key has no such endpoint. */
-    async sendTest(principal: ApiKeyPrincipal, id: string, requestId: string): Promise<TestResult | null> {
+    /** Sends a `test` event to the endpoint now, outside the queue, unless it is disabled or not the key's. */
+    async sendTest(principal: ApiKeyPrincipal, id: string, requestId: string): Promise<SendTestResult> {
       const endpoint = await repository.findEndpoint(principal.id, id);
-      if (!endpoint) return null;
+      if (!endpoint) return { ok: false, kind: 'not_found' };
+      if (endpoint.disabled === 1) return { ok: false, kind: 'disabled' };
       const now = clock.now().toISOString();
       const payload = JSON.stringify({
         data: {
@@ -300,11 +308,14 @@ export function createWebhooksService(deps: WebhooksDeps) {
         deliveryBody('test', now, payload),
       );
       return {
-        delivered: isSuccess(response),
-        // 0 when no HTTP status came: the hosted contract types `status` as an integer.
-        status: response.kind === 'response' ? response.status : 0,
-        latency_ms: Math.round(response.latencyMs),
-        ...(response.kind === 'error' ? { error: response.error } : {}),
+        ok: true,
+        result: {
+          delivered: isSuccess(response),
+          // 0 when no HTTP status came: the hosted contract types `status` as an integer.
+          status: response.kind === 'response' ? response.status : 0,
+          latency_ms: Math.round(response.latencyMs),
+          ...(response.kind === 'error' ? { error: response.error } : {}),
+        },
       };
     },
 
