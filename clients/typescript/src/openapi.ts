@@ -1875,6 +1875,8 @@ export interface paths {
                                 registries: {
                                     /** @description `open`: calls are refused until `retry_after_seconds`; `half_open`: the next call is a trial. */
                                     breaker: "closed" | "open" | "half_open";
+                                    /** @description Calls allowed at once now: `OPENVAT_REGISTRY_CONCURRENCY`, or fewer while the registry throttles (halved when it answers "too many requests", then one more every 10 s). */
+                                    concurrency_limit: number;
                                     country: string | null;
                                     /** @description Calls running now (on every instance when `shared`). */
                                     in_flight: number;
