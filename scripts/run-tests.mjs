@@ -34,6 +34,11 @@ const files = (roots.length > 0 ? roots : ['test', 'clients/typescript/test'])
   .flatMap(find)
   .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
   .sort();
+// With no file, `node --test` would search on its own (and run whatever it finds under dist/).
+if (files.length === 0) {
+  console.error(`No test file matches ${filters.map((f) => `"${f}"`).join(' or ')}.`);
+  process.exit(1);
+}
 
 const here = new URL('.', import.meta.url);
 const summaryDir = mkdtempSync(join(tmpdir(), 'openvat-tests-'));
