@@ -316,7 +316,14 @@ function renderEndpoints(endpoints) {
     const actions = el('span', null, 'actions');
     actions.append(
       button('Deliveries', () => loadDeliveries(endpoint)),
-      button('Send test', () => act(() => sendTest(endpoint))),
+      // A disabled endpoint is sent nothing, test events included (the API refuses them).
+      Object.assign(
+        button('Send test', () => act(() => sendTest(endpoint))),
+        {
+          disabled: endpoint.disabled,
+          title: endpoint.disabled ? 'Enable the endpoint to send it a test event' : '',
+        },
+      ),
       button(endpoint.disabled ? 'Enable' : 'Disable', () =>
         act(() => api('PATCH', `/v1/webhooks/${endpoint.id}`, { disabled: !endpoint.disabled })),
       ),

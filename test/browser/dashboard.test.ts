@@ -174,6 +174,15 @@ describe('the dashboard in a browser', { skip }, () => {
 
       await page.click('#webhook-list button:has-text("Deliveries")');
       await page.locator('#deliveries').waitFor();
+      // A disabled endpoint offers no test event (the API would refuse it); enabled again, it does.
+      const sendTest = page.locator('#webhook-list button:has-text("Send test")');
+      assert.equal(await sendTest.isDisabled(), false);
+      await page.click('#webhook-list button:has-text("Disable")');
+      await page.locator('#webhook-list button:has-text("Enable")').waitFor();
+      assert.equal(await sendTest.isDisabled(), true);
+      await page.click('#webhook-list button:has-text("Enable")');
+      await page.locator('#webhook-list button:has-text("Disable")').waitFor();
+      assert.equal(await sendTest.isDisabled(), false);
 
       await page.fill('#audit-id', requestId);
       await page.click('#audit-form button[type="submit"]');

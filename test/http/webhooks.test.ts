@@ -430,6 +430,31 @@ describe('webhook test events, deliveries and replay (private targets allowed)',
     assert.equal(replayed?.status, 'delivered');
     assert.equal(replayed?.attempts.at(-1)?.attempt, 5);
 
+    // A disabled endpoint's delivery is not replayed: it would only end as failed, unsent.
+    const off = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/webhooks/${endpoint.id}`,
+      headers: key.headers,
+      payload: { disabled: true },
+    });
+    assert.equal(off.statusCode, 200, off.body);
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/replay`,
+      headers: key.headers,
+    });
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.deepEqual(refused.json().error.details, { reason: 'endpoint_disabled' });
+    assert.match(refused.json().error.message, /replays included/);
+    const still = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/v1/webhooks/${endpoint.id}/deliveries`,
+        headers: key.headers,
+      })
+    ).json() as { data: Array<{ id: string; status: string }> };
+    assert.equal(still.data.find((d) => d.id === delivery.id)?.status, 'delivered', 'not queued again');
+
     const badLimit = await t.app.inject({
       method: 'GET',
       url: `/v1/webhooks/${endpoint.id}/deliveries?limit=1000`,

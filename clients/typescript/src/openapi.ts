@@ -2594,7 +2594,7 @@ export interface paths {
         head?: never;
         /**
          * Disable or enable a webhook endpoint
-         * @description A disabled endpoint receives no events (queued ones are dropped) and still counts toward the limit.
+         * @description A disabled endpoint receives no events (deliveries still queued end as failed, unsent) and still counts toward the limit.
          */
         patch: {
             parameters: {
@@ -2782,7 +2782,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a delivery
-         * @description Puts a failed (or delivered) delivery back in the queue with a fresh budget of 4 attempts. Each new attempt has a new `Service-Delivery-Id`.
+         * @description Puts a failed (or delivered) delivery back in the queue with a fresh budget of 4 attempts. Each new attempt has a new `Service-Delivery-Id`. A disabled endpoint's deliveries are not replayed (400 `invalid_format`, `details.reason: "endpoint_disabled"`).
          */
         post: {
             parameters: {

@@ -74,6 +74,17 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const security = [{ apiKey: [] }];
 const tags = ['Webhooks'];
 
+/** A disabled endpoint's refusal: it receives nothing, `what` included, until enabled again. */
+function disabledRefusal(id: string, what: string, then: string) {
+  return refusalError(
+    refusal(
+      'webhook_disabled',
+      `This webhook endpoint is disabled, and a disabled endpoint receives no events, ${what}. Enable it with PATCH /v1/webhooks/${id} and the body {"disabled": false}, then ${then} again.`,
+      { reason: 'endpoint_disabled' },
+    ),
+  );
+}
+
 export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: RequireKey }) {
   const { webhooks, requireKey } = deps;
   const auth = requireKey('webhooks');
@@ -143,7 +154,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
           tags,
           summary: 'Disable or enable a webhook endpoint',
           description:
-            'A disabled endpoint receives no events (queued ones are dropped) and still counts toward the limit.',
+            'A disabled endpoint receives no events (deliveries still queued end as failed, unsent) and still counts toward the limit.',
           security,
           params: IdParams,
           body: Type.Object({ disabled: Type.Boolean() }, { additionalProperties: false }),
@@ -210,15 +221,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         if (!isUuid(id)) throw notFound();
         const sent = await webhooks.sendTest(principalOf(request), id, request.id);
         if (!sent.ok) {
-          if (sent.kind === 'disabled') {
-            throw refusalError(
-              refusal(
-                'webhook_disabled',
-                `This webhook endpoint is disabled, and a disabled endpoint receives no events, test events included. Enable it with PATCH /v1/webhooks/${id} and the body {"disabled": false}, then send the test again.`,
-                { reason: 'endpoint_disabled' },
-              ),
-            );
-          }
+          if (sent.kind === 'disabled') throw disabledRefusal(id, 'test events included', 'send the test');
           throw notFound();
         }
         return reply.send(sent.result);
@@ -266,7 +269,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
           tags,
           summary: 'Replay a delivery',
           description:
-            'Puts a failed (or delivered) delivery back in the queue with a fresh budget of 4 attempts. Each new attempt has a new `Service-Delivery-Id`.',
+            'Puts a failed (or delivered) delivery back in the queue with a fresh budget of 4 attempts. Each new attempt has a new `Service-Delivery-Id`. A disabled endpoint\'s deliveries are not replayed (400 `invalid_format`, `details.reason: "endpoint_disabled"`).',
           security,
           params: Type.Object({
             id: Type.String({ maxLength: 64 }),
@@ -280,6 +283,8 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         if (!isUuid(id) || !isUuid(delivery_id)) throw errors.notFound('No such delivery for this key.');
         const result = await webhooks.replay(principalOf(request), id, delivery_id);
         if (!result.ok) {
+          if (result.kind === 'disabled')
+            throw disabledRefusal(id, 'replays included', 'replay the delivery');
           if (result.kind === 'already_pending') {
             throw errors.invalidRequest(
               'This delivery is still queued; only finished deliveries can be replayed.',

@@ -94,7 +94,9 @@ export type RegisterResult =
 export type ReplayResult =
   | { ok: true; delivery: DeliveryView }
   | { ok: false; kind: 'not_found' }
-  | { ok: false; kind: 'already_pending' };
+  | { ok: false; kind: 'already_pending' }
+  /** A disabled endpoint receives nothing: a replay would only end as failed. */
+  | { ok: false; kind: 'disabled' };
 
 export interface TestResult {
   delivered: boolean;
@@ -331,6 +333,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       if (!endpoint) return { ok: false, kind: 'not_found' };
       const delivery = await repository.findDelivery(endpoint.id, deliveryId);
       if (!delivery) return { ok: false, kind: 'not_found' };
+      if (endpoint.disabled === 1) return { ok: false, kind: 'disabled' };
       if (delivery.status === 'pending') return { ok: false, kind: 'already_pending' };
       await repository.requeue(delivery.id, {
         now: clock.now().toISOString(),
