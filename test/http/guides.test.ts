@@ -132,6 +132,9 @@ describe('guides served by the service', () => {
     assert.equal(index.statusCode, 200);
     const listed = [...index.body.matchAll(/\]\(([a-z0-9-]+\.md)\)/g)].map((m) => m[1]);
     assert.deepEqual(listed, PAGES);
+    const bare = await t.app.inject({ method: 'GET', url: '/guides' });
+    assert.equal(bare.statusCode, 301, 'without the slash, the index is one redirect away');
+    assert.equal(bare.headers.location, '/guides/');
   });
 
   it('every link of a served guide, and of the index, resolves on the server to a page that has its anchor', async () => {

@@ -86,6 +86,10 @@ export function guidesRoutes(guides: readonly Guide[]) {
   );
   return async function register(app: FastifyInstance) {
     const headers = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' };
+    // Without the slash the index's relative links would resolve from the root: send the reader there.
+    app.get(GUIDES_PATH.slice(0, -1), { schema: { hide: true } }, (_request, reply) =>
+      reply.redirect(GUIDES_PATH, 301),
+    );
     app.get(GUIDES_PATH, { schema: { hide: true } }, (_request, reply) =>
       reply
         .headers(headers)
