@@ -149,6 +149,14 @@ function str(env: Env, name: string, fallback: string): string {
   return value ? value : fallback;
 }
 
+/** A secret sent as `Authorization: Bearer <secret>`: one word, so a client can send it as it is. */
+function bearerSecret(env: Env, name: string): string | null {
+  const value = optional(env, name);
+  if (value !== null && /\s/.test(value))
+    throw new ConfigError(`${name} may not contain spaces: clients send it as "Authorization: Bearer <token>"`);
+  return value;
+}
+
 function optional(env: Env, name: string): string | null {
   const value = env[name]?.trim();
   return value ? value : null;
@@ -252,7 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'OPENVAT_BODY_LIMIT', 1_048_576, 1_024, 64 * 1_048_576),
     connections: connections(env),
     playground: bool(env, 'OPENVAT_PLAYGROUND', true),
-    metricsToken: optional(env, 'OPENVAT_METRICS_TOKEN'),
+    metricsToken: bearerSecret(env, 'OPENVAT_METRICS_TOKEN'),
     publicRateLimitPerMinute: int(env, 'OPENVAT_PUBLIC_RATE_LIMIT', 600, 1, 100_000_000),
     keyCacheMs: int(env, 'OPENVAT_KEY_CACHE_MS', 5_000, 0, 300_000),
     keyRateLimitPerMinute: {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { germanVatNumberWithCheckDigit } from '../../src/simulators/evatr.js';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
 import { expectedViesAnswer } from '../../src/simulators/vies.js';
@@ -169,6 +170,22 @@ describe('GET /metrics', () => {
     assert.ok(used.size >= 10);
     const exposed = new Set(samples.map((sample) => sample.name));
     for (const name of used) assert.ok(exposed.has(name), `${name} is exposed`);
+  });
+  it('reads the scheme as for API keys: case-insensitive', async () => {
+    const lower = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `bearer ${token}` },
+    });
+    assert.equal(lower.statusCode, 200);
+  });
+
+  it('a token with a space is refused at start: no client could send it as a bearer token', () => {
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'sqlite::memory:', OPENVAT_METRICS_TOKEN: 'two words' }),
+      (error: Error) =>
+        error instanceof ConfigError && /OPENVAT_METRICS_TOKEN may not contain spaces/.test(error.message),
+    );
   });
 });
 

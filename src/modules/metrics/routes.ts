@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { bearerToken } from '../../lib/bearer.js';
 import { safeEqual } from '../../lib/crypto.js';
 import { errors } from '../../lib/errors.js';
 import type { Metrics } from './service.js';
@@ -18,7 +19,7 @@ export function registerMetrics(app: FastifyInstance, deps: { metrics: Metrics; 
     done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    const given = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim() ?? '';
+    const given = bearerToken(request.headers.authorization) ?? '';
     if (!safeEqual(given, token)) {
       throw errors.unauthorized('GET /metrics needs "Authorization: Bearer <OPENVAT_METRICS_TOKEN>".');
     }
