@@ -153,7 +153,9 @@ function str(env: Env, name: string, fallback: string): string {
 function bearerSecret(env: Env, name: string): string | null {
   const value = optional(env, name);
   if (value !== null && /\s/.test(value))
-    throw new ConfigError(`${name} may not contain spaces: clients send it as "Authorization: Bearer <token>"`);
+    throw new ConfigError(
+      `${name} may not contain spaces: clients send it as "Authorization: Bearer <token>"`,
+    );
   return value;
 }
 
