@@ -135,16 +135,18 @@ describe('a limit that adapts to a registry that throttles', () => {
   });
 });
 
+/** Shared-store options of one instance of two, on a fresh prefix; Redis must not fail. */
+const sharedOn = (p: string) => (redis: Redis) => ({
+  redis: redis as unknown as RedisLike,
+  prefix: p,
+  leaseMs: 2_000,
+  instances: () => 2,
+  onDegraded: (error: unknown) => assert.fail(String(error)),
+});
+
 describe('permits shared through Redis', { skip }, () => {
   it('two instances never exceed the limit together, and interactive callers go first on each', async () => {
-    const p = prefix();
-    const shared = (redis: Redis) => ({
-      redis: redis as unknown as RedisLike,
-      prefix: p,
-      leaseMs: 2_000,
-      instances: () => 2,
-      onDegraded: (error: unknown) => assert.fail(String(error)),
-    });
+    const shared = sharedOn(prefix());
     const a = createPermits({ limitFor: () => 2, shared: shared(connect()) });
     const b = createPermits({ limitFor: () => 2, shared: shared(connect()) });
     let running = 0;
@@ -182,14 +184,7 @@ describe('permits shared through Redis', { skip }, () => {
   });
 
   it('a registry throttling one instance lowers the limit on every instance', async () => {
-    const p = prefix();
-    const shared = (redis: Redis) => ({
-      redis: redis as unknown as RedisLike,
-      prefix: p,
-      leaseMs: 2_000,
-      instances: () => 2,
-      onDegraded: (error: unknown) => assert.fail(String(error)),
-    });
+    const shared = sharedOn(prefix());
     const a = createPermits({ limitFor: () => 4, shared: shared(connect()) });
     const b = createPermits({ limitFor: () => 4, shared: shared(connect()) });
     const held = [await b.acquire('vies:DE')];

@@ -93,39 +93,34 @@ export function createMetrics() {
       }
     },
   });
-  new Gauge({
-    name: 'openvat_registry_in_flight',
-    help: 'Registry calls in flight per registry and member state.',
-    labelNames: ['registry', 'country'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const entry of registries)
-        this.set({ registry: entry.registry, country: entry.country }, entry.in_flight);
-    },
-  });
-  new Gauge({
-    name: 'openvat_registry_queued',
-    help: 'Registry calls waiting for a slot per registry and member state.',
-    labelNames: ['registry', 'country'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const entry of registries)
-        this.set({ registry: entry.registry, country: entry.country }, entry.queued);
-    },
-  });
-  new Gauge({
-    name: 'openvat_registry_concurrency_limit',
-    help: 'Registry calls allowed at once per registry and member state (lowered while the registry throttles).',
-    labelNames: ['registry', 'country'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const entry of registries)
-        this.set({ registry: entry.registry, country: entry.country }, entry.concurrency_limit);
-    },
-  });
+  /** A gauge per registry and member state, read from the scrape's registry states. */
+  const registryGauge = (name: string, help: string, value: (entry: RegistryState) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['registry', 'country'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const entry of registries)
+          this.set({ registry: entry.registry, country: entry.country }, value(entry));
+      },
+    });
+  registryGauge(
+    'openvat_registry_in_flight',
+    'Registry calls in flight per registry and member state.',
+    (entry) => entry.in_flight,
+  );
+  registryGauge(
+    'openvat_registry_queued',
+    'Registry calls waiting for a slot per registry and member state.',
+    (entry) => entry.queued,
+  );
+  registryGauge(
+    'openvat_registry_concurrency_limit',
+    'Registry calls allowed at once per registry and member state (lowered while the registry throttles).',
+    (entry) => entry.concurrency_limit,
+  );
   const batchPending = new Gauge({
     name: 'openvat_batch_items_pending',
     help: 'Batch job items waiting to be validated.',
