@@ -17,6 +17,8 @@ describe('the playground demo key', () => {
 
   const validate = (vat: string, remoteAddress: string, headers: Record<string, string> = demo) =>
     t.app.inject({ method: 'GET', url: `/v1/validate?vat_number=${vat}`, headers, remoteAddress });
+  const demoRates = (remoteAddress: string) =>
+    t.app.inject({ method: 'GET', url: '/v1/rates/fr', headers: demo, remoteAddress });
 
   it('answers in test mode from a tenant of its own, and its audit records are its own', async () => {
     const res = await validate('DE100000008', '198.51.100.1');
@@ -110,10 +112,7 @@ describe('the playground demo key', () => {
     ];
     // It is 12:10: the hour's budget is whole again in 50 minutes.
     for (let i = 0; i < 30; i++) {
-      const res =
-        i % 6 === 5
-          ? await t.app.inject({ method: 'GET', url: '/v1/rates/fr', headers: demo, remoteAddress: ip })
-          : await validate('DE300000002', ip);
+      const res = i % 6 === 5 ? await demoRates(ip) : await validate('DE300000002', ip);
       assert.equal(res.statusCode, 200, `request ${i + 1}: ${res.body}`);
       assert.deepEqual(budget(res), ['30', String(29 - i), '3000'], `request ${i + 1}`);
     }
@@ -121,12 +120,7 @@ describe('the playground demo key', () => {
     assert.equal(over.statusCode, 429);
     assert.deepEqual(budget(over), ['30', '0', '3000']);
     assert.equal(over.headers['retry-after'], over.headers['x-ratelimit-reset']);
-    const overRates = await t.app.inject({
-      method: 'GET',
-      url: '/v1/rates/fr',
-      headers: demo,
-      remoteAddress: ip,
-    });
+    const overRates = await demoRates(ip);
     assert.equal(overRates.statusCode, 429);
     assert.deepEqual(budget(overRates), ['30', '0', '3000']);
     // Another address has its own budget.
@@ -140,12 +134,7 @@ describe('the playground demo key', () => {
       assert.equal(res.statusCode, 200, `request ${i + 1}: ${res.body}`);
     }
     for (let i = 0; i < 10; i++) {
-      const res = await t.app.inject({
-        method: 'GET',
-        url: '/v1/rates/fr',
-        headers: demo,
-        remoteAddress: ip,
-      });
+      const res = await demoRates(ip);
       assert.equal(res.statusCode, 200, `rates ${i + 1}`);
     }
     const over = await validate('DE300000002', ip);
@@ -154,12 +143,7 @@ describe('the playground demo key', () => {
     assert.match(over.json().error.message, /playground/);
     // The hour started at 12:00; it is 12:10.
     assert.equal(over.headers['retry-after'], String(50 * 60));
-    const overRates = await t.app.inject({
-      method: 'GET',
-      url: '/v1/rates/fr',
-      headers: demo,
-      remoteAddress: ip,
-    });
+    const overRates = await demoRates(ip);
     assert.equal(overRates.statusCode, 429);
     assert.equal(overRates.headers['x-ratelimit-limit'], '30');
     // Without the demo key the rates stay public for that address, and other addresses keep their budget.
