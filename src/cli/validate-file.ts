@@ -273,6 +273,14 @@ async function directValidator(config: Config, key: string | undefined) {
       await container.close();
       throw new Error('the database has no active API key; create one with "openvat keys create"');
     }
+    // The run is recorded under the key (its audit records, and a live key's webhook events): with
+    // several accounts, none is picked for the operator.
+    if (keys.some((k) => k.accountId !== chosen.accountId)) {
+      await container.close();
+      throw new Error(
+        'the database holds active keys of several accounts; name the key to validate with: --key svc_…',
+      );
+    }
     principal = {
       id: chosen.id,
       accountId: chosen.accountId,
@@ -587,7 +595,10 @@ export function createValidateFileCommand(config: () => Config): Command {
     )
     .option('--out <file>', 'results file (default: <file>.results.csv); rows already in it are skipped')
     .option('--url <url>', 'a running openvat service (default: validate in-process on DATABASE_URL)')
-    .option('--key <key>', 'API key (with --url: Pro or Business; in-process: default the first active key)')
+    .option(
+      '--key <key>',
+      'API key (with --url: Pro or Business; in-process: default the first active key, when all are of one account)',
+    )
     .option('--sync', 'with --url: use the synchronous batch API (chunks of 100) instead of batch jobs')
     .option('--chunk <n>', 'numbers per request (default 1000 for batch jobs, 100 otherwise)', positiveInt)
     .option('--limit <n>', 'validate at most this many rows in this run', positiveInt)

@@ -304,3 +304,51 @@ describe('openvat validate-file', () => {
     });
   });
 });
+
+describe('openvat validate-file in-process, on a database of several accounts', () => {
+  let dir: string;
+  let databaseUrl: string;
+  let keys: { id: string; key: string }[];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openvat-validate-file-accounts-'));
+    databaseUrl = `sqlite:${join(dir, 'openvat.sqlite')}`;
+    const t = await buildTestApp({ DATABASE_URL: databaseUrl });
+    try {
+      keys = [await t.key('business', 'test'), await t.key('business', 'test')];
+    } finally {
+      await t.close();
+    }
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'validate-file', ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
+
+  async function auditsByKey(): Promise<Record<string, number>> {
+    const db = createDatabase(databaseUrl);
+    try {
+      const rows = await db.kysely.selectFrom('audits').select('key_id').execute();
+      const out: Record<string, number> = {};
+      for (const row of rows) out[row.key_id] = (out[row.key_id] ?? 0) + 1;
+      return out;
+    } finally {
+      await db.close();
+    }
+  }
+
+  it('does not pick one of them without --key: nothing is recorded under a key nobody named', async () => {
+    const input = join(dir, 'list.txt');
+    writeFileSync(input, 'DE100000008\n');
+    const res = cli(input, '--out', join(dir, 'unnamed.csv'));
+    assert.equal(res.status, 2, res.stderr);
+    assert.match(res.stderr, /^openvat: .*several accounts.*--key/);
+    assert.deepEqual(await auditsByKey(), {});
+    const named = cli(input, '--key', keys[1]?.key as string, '--out', join(dir, 'named.csv'));
+    assert.equal(named.status, 0, named.stderr);
+    assert.deepEqual(await auditsByKey(), { [keys[1]?.id as string]: 1 });
+  });
+});

@@ -16,11 +16,15 @@ import { type JsonSchema, valid } from '../helpers/schema-arbitrary.js';
  * method is called by keys that must not act on the owner's data — a key of another account, a key of
  * the owner's account in the other mode, a revoked key and a key of a plan without the operation —
  * and each must be refused with the right status while nothing stored changes (every table's rows
- * are hashed before and after). Routes added later are covered without changes here: their path
- * parameters get the owner's ids where the path names a known resource, a fresh UUID otherwise.
+ * are hashed before and after); the lists, counts and summaries they read hold nothing of the
+ * owner's. Routes added later are covered without changes here: their path parameters get the
+ * owner's ids where the path names a known resource, a fresh UUID otherwise.
  */
 
 const clock = createManualClock('2026-11-22T10:00:00.000Z');
+
+/** The company name the registry answers with (changed once, so the owner's monitor has a change). */
+let registryName = 'Beispiel GmbH';
 
 /** A live registry that answers every number valid (the owner works in live mode). */
 const registry = {
@@ -30,7 +34,7 @@ const registry = {
     kind: 'answer' as const,
     source: 'vies' as const,
     valid: true,
-    name: 'Beispiel GmbH',
+    name: registryName,
     address: 'Hauptstrasse 1, Wien',
     consultationNumber: null,
     checkedAt: clock.now(),
@@ -43,6 +47,7 @@ interface Owned {
   auditId: string;
   jobId: string;
   confirmationId: string;
+  monitorId: string;
 }
 
 /** The owner's id for a path parameter, from the path segment it follows; a fresh id otherwise. */
@@ -60,6 +65,8 @@ function paramValue(url: string, name: string, owned: Owned): string {
       return owned.jobId;
     case 'confirmations':
       return owned.confirmationId;
+    case 'monitors':
+      return owned.monitorId;
     default:
       return '0196f000-0000-7000-8000-000000000000';
   }
@@ -84,6 +91,19 @@ function sampleQuery(route: RouteEntry): string {
   return `?${new URLSearchParams(Object.entries(value).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
 }
 
+const env = { OPENVAT_CONFIRM_BURST: '1000', OPENVAT_PLAYGROUND: 'false' };
+
+/** The app's ports on a database: the fixed clock, the live registry above, a fake DNS and eVatR. */
+function portsOn(db: TestDb) {
+  return {
+    db,
+    clock,
+    dns: createFakeDns({ 'hooks.example.com': '93.184.216.34' }),
+    registries: { clientForPrefix: () => registry, viesStatus: { checkStatus: async () => null } },
+    evatr: createTestModeEvatrClient({ clock }),
+  };
+}
+
 for (const target of await databaseTargets()) {
   describe(`authorization matrix (${target.name})`, { skip: target.skip }, () => {
     let db: TestDb;
@@ -95,17 +115,9 @@ for (const target of await databaseTargets()) {
     let routes: RouteEntry[];
 
     before(async () => {
+      registryName = 'Beispiel GmbH';
       db = await target.open();
-      t = await buildTestApp(
-        { OPENVAT_CONFIRM_BURST: '1000', OPENVAT_PLAYGROUND: 'false' },
-        {
-          db,
-          clock,
-          dns: createFakeDns({ 'hooks.example.com': '93.184.216.34' }),
-          registries: { clientForPrefix: () => registry, viesStatus: { checkStatus: async () => null } },
-          evatr: createTestModeEvatrClient({ clock }),
-        },
-      );
+      t = await buildTestApp(env, portsOn(db));
       owner = await t.key('business', 'live', { defaultRequesterVat: 'DE136695976' });
       const { accountId } = owner;
       const call = async (method: string, url: string, payload?: object) => {
@@ -127,6 +139,16 @@ for (const target of await databaseTargets()) {
         vat_number: 'ATU12345678',
         company: { name: 'Beispiel GmbH', street: 'Hauptstrasse 1', postcode: '1010', town: 'Wien' },
       });
+      const monitor = await call('POST', '/v1/monitors', {
+        vat_number: 'ATU14243102',
+        interval: 'daily',
+        reference: 'owner-reference',
+      });
+      const monitorId = (monitor.data as unknown as { monitor: { id: string } }).monitor.id;
+      // The registry now answers another name: the owner's monitor records a change.
+      registryName = 'Beispiel Holding GmbH';
+      const check = await call('POST', `/v1/monitors/${monitorId}/check`);
+      assert.equal((check.data as unknown as { changes: unknown[] }).changes.length, 1);
       const firstDelivery = (deliveries.data as unknown as Array<{ id: string }>)[0];
       assert.ok(firstDelivery, 'the validation queued a delivery');
       owned = {
@@ -135,6 +157,7 @@ for (const target of await databaseTargets()) {
         auditId: validation.meta.request_id,
         jobId: job.data.id as string,
         confirmationId: confirmation.data.confirmation_id as string,
+        monitorId,
       };
 
       intruders['another account'] = await t.key('business', 'live');
@@ -162,9 +185,9 @@ for (const target of await databaseTargets()) {
       }
     });
 
-    async function attempt(route: RouteEntry, key: TestKey) {
+    async function attempt(route: RouteEntry, key: TestKey, app: TestApp = t) {
       const body = sampleBody(route);
-      return t.app.inject({
+      return app.app.inject({
         method: route.method as 'GET',
         url: `${pathFor(route, owned)}${sampleQuery(route)}`,
         headers: { ...key.headers, 'idempotency-key': `matrix-${key.id}` },
@@ -200,6 +223,55 @@ for (const target of await databaseTargets()) {
             `${who}: ${route.method} ${route.url} changed stored data`,
           );
         }
+      }
+    });
+
+    it("keys of another account or mode list, count and summarise none of the owner's rows", async () => {
+      // What a key of its mode reads on a server that holds nothing else, making the same calls: fresh
+      // intruders must read exactly that here, beside the owner's rows.
+      const emptyDb = await target.open();
+      const empty = await buildTestApp(env, portsOn(emptyDb));
+      /** The answer's status and `data`, with the key's own id replaced (usage names it). */
+      const read = async (route: RouteEntry, key: TestKey, app: TestApp) => {
+        const res = await attempt(route, key, app);
+        const { data } = res.json() as { data?: unknown };
+        return { status: res.statusCode, data: JSON.stringify(data ?? null).replaceAll(key.id, '<key>') };
+      };
+      try {
+        const lists = routes.filter((r) => r.method === 'GET' && !r.url.includes(':'));
+        const intrudersOf = {
+          'another account': { key: await t.key('business', 'live'), mode: 'live' },
+          'a test key of the same account': {
+            key: await t.key('business', 'test', { accountId: owner.accountId }),
+            mode: 'test',
+          },
+        } as const;
+        for (const [who, { key, mode }] of Object.entries(intrudersOf)) {
+          const alone = await empty.key('business', mode);
+          for (const route of lists) {
+            assert.deepEqual(
+              await read(route, key, t),
+              await read(route, alone, empty),
+              `${who}: ${route.method} ${route.url}`,
+            );
+          }
+        }
+        // The owner's answers do describe its rows, so the comparison above has something to miss.
+        const alone = await empty.key('business', 'live');
+        for (const url of [
+          '/v1/webhooks',
+          '/v1/monitors',
+          '/v1/monitors/changes',
+          '/v1/monitors/summary',
+          '/v1/usage',
+        ]) {
+          const route = lists.find((r) => r.url === url) as RouteEntry;
+          assert.ok(route, `${url} is in the route table`);
+          assert.notDeepEqual(await read(route, owner, t), await read(route, alone, empty), url);
+        }
+      } finally {
+        await empty.close();
+        await emptyDb.dispose();
       }
     });
 
@@ -246,7 +318,9 @@ for (const target of await databaseTargets()) {
             .some(
               (s, i, all) =>
                 s.startsWith(':') &&
-                !['webhooks', 'deliveries', 'audits', 'batch', 'confirmations'].includes(all[i - 1] ?? ''),
+                !['webhooks', 'deliveries', 'audits', 'batch', 'confirmations', 'monitors'].includes(
+                  all[i - 1] ?? '',
+                ),
             )
         )
           continue;

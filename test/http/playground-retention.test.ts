@@ -69,4 +69,31 @@ describe("the playground demo key's rows expire after 24 hours", () => {
     // The evidence chain is untouched: expiring is not deleting.
     assert.equal((await t.container.confirmations.verifyChain()).ok, true);
   });
+
+  it("the audit records of its stored work (a batch job, a monitor's checks): served for 24 hours, then 404", async () => {
+    const post = (url: string, payload: object) =>
+      t.app.inject({ method: 'POST', url, headers: demo, remoteAddress: '198.51.100.9', payload });
+    const job = await post('/v1/validate/batch', { vat_numbers: ['DE100000008'], async: true });
+    assert.equal(job.statusCode, 202, job.body);
+    await t.container.batchWorker.drain();
+    const monitor = await post('/v1/monitors', { vat_number: 'DE100000008', interval: 'daily' });
+    assert.equal(monitor.statusCode, 201, monitor.body);
+    const ids = [job.json().meta.request_id as string, monitor.json().data.check.request_id as string];
+    const expiries = await t.container.db.kysely
+      .selectFrom('audits')
+      .select(['endpoint', 'expires_at'])
+      .where('request_id', 'in', ids)
+      .orderBy('endpoint')
+      .execute();
+    const tomorrow = new Date(clock.millis() + 86_400_000).toISOString();
+    assert.deepEqual(expiries, [
+      { endpoint: 'monitor_check', expires_at: tomorrow },
+      { endpoint: 'validate_batch', expires_at: tomorrow },
+    ]);
+    const get = (id: string) =>
+      t.app.inject({ method: 'GET', url: `/v1/audits/${id}`, headers: demo, remoteAddress: '198.51.100.10' });
+    for (const id of ids) assert.equal((await get(id)).statusCode, 200);
+    clock.advance(86_400_000);
+    for (const id of ids) assert.equal((await get(id)).statusCode, 404);
+  });
 });

@@ -118,6 +118,24 @@ describe('GET /v1/validate with a live key against the registry simulators', () 
     assert.equal(viesStats(sim).total, before + 1);
   });
 
+  it("shares a requester call's consultation number with the same key's concurrent calls only", async () => {
+    sim.control({ latencyMs: 150 });
+    const [vat] = germanNumbers(1, true, 310);
+    const [requester] = germanNumbers(1, true, 320);
+    const other = await t.key('pro', 'live');
+    const before = viesStats(sim).total;
+    const url = `/v1/validate?vat_number=${vat}&requester_vat_number=${requester}`;
+    const ask = (key: TestKey) => t.app.inject({ method: 'GET', url, headers: key.headers });
+    const [first, again, foreign] = await Promise.all([ask(live), ask(live), ask(other)]);
+    for (const res of [first, again, foreign]) assert.equal(res.statusCode, 200, res.body);
+    const verifyId = (res: typeof first) => res.json().data.verify_id as string;
+    assert.match(verifyId(first), /^WAPI/);
+    assert.equal(verifyId(again), verifyId(first), "the key's own concurrent call shares its answer");
+    assert.match(verifyId(foreign), /^WAPI/);
+    assert.notEqual(verifyId(foreign), verifyId(first), 'another key gets a consultation of its own');
+    assert.equal(viesStats(sim).total, before + 2);
+  });
+
   it('keeps each member state under its concurrency limit', async () => {
     sim.control({ latencyMs: 50, concurrencyLimit: { DE: 2 } });
     const numbers = germanNumbers(12, true, 400);

@@ -27,8 +27,18 @@ export function createAuditsRepository(db: Kysely<Database>) {
       await insertRows(records, trx);
     },
 
-    async find(requestId: string, trx: Kysely<Database> = db): Promise<AuditsTable | undefined> {
-      return trx.selectFrom('audits').selectAll().where('request_id', '=', requestId).executeTakeFirst();
+    /** The record of this request id if this key made the call (another key's is not read). */
+    async findOfKey(
+      keyId: string,
+      requestId: string,
+      trx: Kysely<Database> = db,
+    ): Promise<AuditsTable | undefined> {
+      return trx
+        .selectFrom('audits')
+        .selectAll()
+        .where('request_id', '=', requestId)
+        .where('key_id', '=', keyId)
+        .executeTakeFirst();
     },
 
     /** Deletes up to `limit` records that expired before `now`; returns how many. */

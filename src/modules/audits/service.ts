@@ -83,8 +83,8 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
     /** The record, when it exists, belongs to this key, has not expired and the plan keeps records. */
     async find(principal: ApiKeyPrincipal, requestId: string): Promise<StoredAudit | null> {
       if (AUDIT_RETENTION_DAYS[principal.plan] === null) return null;
-      const row = await repository.find(requestId);
-      if (!row || row.key_id !== principal.id) return null;
+      const row = await repository.findOfKey(principal.id, requestId);
+      if (!row) return null;
       if (row.expires_at <= clock.now().toISOString()) return null;
       return {
         requestId: row.request_id,

@@ -229,8 +229,8 @@ export function createJobStore(deps: {
     principal: ApiKeyPrincipal,
     id: string,
   ): Promise<{ view: JobView } | { json: string } | null> {
-    const row = await repository.findJob(id);
-    if (!row || row.key_id !== principal.id) return null;
+    const row = await repository.findJobOfKey(principal.id, id);
+    if (!row) return null;
     if (row.status === 'completed') {
       return { json: completedData(row, await repository.results(id), row.completed_at).json };
     }

@@ -90,6 +90,16 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
       return trx.selectFrom('batch_jobs').select(JOB_COLUMNS).where('id', '=', id).executeTakeFirst();
     },
 
+    /** A job of this key, as `findJob` reads it (another key's is not read). */
+    async findJobOfKey(keyId: string, id: string, trx: Kysely<Database> = db): Promise<BatchJob | undefined> {
+      return trx
+        .selectFrom('batch_jobs')
+        .select(JOB_COLUMNS)
+        .where('id', '=', id)
+        .where('key_id', '=', keyId)
+        .executeTakeFirst();
+    },
+
     /** The request body of a job, as JSON text. */
     async requestBody(id: string, trx: Kysely<Database> = db): Promise<string | undefined> {
       const row = await trx

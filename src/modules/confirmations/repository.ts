@@ -45,8 +45,20 @@ export function createConfirmationsRepository(db: Kysely<Database>) {
       await trx.insertInto('confirmations').values(row).execute();
     },
 
-    async find(id: string, trx: Kysely<Database> = db): Promise<ConfirmationsTable | undefined> {
-      return trx.selectFrom('confirmations').selectAll().where('id', '=', id).executeTakeFirst();
+    /** A confirmation of this account and mode (another account's, or the other mode's, is not read). */
+    async findOfAccount(
+      accountId: string,
+      mode: string,
+      id: string,
+      trx: Kysely<Database> = db,
+    ): Promise<ConfirmationsTable | undefined> {
+      return trx
+        .selectFrom('confirmations')
+        .selectAll()
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where('mode', '=', mode)
+        .executeTakeFirst();
     },
 
     async head(trx: Kysely<Database> = db): Promise<ConfirmationChainHeadTable | undefined> {

@@ -608,9 +608,9 @@ export function createConfirmationsService(deps: {
 
     /** A confirmation of the caller's account, or null (unknown id or another account's). */
     async find(principal: ApiKeyPrincipal, id: string): Promise<StoredConfirmation | null> {
-      const row = await repository.find(id);
       // Test and live keys of one account see only their own mode's confirmations.
-      if (!row || row.account_id !== principal.accountId || row.mode !== principal.mode) return null;
+      const row = await repository.findOfAccount(principal.accountId, principal.mode, id);
+      if (!row) return null;
       // Past its retention a confirmation is no longer served (it stays in the evidence chain).
       if (row.retain_until <= clock.now().toISOString()) return null;
       return row;

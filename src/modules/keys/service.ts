@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
+import { PLAYGROUND_PRINCIPAL } from '../playground/index.js';
 import type { Mode, Plan } from './plans.js';
 import type { KeysRepository } from './repository.js';
 
@@ -20,7 +21,8 @@ export interface ApiKeyPrincipal {
 
 /**
  * The principal of work stored on a key's behalf (a batch job, a monitor) and done later without a
- * request: the row keeps the key's id, account, plan and mode as they were when it was stored.
+ * request: the row keeps the key's id, account, plan and mode as they were when it was stored. Work
+ * of the playground's demo key stays the demo key's (what it records is kept 24 hours).
  */
 export function principalOfStoredWork(row: {
   key_id: string;
@@ -28,6 +30,7 @@ export function principalOfStoredWork(row: {
   plan: string;
   mode: string;
 }): ApiKeyPrincipal {
+  if (row.key_id === PLAYGROUND_PRINCIPAL.id) return PLAYGROUND_PRINCIPAL;
   return {
     id: row.key_id,
     accountId: row.account_id,

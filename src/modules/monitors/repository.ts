@@ -57,8 +57,28 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
       }
     },
 
-    async find(id: string, trx: Kysely<Database> = db): Promise<MonitorsTable | undefined> {
-      return trx.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirst();
+    /** A monitor of this key (another key's is not read). */
+    async findOfKey(
+      keyId: string,
+      id: string,
+      trx: Kysely<Database> = db,
+    ): Promise<MonitorsTable | undefined> {
+      return trx
+        .selectFrom('monitors')
+        .selectAll()
+        .where('id', '=', id)
+        .where('key_id', '=', keyId)
+        .executeTakeFirst();
+    },
+
+    /** A monitor of this key, locked as `findForUpdate` locks it (another key's is neither read nor locked). */
+    async findOfKeyForUpdate(
+      keyId: string,
+      id: string,
+      trx: Kysely<Database>,
+    ): Promise<MonitorsTable | undefined> {
+      const query = trx.selectFrom('monitors').selectAll().where('id', '=', id).where('key_id', '=', keyId);
+      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
     },
 
     /** The monitor row, locked until the end of the transaction on PostgreSQL (checks of one monitor queue). */

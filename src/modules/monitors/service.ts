@@ -475,8 +475,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
   }
 
   async function ownedRow(principal: ApiKeyPrincipal, id: string): Promise<MonitorsTable | null> {
-    const row = await repository.find(id);
-    return row && row.key_id === principal.id ? row : null;
+    return (await repository.findOfKey(principal.id, id)) ?? null;
   }
 
   return {
@@ -489,7 +488,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
       if (!('ok' in parsed)) return parsed;
       const [existing] = await repository.findByNumbers(principal.id, [parsed.vat.normalised]);
       if (existing) {
-        const row = await repository.find(existing.id);
+        const row = await repository.findOfKey(principal.id, existing.id);
         if (row) return { kind: 'existing', monitor: monitorView(row) };
       }
       const max = maxFor(principal);
@@ -504,7 +503,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
       const [stored] = await repository.findByNumbers(principal.id, [row.vat_number]);
       if (!stored || stored.id !== row.id) {
         // A concurrent request created it first.
-        const other = stored ? await repository.find(stored.id) : undefined;
+        const other = stored ? await repository.findOfKey(principal.id, stored.id) : undefined;
         if (other) return { kind: 'existing', monitor: monitorView(other) };
       }
       const result = await apply(row.id, 'created', await ask(row, 'created', undefined));
@@ -626,8 +625,8 @@ export function createMonitorsService(deps: MonitorsDeps) {
       patch: { interval?: Interval; reference?: string | null; metadata?: Record<string, unknown> | null },
     ): Promise<MonitorView | null> {
       return db.kysely.transaction().execute(async (trx) => {
-        const row = await repository.findForUpdate(id, trx);
-        if (!row || row.key_id !== principal.id) return null;
+        const row = await repository.findOfKeyForUpdate(principal.id, id, trx);
+        if (!row) return null;
         const update: MonitorUpdate = {};
         if (patch.reference !== undefined) update.reference = patch.reference;
         if (patch.metadata !== undefined)

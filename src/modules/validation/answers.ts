@@ -9,6 +9,12 @@ import type { SourceStatus, ValidationSource } from './types.js';
 export interface AnswerQuery {
   vat: ParsedVatNumber;
   requester: ParsedVatNumber | null;
+  /**
+   * The API key asking. A look-up with a requester yields a consultation number, which is the record
+   * of one key's request: concurrent look-ups of the same number and requester share one upstream
+   * call only when they come from the same key.
+   */
+  caller?: string;
   /** `false` forces a live call. */
   useCache: boolean;
   signal?: AbortSignal;

@@ -274,7 +274,11 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
 
       const key = `${client.source}:${vat.country}`;
       const started = performance.now();
-      const result = await coalescer.run(`${vat.normalised}|${requester?.normalised ?? ''}`, () =>
+      // A consultation number belongs to the key that asked for it: never shared with another key.
+      const coalesceKey = requester
+        ? `${vat.normalised}|${requester.normalised}|${query.caller ?? ''}`
+        : `${vat.normalised}|`;
+      const result = await coalescer.run(coalesceKey, () =>
         guarded(client, key, vat, requester, query.signal, query.priority ?? 'interactive'),
       );
       options.observer?.registryCall({

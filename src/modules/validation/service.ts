@@ -97,6 +97,7 @@ export function createValidationService(deps: {
       const outcome = await source.answer({
         vat: target.vat,
         requester,
+        caller: principal.id,
         useCache: request.useCache !== false,
         ...(request.priority ? { priority: request.priority } : {}),
         ...(signal ? { signal } : {}),
