@@ -451,7 +451,11 @@ for (const target of await databaseTargets()) {
         'the interactive call went out next to the one scheduled check',
       );
       const permits = (await t.container.liveAnswers.permits.snapshot()).find((p) => p.key === 'vies:DE');
-      assert.deepEqual(permits, { key: 'vies:DE', inFlight: 2, queued: 0, limit: 2 }, 'nothing waits for a slot');
+      assert.deepEqual(
+        permits,
+        { key: 'vies:DE', inFlight: 2, queued: 0, limit: 2 },
+        'nothing waits for a slot',
+      );
       registry.releaseAll();
       const res = await validation;
       assert.equal(res.statusCode, 200);
