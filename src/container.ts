@@ -178,10 +178,15 @@ async function connectRedis(url: string): Promise<Redis> {
 
 /** The composition root: every service is created and wired here, once. */
 export async function createContainer(config: Config, ports: Ports = {}): Promise<Container> {
-  const db = ports.db ?? createDatabase(config.databaseUrl);
+  const log = ports.log ?? pino({ level: config.logLevel });
+  const db =
+    ports.db ??
+    createDatabase(config.databaseUrl, {
+      onConnectionError: (error) =>
+        log.warn({ err: error }, 'PostgreSQL ended an idle connection; the pool opens a new one on next use'),
+    });
   await db.migrate();
   const clock = ports.clock ?? systemClock;
-  const log = ports.log ?? pino({ level: config.logLevel });
   const ids = ports.ids ?? createIdGenerator();
   const redis =
     ports.redis !== undefined ? ports.redis : config.redisUrl ? await connectRedis(config.redisUrl) : null;

@@ -27,6 +27,11 @@ export interface DatabaseOptions {
   /** PostgreSQL only: pool size. */
   poolSize?: number;
   /**
+   * PostgreSQL only: told when the server ends an idle connection of the pool (a restart, a
+   * failover, a pooler's idle timeout). The pool drops it and opens a new one on next use.
+   */
+  onConnectionError?: (error: Error) => void;
+  /**
    * SQLite files only: how often a thread of its own checkpoints the write-ahead log (default 100 ms;
    * 0 leaves checkpoints to the committing connection, as SQLite does by default).
    */
@@ -88,6 +93,12 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
 
 function openPostgres(url: string, options: DatabaseOptions): Db {
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // A connection the server ends emits `error`: on the pool while idle, on the client while a query
+  // holds it (its query fails too, and the pool discards it on release). Without listeners either
+  // would end the process, as an EventEmitter's unhandled `error` does.
+  const connectionError = (error: Error) => options.onConnectionError?.(error);
+  pool.on('error', connectionError);
+  pool.on('connect', (client) => client.on('error', connectionError));
   if (options.schema) {
     const schema = options.schema;
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name "${schema}"`);
@@ -114,11 +125,19 @@ function wrap(
     describe,
     async migrate() {
       if (schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(kysely);
+      // On PostgreSQL the migration tables are looked for in the schema the tables go to (the first
+      // of the search path): the migrator otherwise finds them in any schema of the database (another
+      // application's, another instance's), skips creating its own, and then cannot use them.
+      const tableSchema =
+        schema ??
+        (dialect === 'postgres'
+          ? (await sql<{ name: string }>`SELECT current_schema() AS name`.execute(kysely)).rows[0]?.name
+          : undefined);
       const migrator = new Migrator({
         db: kysely,
         provider: migrationProvider,
         allowUnorderedMigrations: true,
-        ...(schema ? { migrationTableSchema: schema } : {}),
+        ...(tableSchema ? { migrationTableSchema: tableSchema } : {}),
       });
       const { error, results } = await migrator.migrateToLatest();
       if (error) {

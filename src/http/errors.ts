@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, type ErrorCode, MALFORMED_CODE } from '../lib/errors.js';
+import { ApiError, type ErrorCode, isConnectionFailure, MALFORMED_CODE } from '../lib/errors.js';
 import { redactUrl } from './log-redaction.js';
 import { baseMeta } from './meta.js';
 
@@ -92,6 +92,25 @@ export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
       return reply
         .code(status === 415 ? 400 : status)
         .send(envelope(request, reply, MALFORMED_CODE, message));
+    }
+    if (isConnectionFailure(error)) {
+      // The database is down or restarting: a retry in a few seconds may succeed.
+      // The closed list of codes has no word for it; 503 with Retry-After says what a client can do.
+      log.warn(
+        { err: error, request_id: request.id, method: request.method, url: redactUrl(request.url) },
+        'database unreachable',
+      );
+      return reply
+        .code(503)
+        .header('retry-after', '5')
+        .send(
+          envelope(
+            request,
+            reply,
+            'internal_error',
+            'openvat cannot reach its database right now; retry in a few seconds.',
+          ),
+        );
     }
     log.error(
       { err: error, request_id: request.id, method: request.method, url: redactUrl(request.url) },

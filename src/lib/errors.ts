@@ -83,3 +83,27 @@ export const errors = {
       { 'retry-after': String(retryAfterSeconds) },
     ),
 };
+
+/** Node's codes for a connection that could not be made or was lost. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
+
+/**
+ * Whether an error means a service openvat stores its data in cannot be reached right now, rather
+ * than a fault of the request or of the code: a refused or lost connection, or PostgreSQL's
+ * connection exceptions (SQLSTATE class 08) and shutdown codes (57P01–57P03).
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || /^08|^57P0[123]$/.test(code))) return true;
+  // node-postgres's own wording for a connection that ended under a query or before it.
+  if (/^Connection terminated/.test(error.message)) return true;
+  return error instanceof AggregateError && error.errors.some(isConnectionFailure);
+}
