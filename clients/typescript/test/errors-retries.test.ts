@@ -18,6 +18,7 @@ import {
   RegistryUnavailableError,
   TimeoutError,
 } from '../src/index.js';
+import { freePort } from './ports.js';
 import { REQUESTER, type RunningService, startService } from './service.js';
 
 /** What the stub in front of the app does with a request: answer it itself, or pass it on. */
@@ -42,10 +43,11 @@ function answer(status: number, code: string, headers: Record<string, string> = 
   };
 }
 
-/** A real HTTP server on 127.0.0.1:0 in front of the app. */
+/** A real HTTP server on 127.0.0.1 (a port of 19400–19499) in front of the app. */
 async function startStub(target: string): Promise<Stub> {
   const requests: Stub['requests'] = [];
   let steps: Step[] = [];
+  const port = await freePort();
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -64,7 +66,7 @@ async function startStub(target: string): Promise<Stub> {
     });
     res.writeHead(upstream.status, out).end(Buffer.from(await upstream.arrayBuffer()));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,

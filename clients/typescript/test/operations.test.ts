@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import { isUuidV7, type TestKey } from '../../../test/helpers/app.js';
 import { type BatchJob, OpenVat, verifyWebhook } from '../src/index.js';
+import { freePort } from './ports.js';
 import { REQUESTER, type RunningService, startService } from './service.js';
 
 const MUSTERHAUS = {
@@ -24,7 +25,7 @@ describe('@openvat/client operations', () => {
 
   before(async () => {
     service = await startService();
-    receiver = await startWebhookReceiver();
+    receiver = await startWebhookReceiver({ port: await freePort() });
     proTest = await service.t.key('pro', 'test');
     proLive = await service.t.key('pro', 'live');
     businessLive = await service.t.key('business', 'live', { defaultRequesterVat: REQUESTER });

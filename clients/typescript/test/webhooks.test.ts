@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import type { TestKey } from '../../../test/helpers/app.js';
 import { OpenVat, verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
+import { freePort } from './ports.js';
 import { type RunningService, startService } from './service.js';
 
 async function verifyFails(promise: Promise<unknown>): Promise<string> {
@@ -29,7 +30,7 @@ describe('verifyWebhook on real deliveries', () => {
 
   before(async () => {
     service = await startService();
-    receiver = await startWebhookReceiver();
+    receiver = await startWebhookReceiver({ port: await freePort() });
     live = await service.t.key('pro', 'live');
     openvat = new OpenVat({ baseUrl: service.baseUrl, apiKey: live.key });
     secret = (await openvat.webhooks.create({ url: `${receiver.origin}/hooks` })).data.secret;
@@ -133,7 +134,7 @@ interface RunningExample {
 /** Runs an example file as written (through tsx, `@openvat/client` resolved to this source). */
 async function runExample(file: string, env: Record<string, string>): Promise<RunningExample> {
   const child = spawn(process.execPath, ['--conditions=openvat-source', '--import', 'tsx', EXAMPLES + file], {
-    env: { ...process.env, ...env, PORT: '0' },
+    env: { ...process.env, ...env, PORT: String(await freePort()) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
@@ -184,7 +185,8 @@ async function startForwarder(target: () => string): Promise<{ url: string; serv
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
