@@ -1,9 +1,11 @@
 import {
   AbortError,
   ConnectionError,
+  errorFamily,
   errorFromResponse,
   OpenVatError,
   parseRetryAfter,
+  RegistryUnavailableError,
   TimeoutError,
 } from './errors.js';
 import type {
@@ -98,8 +100,30 @@ export interface SubmitAllOptions {
 
 /** The largest batch job the service accepts. */
 const MAX_JOB_SIZE = 10_000;
-/** The longest `Retry-After` the client waits for by itself; a longer one is left to the caller. */
-const MAX_RETRY_AFTER_SECONDS = 60;
+/**
+ * The longest `Retry-After` (seconds) the client waits for by itself; a longer one is left to the
+ * caller: the error is thrown at once with its `retryAfter`.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * The service's own answer that an upstream registry or tax authority could not answer
+ * (`registry_unavailable`, `taxauth_*`, any `*_unavailable`, `*_server_error`, `*_session_limit`).
+ * The service has already retried within its own deadline, so the client does not repeat the call.
+ */
+function upstreamUnavailable(error: OpenVatError): boolean {
+  return (
+    error.code.startsWith('taxauth_') ||
+    error.code.endsWith('_session_limit') ||
+    errorFamily(error.code) === RegistryUnavailableError
+  );
+}
+
+/** The answer carries the service's JSON error envelope (its `error.code`), not just a status. */
+function fromService(error: OpenVatError): boolean {
+  return error.status > 0 && !error.code.startsWith('http_');
+}
+
 /** Answers retried for every call: the service did not do the work, or a proxy failed. */
 const RETRY_ALWAYS = new Set([429, 502, 503, 504]);
 
@@ -492,6 +516,8 @@ export class OpenVat {
       if (error instanceof AbortError || !retriesLeft) throw error;
       if (error instanceof ConnectionError) {
         if (!call.idempotent) throw error;
+      } else if (fromService(error) && upstreamUnavailable(error)) {
+        throw error;
       } else if (RETRY_ALWAYS.has(error.status) || (call.idempotent && error.status >= 500)) {
         const retryAfter = parseRetryAfter(error.headers['retry-after']);
         if (retryAfter !== null) {

@@ -2,6 +2,7 @@ export {
   type ClientOptions,
   type ConfirmOptions,
   type FollowOptions,
+  MAX_RETRY_AFTER_SECONDS,
   OpenVat,
   type RequestOptions,
   type SubmitAllOptions,

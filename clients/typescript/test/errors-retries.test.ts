@@ -10,6 +10,7 @@ import {
   ConnectionError,
   errorFamily,
   InvalidRequestError,
+  MAX_RETRY_AFTER_SECONDS,
   NotFoundError,
   OpenVat,
   OpenVatError,
@@ -39,6 +40,14 @@ function answer(status: number, code: string, headers: Record<string, string> = 
     res.end(
       JSON.stringify({ error: { code, message: `stub ${code}` }, meta: { request_id: 'stub-request' } }),
     );
+    return undefined;
+  };
+}
+
+/** A proxy's own answer: a status and an HTML page, no error envelope of the service. */
+function bare(status: number, headers: Record<string, string> = {}): Step {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'text/html', ...headers }).end(`<h1>${status}</h1>`);
     return undefined;
   };
 }
@@ -97,6 +106,7 @@ describe('@openvat/client errors and retries', () => {
   let free: TestKey;
   let pro: TestKey;
   let business: TestKey;
+  let businessTest: TestKey;
 
   before(async () => {
     service = await startService();
@@ -104,6 +114,7 @@ describe('@openvat/client errors and retries', () => {
     free = await service.t.key('free', 'test');
     pro = await service.t.key('pro', 'test');
     business = await service.t.key('business', 'live', { defaultRequesterVat: REQUESTER });
+    businessTest = await service.t.key('business', 'test', { defaultRequesterVat: REQUESTER });
   });
   after(async () => {
     await stub.close();
@@ -228,12 +239,9 @@ describe('@openvat/client errors and retries', () => {
     assert.equal(errorFamily('internal_error'), null);
   });
 
-  it('retries after 429 and 503, waiting what Retry-After says, then answers from the service', async () => {
+  it('retries after 429 and a bare 503, waiting what Retry-After says, then answers from the service', async () => {
     const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
-    stub.plan(
-      answer(429, 'rate_limited', { 'retry-after': '1' }),
-      answer(503, 'registry_unavailable', { 'retry-after': '1' }),
-    );
+    stub.plan(answer(429, 'rate_limited', { 'retry-after': '1' }), bare(503, { 'retry-after': '1' }));
     const res = await openvat.validate({ vat_number: 'DE100000008' });
     assert.equal(res.data.vat_number, 'DE100000008');
     assert.equal(stub.requests.length, 3);
@@ -243,9 +251,9 @@ describe('@openvat/client errors and retries', () => {
     assert.ok(third.at - second.at >= 950, `waited ${third.at - second.at} ms after the 503`);
   });
 
-  it('a POST is retried after 429/502/503 too, with the same Idempotency-Key for confirm', async () => {
+  it('confirm is retried after a bare 502/503, with the same Idempotency-Key', async () => {
     const openvat = new OpenVat({ baseUrl: stub.url, apiKey: business.key });
-    stub.plan(answer(502, 'upstream_error', { 'retry-after': '0' }), answer(503, 'registry_unavailable'));
+    stub.plan(bare(502, { 'retry-after': '0' }), bare(503));
     const res = await openvat.confirm({
       vat_number: 'ATU12345678',
       company: { name: 'Musterhaus GmbH & Co KG' },
@@ -259,22 +267,68 @@ describe('@openvat/client errors and retries', () => {
 
   it('gives up after maxRetries and rejects with the last answer', async () => {
     const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key, maxRetries: 1 });
-    stub.plan(
-      answer(503, 'registry_unavailable', { 'retry-after': '0' }),
-      answer(429, 'rate_limited', { 'retry-after': '0' }),
-    );
+    stub.plan(bare(503, { 'retry-after': '0' }), answer(429, 'rate_limited', { 'retry-after': '0' }));
     const error = await rejection(openvat.validate({ vat_number: 'DE100000008' }));
     assert.ok(error instanceof RateLimitError);
     assert.equal(error.retryAfter, 0);
     assert.equal(stub.requests.length, 2);
   });
 
-  it('does not wait for a Retry-After longer than a minute: the caller decides', async () => {
+  it(`does not wait for a Retry-After longer than ${MAX_RETRY_AFTER_SECONDS} seconds: the caller decides`, async () => {
     const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
     stub.plan(answer(429, 'rate_limited', { 'retry-after': '3600' }));
     const error = await rejection(openvat.validate({ vat_number: 'DE100000008' }));
     assert.ok(error instanceof RateLimitError);
     assert.equal(error.retryAfter, 3600);
+    assert.equal(stub.requests.length, 1);
+
+    stub.plan(answer(429, 'rate_limited', { 'retry-after': String(MAX_RETRY_AFTER_SECONDS + 1) }));
+    const started = Date.now();
+    const over = await rejection(openvat.validate({ vat_number: 'DE100000008' }));
+    assert.ok(over instanceof RateLimitError);
+    assert.equal(over.retryAfter, MAX_RETRY_AFTER_SECONDS + 1);
+    assert.equal(stub.requests.length, 1);
+    assert.ok(Date.now() - started < 1_000);
+  });
+
+  it("the service's registry_unavailable is thrown at once with its retryAfter: the service already retried", async () => {
+    // The real service answers 502 registry_unavailable with Retry-After: 60 (registry down).
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
+    stub.plan();
+    const started = Date.now();
+    const error = await rejection(openvat.validate({ vat_number: 'DE400000000' }));
+    assert.ok(error instanceof RegistryUnavailableError);
+    assert.equal(error.code, 'registry_unavailable');
+    assert.equal(error.retryAfter, 60);
+    assert.equal(stub.requests.length, 1);
+    assert.ok(Date.now() - started < 2_000, `took ${Date.now() - started} ms`);
+
+    stub.plan(answer(503, 'registry_unavailable'), answer(502, 'upstream_error'));
+    await rejection(openvat.rates.get('DE'));
+    assert.equal(stub.requests.length, 1);
+  });
+
+  it('confirm is not repeated after the tax authority is unavailable or its session limit is reached', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: businessTest.key });
+    const company = { name: 'Musterhaus GmbH & Co KG', town: 'musterort' };
+    // Test mode: ATU88880502 is 502 taxauth_unavailable (network failure), no Retry-After.
+    stub.plan();
+    const unreachable = await rejection(openvat.confirm({ vat_number: 'ATU88880502', company }));
+    assert.ok(unreachable instanceof RegistryUnavailableError);
+    assert.equal(unreachable.code, 'taxauth_unavailable');
+    assert.equal(stub.requests.length, 1);
+    // ATU99990011: 503 taxauth_unavailable with Retry-After: 300.
+    stub.plan();
+    const down = await rejection(openvat.confirm({ vat_number: 'ATU99990011', company }));
+    assert.ok(down instanceof RegistryUnavailableError);
+    assert.equal(down.retryAfter, 300);
+    assert.equal(stub.requests.length, 1);
+    // ATU99990008: 429 taxauth_session_limit with Retry-After: 60.
+    stub.plan();
+    const limited = await rejection(openvat.confirm({ vat_number: 'ATU99990008', company }));
+    assert.ok(limited instanceof RateLimitError);
+    assert.equal(limited.code, 'taxauth_session_limit');
+    assert.equal(limited.retryAfter, 60);
     assert.equal(stub.requests.length, 1);
   });
 
@@ -329,7 +383,7 @@ describe('@openvat/client errors and retries', () => {
     assert.ok(aborted instanceof AbortError);
     assert.equal(aborted.code, 'aborted');
 
-    stub.plan(answer(503, 'registry_unavailable', { 'retry-after': '30' }));
+    stub.plan(answer(429, 'rate_limited', { 'retry-after': '5' }));
     const waiting = new AbortController();
     const retrying = openvat.validate({ vat_number: 'DE100000008' }, { signal: waiting.signal });
     setTimeout(() => waiting.abort(), 200);
