@@ -124,9 +124,6 @@ function fromService(error: OpenVatError): boolean {
   return error.status > 0 && !error.code.startsWith('http_');
 }
 
-/** Answers retried for every call: the service did not do the work, or a proxy failed. */
-const RETRY_ALWAYS = new Set([429, 502, 503, 504]);
-
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 interface Call {
@@ -134,7 +131,10 @@ interface Call {
   path: string;
   query?: Record<string, string | number | boolean | undefined> | undefined;
   body?: unknown;
-  /** Safe to send twice (reads, deletions, calls with an idempotency key). */
+  /**
+   * Safe to send twice: reads, deletions, PATCHes (they set fields), `confirm` (its Idempotency-Key)
+   * and `monitors.create` / `monitors.bulk` (a number already monitored answers its monitor).
+   */
   idempotent: boolean;
   options?: RequestOptions | undefined;
 }
@@ -514,18 +514,20 @@ export class OpenVat {
         error = caught;
       }
       if (error instanceof AbortError || !retriesLeft) throw error;
-      if (error instanceof ConnectionError) {
-        if (!call.idempotent) throw error;
-      } else if (fromService(error) && upstreamUnavailable(error)) {
-        throw error;
-      } else if (RETRY_ALWAYS.has(error.status) || (call.idempotent && error.status >= 500)) {
-        const retryAfter = parseRetryAfter(error.headers['retry-after']);
-        if (retryAfter !== null) {
-          if (retryAfter > MAX_RETRY_AFTER_SECONDS) throw error;
-          wait = retryAfter * 1000;
-        }
-      } else {
-        throw error;
+      if (fromService(error) && upstreamUnavailable(error)) throw error;
+      // Repeated for every call only when the answer proves the service did not do the work (its own
+      // 429); a dropped connection, a timeout or a 5xx (a proxy may have forwarded the request before
+      // failing) only for calls safe to send twice.
+      const serviceRateLimit = error.status === 429 && fromService(error);
+      const repeatable =
+        serviceRateLimit ||
+        (call.idempotent &&
+          (error instanceof ConnectionError || error.status === 429 || error.status >= 500));
+      if (!repeatable) throw error;
+      const retryAfter = parseRetryAfter(error.headers['retry-after']);
+      if (retryAfter !== null) {
+        if (retryAfter > MAX_RETRY_AFTER_SECONDS) throw error;
+        wait = retryAfter * 1000;
       }
       // Exponential backoff with jitter when the service named no time: 0.5 s, 1 s, 2 s … up to 8 s.
       wait ??= Math.min(8_000, 500 * 2 ** attempt) * (0.75 + Math.random() * 0.25);

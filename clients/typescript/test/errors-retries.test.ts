@@ -23,7 +23,10 @@ import { freePort } from './ports.js';
 import { REQUESTER, type RunningService, startService } from './service.js';
 
 /** What the stub in front of the app does with a request: answer it itself, or pass it on. */
-type Step = (req: IncomingMessage, res: ServerResponse) => 'forward' | undefined;
+type Step = (req: IncomingMessage, res: ServerResponse) => 'forward' | 'forward-then-504' | undefined;
+
+/** A gateway that passes the request to the app, which does the work, then answers 504 itself. */
+const forwardThen504: Step = () => 'forward-then-504';
 
 interface Stub {
   url: string;
@@ -62,7 +65,8 @@ async function startStub(target: string): Promise<Stub> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     requests.push({ at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers });
     const step = steps.shift();
-    if (step && step(req, res) !== 'forward') return;
+    const action = step?.(req, res);
+    if (step && action === undefined) return;
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers.set(name, value);
@@ -73,7 +77,12 @@ async function startStub(target: string): Promise<Stub> {
     upstream.headers.forEach((value, name) => {
       if (name !== 'content-length' && name !== 'connection' && name !== 'keep-alive') out[name] = value;
     });
-    res.writeHead(upstream.status, out).end(Buffer.from(await upstream.arrayBuffer()));
+    const answered = Buffer.from(await upstream.arrayBuffer());
+    if (action === 'forward-then-504') {
+      res.writeHead(504, { 'content-type': 'text/html' }).end('<h1>504 Gateway Time-out</h1>');
+      return;
+    }
+    res.writeHead(upstream.status, out).end(answered);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
@@ -330,6 +339,69 @@ describe('@openvat/client errors and retries', () => {
     assert.equal(limited.code, 'taxauth_session_limit');
     assert.equal(limited.retryAfter, 60);
     assert.equal(stub.requests.length, 1);
+  });
+
+  it('a POST that is not safe to repeat is not retried after a gateway forwarded it and answered 504', async () => {
+    const key = await service.t.key('pro', 'test');
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: key.key });
+    const direct = new OpenVat({ baseUrl: service.baseUrl, apiKey: key.key });
+
+    stub.plan(forwardThen504);
+    const hook = await rejection(openvat.webhooks.create({ url: 'http://127.0.0.1:19499/hooks' }));
+    assert.equal(hook.status, 504);
+    assert.equal(stub.requests.length, 1);
+    assert.equal((await direct.webhooks.list()).data.length, 1);
+
+    stub.plan(forwardThen504);
+    const job = await rejection(openvat.batchJobs.create({ vat_numbers: ['DE100000008'] }));
+    assert.equal(job.status, 504);
+    assert.equal(stub.requests.length, 1);
+
+    for (const call of [
+      () => openvat.validateBatch({ vat_numbers: ['DE100000008'] }),
+      () => openvat.decide({ seller_vat: 'DE136695976', buyer_vat: 'FR40303265045' }),
+    ]) {
+      stub.plan(forwardThen504);
+      assert.equal((await rejection(call())).status, 504);
+      assert.equal(stub.requests.length, 1);
+    }
+    // A bare 502/503 from a proxy is not proof either that the service did nothing.
+    stub.plan(bare(502), bare(503));
+    await rejection(openvat.webhooks.create({ url: 'http://127.0.0.1:19499/other' }));
+    assert.equal(stub.requests.length, 1);
+  });
+
+  it('calls safe to repeat are retried after a forwarded 504: reads, confirm (its key), monitors.create', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: businessTest.key });
+    stub.plan(forwardThen504);
+    const rates = await openvat.rates.get('DE');
+    assert.equal(rates.data.country_code, 'de');
+    assert.equal(stub.requests.length, 2);
+
+    stub.plan(forwardThen504);
+    const confirmed = await openvat.confirm({ vat_number: 'ATU12345678', company: { name: 'Musterhaus' } });
+    assert.equal(stub.requests.length, 2);
+    const keys = stub.requests.map((r) => r.headers['idempotency-key']);
+    assert.equal(keys[0], keys[1]);
+    assert.ok(confirmed.data.confirmation_id);
+
+    stub.plan(forwardThen504);
+    const monitor = await openvat.monitors.create({ vat_number: 'DE100000008', interval: 'daily' });
+    assert.equal(stub.requests.length, 2);
+    const list = await openvat.monitors.list();
+    assert.deepEqual(
+      list.data.map((m) => m.id),
+      [monitor.data.monitor.id],
+    );
+  });
+
+  it('a 429 rate_limited of the service is retried for every call: it did not do the work', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
+    stub.plan(answer(429, 'rate_limited', { 'retry-after': '0' }));
+    const hook = await openvat.webhooks.create({ url: 'http://127.0.0.1:19499/after-429' });
+    assert.ok(hook.data.id);
+    assert.equal(stub.requests.length, 2);
+    await openvat.webhooks.delete(hook.data.id);
   });
 
   it('a 500 is retried for a read but not for a POST that is not idempotent', async () => {
