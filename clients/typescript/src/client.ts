@@ -3,6 +3,7 @@ import {
   ConnectionError,
   errorFamily,
   errorFromResponse,
+  IdempotencyInProgressError,
   OpenVatError,
   parseRetryAfter,
   RegistryUnavailableError,
@@ -503,6 +504,10 @@ export class OpenVat {
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
 
+    const idempotencyKey = headers['idempotency-key'] ?? null;
+    /** When the first 409 "still in progress" arrived; such answers are waited out for one `timeout`. */
+    let inProgressSince: number | null = null;
+    let inProgressWaits = 0;
     for (let attempt = 0; ; attempt += 1) {
       const retriesLeft = attempt < maxRetries;
       let error: OpenVatError;
@@ -513,7 +518,39 @@ export class OpenVat {
         if (!(caught instanceof OpenVatError)) throw caught;
         error = caught;
       }
-      if (error instanceof AbortError || !retriesLeft) throw error;
+      if (error instanceof AbortError) throw error;
+      if (error instanceof IdempotencyInProgressError) {
+        // The first attempt of this call (or an earlier call with this key) is still being worked on:
+        // ask again shortly, with the same key, until it is answered or one attempt's time has passed.
+        const budget = options.timeout ?? this.#timeout;
+        inProgressSince ??= Date.now();
+        const delay = Math.min(5_000, 500 * 2 ** inProgressWaits);
+        if (maxRetries === 0 || Date.now() + delay - inProgressSince > budget) {
+          throw new IdempotencyInProgressError(
+            `A request with Idempotency-Key ${idempotencyKey} is still in progress at the service. ` +
+              'The original request may have succeeded: send it again with the same key to get its answer; ' +
+              'never with a new key.',
+            {
+              status: error.status,
+              code: error.code,
+              requestId: error.requestId,
+              details: error.details,
+              headers: error.headers,
+              idempotencyKey,
+              cause: error,
+            },
+          );
+        }
+        inProgressWaits += 1;
+        attempt -= 1; // these polls do not count against maxRetries
+        try {
+          await sleep(delay, options.signal);
+        } catch (reason) {
+          throw new AbortError('The request was aborted.', { status: 0, code: 'aborted', cause: reason });
+        }
+        continue;
+      }
+      if (!retriesLeft) throw error;
       if (fromService(error) && upstreamUnavailable(error)) throw error;
       // Repeated for every call only when the answer proves the service did not do the work (its own
       // 429); a dropped connection, a timeout or a 5xx (a proxy may have forwarded the request before

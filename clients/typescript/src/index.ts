@@ -13,6 +13,7 @@ export {
   ConflictError,
   ConnectionError,
   errorFamily,
+  IdempotencyInProgressError,
   InvalidRequestError,
   NotFoundError,
   OpenVatError,

@@ -9,6 +9,7 @@ import {
   ConflictError,
   ConnectionError,
   errorFamily,
+  IdempotencyInProgressError,
   InvalidRequestError,
   MAX_RETRY_AFTER_SECONDS,
   NotFoundError,
@@ -402,6 +403,53 @@ describe('@openvat/client errors and retries', () => {
     assert.ok(hook.data.id);
     assert.equal(stub.requests.length, 2);
     await openvat.webhooks.delete(hook.data.id);
+  });
+
+  it('confirm: a 409 "still in progress" is asked again with the same key until the first request is answered', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: businessTest.key });
+    const inProgress = () => (_req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(409, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: {
+            code: 'idempotency_conflict',
+            message: 'A request with this Idempotency-Key is still in progress; retry after it has finished.',
+          },
+          meta: { request_id: 'stub-request' },
+        }),
+      );
+      return undefined;
+    };
+    // The first attempt reaches the service but its answer is lost (the client timed out); the
+    // retry finds the key in flight twice, then the stored answer.
+    stub.plan(forwardThen504, inProgress(), inProgress());
+    const res = await openvat.confirm({ vat_number: 'ATU12345678', company: { name: 'Musterhaus' } });
+    assert.ok(res.data.confirmation_id);
+    assert.equal(stub.requests.length, 4);
+    const keys = new Set(stub.requests.map((r) => r.headers['idempotency-key']));
+    assert.equal(keys.size, 1);
+    assert.equal(res.meta.request_id.length > 0, true);
+
+    // Still in progress after one attempt's time: a distinct error that says to retry with the same key.
+    const key = crypto.randomUUID();
+    const short = new OpenVat({ baseUrl: stub.url, apiKey: businessTest.key, timeout: 1_200 });
+    stub.plan(...Array.from({ length: 10 }, inProgress));
+    const started = Date.now();
+    const error = await rejection(
+      short.confirm({ vat_number: 'ATU12345678', company: { name: 'Musterhaus' } }, { idempotencyKey: key }),
+    );
+    assert.ok(error instanceof IdempotencyInProgressError);
+    assert.ok(!(error instanceof ConflictError));
+    assert.equal(error.idempotencyKey, key);
+    assert.equal(error.status, 409);
+    assert.match(error.message, /may have succeeded/);
+    assert.match(error.message, /same key/);
+    assert.ok(stub.requests.length >= 2, `${stub.requests.length} requests`);
+    assert.ok(Date.now() - started < 3_000);
+    // The 422 of a key reused with another body stays a ConflictError, not retried.
+    stub.plan(answer(422, 'idempotency_conflict'));
+    const reused = await rejection(openvat.confirm({ vat_number: 'ATU12345678', company: { name: 'M' } }));
+    assert.ok(reused instanceof ConflictError);
+    assert.equal(stub.requests.length, 1);
   });
 
   it('a 500 is retried for a read but not for a POST that is not idempotent', async () => {
