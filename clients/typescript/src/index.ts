@@ -26,7 +26,10 @@ export type { components, paths } from './openapi.js';
 export type * from './types.js';
 export {
   type BatchCompletedEvent,
+  type BatchJobCompletedEvent,
+  type BatchSyncCompletedEvent,
   type HeadersLike,
+  isBatchJobEvent,
   type TestEvent,
   type ValidationCompletedEvent,
   type VatNumberChangedEvent,

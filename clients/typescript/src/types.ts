@@ -10,6 +10,10 @@ type Responses<P extends keyof paths, M extends Method> =
 export type Success<P extends keyof paths, M extends Method> = {
   [S in keyof Responses<P, M>]: S extends 200 | 201 | 202 | 204 ? Json<Responses<P, M>[S]> : never;
 }[keyof Responses<P, M>];
+/** The JSON of one status of an operation. */
+export type AnswerOf<P extends keyof paths, M extends Method, S extends keyof Responses<P, M>> = Json<
+  Responses<P, M>[S]
+>;
 /** The JSON body of an operation. */
 export type RequestBody<P extends keyof paths, M extends Method> =
   Operation<P, M> extends {
@@ -54,8 +58,8 @@ export type ValidateResponse = Success<'/v1/validate', 'get'>;
 
 export type BatchBody = RequestBody<'/v1/validate/batch', 'post'>;
 export type ValidateBatchParams = Omit<BatchBody, 'async'>;
-type BatchAnswers = Success<'/v1/validate/batch', 'post'>;
-export type ValidateBatchResponse = Exclude<BatchAnswers, BatchJobResponse>;
+/** The synchronous answer (200); `async: true` answers 202 with the queued job. */
+export type ValidateBatchResponse = AnswerOf<'/v1/validate/batch', 'post', 200>;
 export type BatchJobResponse = Success<'/v1/validate/batch/{id}', 'get'>;
 export type BatchJob = BatchJobResponse['data'];
 

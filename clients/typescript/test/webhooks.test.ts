@@ -6,7 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import type { TestKey } from '../../../test/helpers/app.js';
-import { OpenVat, verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
+import {
+  isBatchJobEvent,
+  OpenVat,
+  verifyWebhook,
+  type WebhookEvent,
+  WebhookVerificationError,
+} from '../src/index.js';
 import { freePort } from './ports.js';
 import { type RunningService, startService } from './service.js';
 
@@ -105,6 +111,23 @@ describe('verifyWebhook on real deliveries', () => {
     assert.equal((await verifyWebhook(body, rotated, secret)).event, 'validation.completed');
   });
 
+  it('accepts the batch.completed of a synchronous validateBatch and types it apart from a job', async () => {
+    const count = receiver.received.length;
+    const answer = await openvat.validateBatch({ vat_numbers: ['DE136695976', 'FR40303265045'] });
+    await receiver.waitFor(count + 1, 10_000);
+    const events = await Promise.all(
+      receiver.received.slice(count).map((d) => verifyWebhook(d.body, d.headers, secret)),
+    );
+    const completed = events.find((e) => e.event === 'batch.completed');
+    assert.ok(completed && completed.event === 'batch.completed');
+    if (isBatchJobEvent(completed)) assert.fail('a synchronous batch has no job id');
+    // Narrowed to the synchronous answer: summary and results in data, sources in meta.
+    assert.deepEqual(completed.data.data.summary, answer.data.summary);
+    assert.deepEqual(completed.data.meta.sources, answer.meta.sources);
+    assert.equal(completed.data.data.results.length, 2);
+    assert.equal(completed.data.meta.request_id, answer.meta.request_id);
+  });
+
   it('accepts a live batch.completed delivery', async () => {
     const count = receiver.received.length;
     const job = await openvat.batchJobs.wait(
@@ -117,6 +140,7 @@ describe('verifyWebhook on real deliveries', () => {
     );
     const completed = events.find((e) => e.event === 'batch.completed');
     assert.ok(completed && completed.event === 'batch.completed');
+    assert.ok(isBatchJobEvent(completed), 'a job event has the job id');
     assert.equal(completed.data.data.id, job.id);
     assert.deepEqual(completed.data.data.summary, job.summary);
   });
