@@ -158,15 +158,18 @@ function headersRecord(headers: Headers): Record<string, string> {
   return out;
 }
 
+/** Waits `ms`; an aborted `signal` rejects with the client's `AbortError`. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    const aborted = () =>
+      new AbortError('The request was aborted.', { status: 0, code: 'aborted', cause: signal?.reason });
     if (signal?.aborted) {
-      reject(signal.reason);
+      reject(aborted());
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      reject(aborted());
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -543,11 +546,7 @@ export class OpenVat {
         }
         inProgressWaits += 1;
         attempt -= 1; // these polls do not count against maxRetries
-        try {
-          await sleep(delay, options.signal);
-        } catch (reason) {
-          throw new AbortError('The request was aborted.', { status: 0, code: 'aborted', cause: reason });
-        }
+        await sleep(delay, options.signal);
         continue;
       }
       if (!retriesLeft) throw error;
@@ -568,11 +567,7 @@ export class OpenVat {
       }
       // Exponential backoff with jitter when the service named no time: 0.5 s, 1 s, 2 s … up to 8 s.
       wait ??= Math.min(8_000, 500 * 2 ** attempt) * (0.75 + Math.random() * 0.25);
-      try {
-        await sleep(wait, options.signal);
-      } catch (reason) {
-        throw new AbortError('The request was aborted.', { status: 0, code: 'aborted', cause: reason });
-      }
+      await sleep(wait, options.signal);
     }
   }
 

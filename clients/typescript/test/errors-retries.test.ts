@@ -512,6 +512,60 @@ describe('@openvat/client errors and retries', () => {
     assert.equal(stub.requests.length, 1);
   });
 
+  it('aborting during the poll wait of batchJobs.follow, wait and run rejects with AbortError', async () => {
+    // A job that never completes, answered by a fetch of our own.
+    const running: typeof fetch = async (_input, init) => {
+      const job =
+        init?.method === 'POST'
+          ? {
+              id: 'job-1',
+              status: 'queued',
+              total: 1,
+              done: 0,
+              failed: 0,
+              created_at: new Date().toISOString(),
+            }
+          : {
+              id: 'job-1',
+              status: 'running',
+              total: 1,
+              done: 0,
+              failed: 0,
+              created_at: new Date().toISOString(),
+            };
+      return new Response(JSON.stringify({ data: job, meta: { request_id: 'r' } }), {
+        status: init?.method === 'POST' ? 202 : 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    };
+    const openvat = new OpenVat({ baseUrl: 'http://127.0.0.1:19499', apiKey: pro.key, fetch: running });
+    const runs: Array<(signal: AbortSignal) => Promise<unknown>> = [
+      async (signal) => {
+        for await (const _ of openvat.batchJobs.follow('job-1', { pollInterval: 10_000, signal })) {
+          // the first state is yielded, then the poll wait is aborted
+        }
+      },
+      (signal) => openvat.batchJobs.wait('job-1', { pollInterval: 10_000, signal }),
+      async (signal) => {
+        for await (const _ of openvat.batchJobs.run(
+          { vat_numbers: ['DE100000008'] },
+          { pollInterval: 10_000, signal },
+        )) {
+          // as above
+        }
+      },
+    ];
+    for (const run of runs) {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      const started = Date.now();
+      const error = await rejection(run(controller.signal));
+      assert.ok(error instanceof AbortError, String(error));
+      assert.equal(error.code, 'aborted');
+      assert.ok(Date.now() - started < 5_000);
+    }
+  });
+
   it('reads the base URL and key from OPENVAT_URL and OPENVAT_API_KEY', async () => {
     const saved = { url: process.env.OPENVAT_URL, key: process.env.OPENVAT_API_KEY };
     process.env.OPENVAT_URL = `${service.baseUrl}/`;
