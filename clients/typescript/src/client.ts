@@ -86,17 +86,17 @@ export interface ConfirmOptions extends RequestOptions {
   idempotencyKey?: string;
 }
 
-export interface FollowOptions {
+/** `batchJobs.follow`, `wait` and `run`: the per-call options apply to each request they make. */
+export interface FollowOptions extends RequestOptions {
   /** Milliseconds between two polls (default 1,000). */
   pollInterval?: number;
-  signal?: AbortSignal;
 }
 
-export interface SubmitAllOptions {
+/** `batchJobs.submitAll`: the per-call options apply to each job it creates. */
+export interface SubmitAllOptions extends RequestOptions {
   /** Numbers per job (default 10,000, the service's largest job). */
   chunkSize?: number;
   requester_vat_number?: string;
-  signal?: AbortSignal;
 }
 
 /** The largest batch job the service accepts. */
@@ -446,10 +446,11 @@ export class OpenVat {
   };
 
   async *#follow(id: string, options: FollowOptions): AsyncGenerator<BatchJob, void, undefined> {
-    const interval = options.pollInterval ?? 1_000;
+    const { pollInterval, ...requestOptions } = options;
+    const interval = pollInterval ?? 1_000;
     let previous: BatchJob | undefined;
     for (;;) {
-      const { data: job } = await this.batchJobs.get(id, options.signal ? { signal: options.signal } : {});
+      const { data: job } = await this.batchJobs.get(id, requestOptions);
       if (!previous || previous.done !== job.done || previous.status !== job.status) yield job;
       if (job.status === 'completed') return;
       previous = job;
@@ -461,10 +462,8 @@ export class OpenVat {
     params: ValidateBatchParams,
     options: FollowOptions,
   ): AsyncGenerator<BatchJob, void, undefined> {
-    const { data: created } = await this.batchJobs.create(
-      params,
-      options.signal ? { signal: options.signal } : {},
-    );
+    const { pollInterval: _, ...requestOptions } = options;
+    const { data: created } = await this.batchJobs.create(params, requestOptions);
     yield* this.#follow(created.id, options);
   }
 
@@ -472,12 +471,12 @@ export class OpenVat {
     numbers: AsyncIterable<string> | Iterable<string>,
     options: SubmitAllOptions,
   ): AsyncGenerator<BatchJob, void, undefined> {
-    const size = options.chunkSize ?? MAX_JOB_SIZE;
+    const { chunkSize, requester_vat_number, ...requestOptions } = options;
+    const size = chunkSize ?? MAX_JOB_SIZE;
     if (!Number.isInteger(size) || size < 1 || size > MAX_JOB_SIZE) {
       throw new RangeError(`chunkSize must be an integer from 1 to ${MAX_JOB_SIZE}.`);
     }
-    const requestOptions = options.signal ? { signal: options.signal } : {};
-    const extra = options.requester_vat_number ? { requester_vat_number: options.requester_vat_number } : {};
+    const extra = requester_vat_number ? { requester_vat_number } : {};
     let chunk: string[] = [];
     for await (const number of numbers) {
       chunk.push(number);

@@ -566,6 +566,61 @@ describe('@openvat/client errors and retries', () => {
     }
   });
 
+  it('batchJobs.follow, wait, run and submitAll apply the per-call headers, maxRetries and timeout to each request', async () => {
+    const seen: Array<{ method: string; tag: string | null }> = [];
+    let failNext = false;
+    let polls = 0;
+    const jobs: typeof fetch = async (_input, init) => {
+      const method = init?.method ?? 'GET';
+      seen.push({ method, tag: new Headers(init?.headers).get('x-tag') });
+      if (failNext) {
+        failNext = false;
+        return new Response('<h1>503</h1>', { status: 503, headers: { 'content-type': 'text/html' } });
+      }
+      polls += 1;
+      const status = method === 'POST' ? 'queued' : polls % 2 === 0 ? 'completed' : 'running';
+      const job = { id: 'job-1', status, total: 1, done: status === 'completed' ? 1 : 0, failed: 0 };
+      return new Response(JSON.stringify({ data: job, meta: { request_id: 'r' } }), {
+        status: method === 'POST' ? 202 : 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    };
+    const openvat = new OpenVat({ baseUrl: 'http://127.0.0.1:19499', apiKey: pro.key, fetch: jobs });
+    const options = { pollInterval: 1, headers: { 'x-tag': 'mine' } };
+    for await (const _ of openvat.batchJobs.follow('job-1', options)) {
+      // every state
+    }
+    await openvat.batchJobs.wait('job-1', options);
+    for await (const _ of openvat.batchJobs.run({ vat_numbers: ['DE100000008'] }, options)) {
+      // every state
+    }
+    for await (const _ of openvat.batchJobs.submitAll(['DE100000008', 'DE300000002'], {
+      chunkSize: 1,
+      headers: { 'x-tag': 'mine' },
+    })) {
+      // each job
+    }
+    assert.ok(seen.length >= 6);
+    assert.deepEqual(
+      seen.filter((r) => r.tag !== 'mine'),
+      [],
+    );
+    // maxRetries: 0 is honoured by the polls: a bare 503 is not retried.
+    seen.length = 0;
+    failNext = true;
+    const error = await rejection(openvat.batchJobs.wait('job-1', { pollInterval: 1, maxRetries: 0 }));
+    assert.equal(error.status, 503);
+    assert.equal(seen.length, 1);
+    // timeout bounds each of their requests.
+    const hanging: typeof fetch = (_input, init) =>
+      new Promise((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+      });
+    const slow = new OpenVat({ baseUrl: 'http://127.0.0.1:19499', apiKey: pro.key, fetch: hanging });
+    const timedOut = await rejection(slow.batchJobs.wait('job-1', { timeout: 50, maxRetries: 0 }));
+    assert.ok(timedOut instanceof TimeoutError);
+  });
+
   it('reads the base URL and key from OPENVAT_URL and OPENVAT_API_KEY', async () => {
     const saved = { url: process.env.OPENVAT_URL, key: process.env.OPENVAT_API_KEY };
     process.env.OPENVAT_URL = `${service.baseUrl}/`;
