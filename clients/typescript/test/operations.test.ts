@@ -226,6 +226,27 @@ describe('@openvat/client operations', () => {
     await openvat.webhooks.delete(hook.data.id);
   });
 
+  it('numeric and boolean query options are taken as numbers and booleans, sent as text', async () => {
+    const urls: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      urls.push(String(input));
+      return fetch(input, init);
+    };
+    const openvat = client(proTest, { fetch: recording });
+    const page = await openvat.monitors.list({ limit: 2, stale: false });
+    assert.ok(Array.isArray(page.data));
+    await openvat.monitors.changes({ limit: 3 });
+    await openvat.usage.get({ days: 30 });
+    const hook = await openvat.webhooks.create({ url: `${receiver.origin}/query-hooks` });
+    await openvat.webhooks.deliveries(hook.data.id, { limit: 4 });
+    await openvat.webhooks.delete(hook.data.id);
+    const queries = urls.map((u) => new URL(u).search);
+    assert.ok(queries.includes('?limit=2&stale=false'), queries.join(' '));
+    assert.ok(queries.includes('?limit=3'));
+    assert.ok(queries.includes('?days=30'));
+    assert.ok(queries.includes('?limit=4'));
+  });
+
   it('batchJobs: create, get, follow with progress, wait, run', async () => {
     const openvat = client(proLive);
     const numbers = ['DE136695976', 'FR40303265045', 'XX1'];
