@@ -30,6 +30,7 @@ export {
   type BatchSyncCompletedEvent,
   type HeadersLike,
   isBatchJobEvent,
+  type MonitorEventPayload,
   type TestEvent,
   type ValidationCompletedEvent,
   type VatNumberChangedEvent,

@@ -38,10 +38,18 @@ export type TestEvent = EventBase<
   'test',
   { data: { message: string; webhook_id: string; sent_at: string }; meta: { request_id: string } }
 >;
+/**
+ * Monitoring events carry the check as `data.data` (the monitor, the check and its changes, as
+ * `POST /v1/monitors/{id}/check` answers it) and only `request_id` in `data.meta`.
+ */
+export interface MonitorEventPayload {
+  data: MonitorCheckResponse['data'];
+  meta: { request_id: string };
+}
 /** A monitored number changed (`data.data.changes`: became invalid or valid, name or address changed). */
-export type VatNumberChangedEvent = EventBase<'vat_number.changed', MonitorCheckResponse>;
+export type VatNumberChangedEvent = EventBase<'vat_number.changed', MonitorEventPayload>;
 /** A monitored number could not be checked for longer than the stale period (sent once). */
-export type VatNumberCheckFailedEvent = EventBase<'vat_number.check_failed', MonitorCheckResponse>;
+export type VatNumberCheckFailedEvent = EventBase<'vat_number.check_failed', MonitorEventPayload>;
 /**
  * True for the `batch.completed` of a batch job (its `data.data` is the job, with `id`), false for
  * that of a synchronous `validateBatch`; narrows the whole event either way.

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import { isUuidV7, type TestKey } from '../../../test/helpers/app.js';
-import { type BatchJob, OpenVat, verifyWebhook } from '../src/index.js';
+import { type BatchJob, OpenVat, type VatNumberChangedEvent, verifyWebhook } from '../src/index.js';
+
+/** `true` only when the key sets A and B are the same (a compile-time check). */
+type ExactKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
 import { freePort } from './ports.js';
 import { REQUESTER, type RunningService, startService } from './service.js';
 
@@ -185,7 +189,13 @@ describe('@openvat/client operations', () => {
       if (!event) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.ok(event, 'the change reached the receiver');
-    if (event?.event === 'vat_number.changed') assert.equal(event.data.data.monitor.id, id);
+    if (event?.event === 'vat_number.changed') {
+      assert.equal(event.data.data.monitor.id, id);
+      // The delivered meta is the request id only, and so is its type.
+      assert.deepEqual(Object.keys(event.data.meta), ['request_id']);
+      const metaKeys: ExactKeys<keyof VatNumberChangedEvent['data']['meta'], 'request_id'> = true;
+      assert.ok(metaKeys);
+    }
 
     const bulk = await openvat.monitors.bulk({
       monitors: [{ vat_number: 'DE930000007' }, { vat_number: 'not a number' }],
