@@ -179,6 +179,13 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** Header names in lower case, so that one given twice in different cases is sent once (the later wins). */
+function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value;
+  return out;
+}
+
 function randomUuid(): string {
   return crypto.randomUUID();
 }
@@ -251,13 +258,22 @@ export class OpenVat {
    * `Idempotency-Key` (a new one per call unless given), so retries never confirm twice.
    */
   confirm(body: ConfirmBody, options: ConfirmOptions = {}): Promise<Envelope<ConfirmResponse>> {
-    const { idempotencyKey = randomUuid(), ...rest } = options;
+    const { idempotencyKey: given, ...rest } = options;
+    // An Idempotency-Key among the per-call headers (any case) is the key, unless `idempotencyKey` is given.
+    const headers = lowerCased(rest.headers);
+    const fromHeaders = headers['idempotency-key'];
+    if (given !== undefined && fromHeaders !== undefined && given !== fromHeaders) {
+      return Promise.reject(
+        new TypeError('OpenVat: idempotencyKey and the Idempotency-Key header differ; pass one.'),
+      );
+    }
+    const idempotencyKey = given ?? fromHeaders ?? randomUuid();
     return this.request({
       method: 'POST',
       path: '/v1/confirm',
       body,
       idempotent: true,
-      options: { ...rest, headers: { ...rest.headers, 'idempotency-key': idempotencyKey } },
+      options: { ...rest, headers: { ...headers, 'idempotency-key': idempotencyKey } },
     });
   }
 
@@ -499,8 +515,8 @@ export class OpenVat {
     }
     const headers: Record<string, string> = {
       accept: 'application/json',
-      ...this.#headers,
-      ...options.headers,
+      ...lowerCased(this.#headers),
+      ...lowerCased(options.headers),
       authorization: `Bearer ${this.#apiKey}`,
     };
     if (call.body !== undefined) headers['content-type'] = 'application/json';

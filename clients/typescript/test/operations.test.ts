@@ -257,6 +257,27 @@ describe('@openvat/client operations', () => {
     assert.ok(queries.includes('?limit=4'));
   });
 
+  it('confirm uses an Idempotency-Key given in the per-call headers, whatever its case, as its key', async () => {
+    const sent: Array<string | null> = [];
+    const recording: typeof fetch = (input, init) => {
+      sent.push(new Headers(init?.headers).get('idempotency-key'));
+      return fetch(input, init);
+    };
+    const openvat = client(businessLive, { fetch: recording });
+    const body = { vat_number: 'ATU12345678', company: MUSTERHAUS };
+    const key = crypto.randomUUID();
+    const first = await openvat.confirm(body, { headers: { 'Idempotency-Key': key } });
+    const again = await openvat.confirm(body, { headers: { 'IDEMPOTENCY-KEY': key } });
+    const lower = await openvat.confirm(body, { headers: { 'idempotency-key': key } });
+    assert.deepEqual(sent, [key, key, key]);
+    assert.equal(again.data.confirmation_id, first.data.confirmation_id);
+    assert.equal(lower.data.confirmation_id, first.data.confirmation_id);
+    await assert.rejects(
+      openvat.confirm(body, { idempotencyKey: crypto.randomUUID(), headers: { 'Idempotency-Key': key } }),
+      TypeError,
+    );
+  });
+
   it('batchJobs: create, get, follow with progress, wait, run', async () => {
     const openvat = client(proLive);
     const numbers = ['DE136695976', 'FR40303265045', 'XX1'];
