@@ -640,8 +640,26 @@ export class OpenVat {
         }
       }
       if (!response.ok) throw errorFromResponse(response.status, json, responseHeaders);
-      if (json && typeof json === 'object' && 'data' in json && 'meta' in json) return json as T;
-      return { data: json, meta: { request_id: responseHeaders['service-request-id'] ?? '' } } as T;
+      const requestId = responseHeaders['service-request-id'] ?? '';
+      // 204 No Content (deletions) is the only answer without a JSON body.
+      if ((response.status === 204 || response.status === 205) && text === '') {
+        return { data: null, meta: { request_id: requestId } } as T;
+      }
+      if (json === null || typeof json !== 'object') {
+        const type = responseHeaders['content-type'] || 'no content type';
+        const what = text === '' ? 'an empty body' : `a body of ${type}`;
+        throw new OpenVatError(
+          `The service answered HTTP ${response.status} with ${what} (${type}) where JSON was expected; a proxy may have answered in its place.`,
+          {
+            status: response.status,
+            code: 'invalid_response',
+            requestId: requestId || null,
+            headers: responseHeaders,
+          },
+        );
+      }
+      if ('data' in json && 'meta' in json) return json as T;
+      return { data: json, meta: { request_id: requestId } } as T;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

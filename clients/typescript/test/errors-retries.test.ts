@@ -452,6 +452,36 @@ describe('@openvat/client errors and retries', () => {
     assert.equal(stub.requests.length, 1);
   });
 
+  it('a 2xx that is not JSON rejects with an OpenVatError naming the status and content type', async () => {
+    const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
+    stub.plan((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html>login</html>');
+      return undefined;
+    });
+    const html = await rejection(openvat.validate({ vat_number: 'DE100000008' }));
+    assert.equal(html.constructor, OpenVatError);
+    assert.equal(html.status, 200);
+    assert.equal(html.code, 'invalid_response');
+    assert.match(html.message, /200/);
+    assert.match(html.message, /text\/html/);
+    assert.equal(stub.requests.length, 1);
+
+    stub.plan((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end();
+      return undefined;
+    });
+    const empty = await rejection(openvat.rates.get('DE'));
+    assert.equal(empty.status, 200);
+    assert.match(empty.message, /empty body/);
+    assert.match(empty.message, /application\/json/);
+
+    // A 204 of a deletion stays { data: null }.
+    const hook = await openvat.webhooks.create({ url: 'http://127.0.0.1:19499/deleted' });
+    stub.plan();
+    const deleted = await openvat.webhooks.delete(hook.data.id);
+    assert.equal(deleted.data, null);
+  });
+
   it('a 500 is retried for a read but not for a POST that is not idempotent', async () => {
     const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
     stub.plan(answer(500, 'internal_error'));
