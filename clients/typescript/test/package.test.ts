@@ -57,3 +57,18 @@ describe('@openvat/client package', () => {
     assert.ok(readme.includes(`\`\`\`ts\n${readFileSync(`${PACKAGE}examples/node-http.ts`, 'utf8')}\`\`\``));
   });
 });
+
+describe('docs/batch.md', () => {
+  it('lists the per-item error codes the API describes, and no other', () => {
+    const types = readFileSync(`${PACKAGE}src/openapi.ts`, 'utf8');
+    const start = types.indexOf('"/v1/validate/batch": {');
+    const enumLine = /code: ((?:"[a-z_]+"(?: \| )?)+);/.exec(types.slice(start))?.[1];
+    assert.ok(enumLine, 'the item error code enum of POST /v1/validate/batch');
+    const codes = [...enumLine.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]).sort();
+    const doc = readFileSync(`${ROOT}docs/batch.md`, 'utf8');
+    const sentence = /"error": \{"code", "message"\}\}([^.]*)\./.exec(doc)?.[1];
+    assert.ok(sentence, 'the sentence on item errors');
+    const listed = [...new Set([...sentence.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]))].sort();
+    assert.deepEqual(listed, codes);
+  });
+});
