@@ -19,6 +19,7 @@ import type {
   DecideBody,
   DecideResponse,
   Envelope,
+  HealthResponse,
   Monitor,
   MonitorBulkBody,
   MonitorBulkResponse,
@@ -305,6 +306,11 @@ export class OpenVat {
   /** `GET /v1/status`: each registry's circuit breaker, calls in flight and last success and failure. */
   status(options?: RequestOptions): Promise<Envelope<StatusResponse>> {
     return this.request({ method: 'GET', path: '/v1/status', idempotent: true, options });
+  }
+
+  /** `GET /health`: liveness, `{ data: { ok: true } }` while the process is up. Public, no key needed. */
+  health(options?: RequestOptions): Promise<Envelope<HealthResponse>> {
+    return this.request({ method: 'GET', path: '/health', idempotent: true, options });
   }
 
   readonly usage = {

@@ -90,6 +90,7 @@ export type RateQuery = ClientQuery<Query<'/v1/rates/{country}', 'get'>>;
 export type RateResponse = Exclude<Success<'/v1/rates/{country}', 'get'>, null>;
 
 export type StatusResponse = Success<'/v1/status', 'get'>;
+export type HealthResponse = Success<'/health', 'get'>;
 
 export type UsageQuery = ClientQuery<Query<'/v1/usage', 'get'>>;
 export type UsageResponse = Success<'/v1/usage', 'get'>;

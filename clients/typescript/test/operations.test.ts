@@ -118,6 +118,12 @@ describe('@openvat/client operations', () => {
     assert.ok(vies.last_success_at);
   });
 
+  it('health answers { ok: true } in the envelope', async () => {
+    const res = await client(proTest).health();
+    assert.deepEqual(res.data, { ok: true });
+    assert.equal(typeof res.meta.request_id, 'string');
+  });
+
   it('usage.get reports the calls of the key', async () => {
     const openvat = client(proTest);
     await openvat.validate({ vat_number: 'DE100000008' });
