@@ -1,5 +1,6 @@
 import {
   AbortError,
+  AuthenticationError,
   ConnectionError,
   errorFamily,
   errorFromResponse,
@@ -59,7 +60,11 @@ import type {
 export interface ClientOptions {
   /** Where the service answers, e.g. `https://vat.example.com`. Default: the `OPENVAT_URL` variable. */
   baseUrl?: string;
-  /** A `svc_live_…` or `svc_test_…` key. Default: the `OPENVAT_API_KEY` variable. */
+  /**
+   * A `svc_live_…` or `svc_test_…` key. Default: the `OPENVAT_API_KEY` variable. Without one, only
+   * the public calls work (`rates`, `status`, `health`); the others reject with an
+   * `AuthenticationError` (code `missing_api_key`) before sending anything.
+   */
   apiKey?: string;
   /** Milliseconds one attempt may take before it is abandoned (default 60,000). */
   timeout?: number;
@@ -139,6 +144,8 @@ interface Call {
    */
   idempotent: boolean;
   options?: RequestOptions | undefined;
+  /** Answered without an API key (rates, status, health). */
+  public?: boolean;
 }
 
 function env(name: string): string | undefined {
@@ -201,7 +208,7 @@ function randomUuid(): string {
  */
 export class OpenVat {
   readonly baseUrl: string;
-  readonly #apiKey: string;
+  readonly #apiKey: string | undefined;
   readonly #timeout: number;
   readonly #maxRetries: number;
   readonly #fetch: typeof fetch;
@@ -211,9 +218,8 @@ export class OpenVat {
     const baseUrl = options.baseUrl ?? env('OPENVAT_URL');
     const apiKey = options.apiKey ?? env('OPENVAT_API_KEY');
     if (!baseUrl) throw new TypeError('OpenVat: pass baseUrl or set OPENVAT_URL.');
-    if (!apiKey) throw new TypeError('OpenVat: pass apiKey or set OPENVAT_API_KEY.');
     this.baseUrl = baseUrl.replace(/\/+$/, '');
-    this.#apiKey = apiKey;
+    this.#apiKey = apiKey || undefined;
     this.#timeout = options.timeout ?? 60_000;
     this.#maxRetries = options.maxRetries ?? 2;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
@@ -293,24 +299,31 @@ export class OpenVat {
   readonly rates = {
     /** `GET /v1/rates`: the VAT rates of every country, today or on `date`. */
     list: (query: RatesQuery = {}, options?: RequestOptions): Promise<Envelope<RatesResponse>> =>
-      this.request({ method: 'GET', path: '/v1/rates', query, idempotent: true, options }),
+      this.request({ method: 'GET', path: '/v1/rates', query, idempotent: true, options, public: true }),
     /** `GET /v1/rates/{country}`: one country's rates. */
     get: (
       country: string,
       query: RateQuery = {},
       options?: RequestOptions,
     ): Promise<Envelope<RateResponse>> =>
-      this.request({ method: 'GET', path: `/v1/rates/${enc(country)}`, query, idempotent: true, options }),
+      this.request({
+        method: 'GET',
+        path: `/v1/rates/${enc(country)}`,
+        query,
+        idempotent: true,
+        options,
+        public: true,
+      }),
   };
 
   /** `GET /v1/status`: each registry's circuit breaker, calls in flight and last success and failure. */
   status(options?: RequestOptions): Promise<Envelope<StatusResponse>> {
-    return this.request({ method: 'GET', path: '/v1/status', idempotent: true, options });
+    return this.request({ method: 'GET', path: '/v1/status', idempotent: true, options, public: true });
   }
 
   /** `GET /health`: liveness, `{ data: { ok: true } }` while the process is up. Public, no key needed. */
   health(options?: RequestOptions): Promise<Envelope<HealthResponse>> {
-    return this.request({ method: 'GET', path: '/health', idempotent: true, options });
+    return this.request({ method: 'GET', path: '/health', idempotent: true, options, public: true });
   }
 
   readonly usage = {
@@ -519,11 +532,17 @@ export class OpenVat {
     for (const [name, value] of Object.entries(call.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
+    if (this.#apiKey === undefined && !call.public) {
+      throw new AuthenticationError(
+        `OpenVat: ${call.method} ${call.path} needs an API key: pass apiKey or set OPENVAT_API_KEY.`,
+        { status: 0, code: 'missing_api_key' },
+      );
+    }
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...lowerCased(this.#headers),
       ...lowerCased(options.headers),
-      authorization: `Bearer ${this.#apiKey}`,
+      ...(this.#apiKey === undefined ? {} : { authorization: `Bearer ${this.#apiKey}` }),
     };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);

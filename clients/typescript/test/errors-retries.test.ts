@@ -659,7 +659,25 @@ describe('@openvat/client errors and retries', () => {
       const res = await new OpenVat().validate({ vat_number: 'DE100000008' });
       assert.equal(res.data.valid, true);
       delete process.env.OPENVAT_API_KEY;
-      assert.throws(() => new OpenVat(), /OPENVAT_API_KEY/);
+      // Without a key: the public calls work, the others reject before sending anything.
+      const sent: string[] = [];
+      const keyless = new OpenVat({
+        fetch: (input, init) => {
+          sent.push(`${new URL(String(input)).pathname} ${new Headers(init?.headers).has('authorization')}`);
+          return fetch(input, init);
+        },
+      });
+      assert.equal((await keyless.rates.get('DE')).data.country_code, 'de');
+      assert.ok((await keyless.rates.list()).data);
+      assert.ok((await keyless.status()).data);
+      assert.deepEqual((await keyless.health()).data, { ok: true });
+      assert.deepEqual(sent, ['/v1/rates/DE false', '/v1/rates false', '/v1/status false', '/health false']);
+      const missing = await rejection(keyless.validate({ vat_number: 'DE100000008' }));
+      assert.ok(missing instanceof AuthenticationError);
+      assert.equal(missing.code, 'missing_api_key');
+      assert.equal(missing.status, 0);
+      assert.match(missing.message, /OPENVAT_API_KEY/);
+      assert.equal(sent.length, 4);
     } finally {
       if (saved.url === undefined) delete process.env.OPENVAT_URL;
       else process.env.OPENVAT_URL = saved.url;
