@@ -105,6 +105,9 @@ export interface SubmitAllOptions extends RequestOptions {
   requester_vat_number?: string;
 }
 
+/** Headers that make a request conditional (answered 304 without a body); refused by the client. */
+const CONDITIONAL_HEADERS = ['if-none-match', 'if-modified-since'];
+
 /** The largest batch job the service accepts. */
 const MAX_JOB_SIZE = 10_000;
 /**
@@ -538,10 +541,17 @@ export class OpenVat {
         { status: 0, code: 'missing_api_key' },
       );
     }
+    const given = { ...lowerCased(this.#headers), ...lowerCased(options.headers) };
+    const conditional = CONDITIONAL_HEADERS.find((name) => name in given);
+    if (conditional !== undefined) {
+      // A 304 has no body to resolve to: the client makes no conditional requests.
+      throw new TypeError(
+        `OpenVat: the client does not make conditional requests; remove the ${conditional} header.`,
+      );
+    }
     const headers: Record<string, string> = {
       accept: 'application/json',
-      ...lowerCased(this.#headers),
-      ...lowerCased(options.headers),
+      ...given,
       ...(this.#apiKey === undefined ? {} : { authorization: `Bearer ${this.#apiKey}` }),
     };
     if (call.body !== undefined) headers['content-type'] = 'application/json';

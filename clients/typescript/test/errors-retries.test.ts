@@ -482,6 +482,32 @@ describe('@openvat/client errors and retries', () => {
     assert.equal(deleted.data, null);
   });
 
+  it('conditional requests are refused before sending: a 304 would have no body to resolve to', async () => {
+    const sent: string[] = [];
+    const openvat = new OpenVat({
+      baseUrl: service.baseUrl,
+      apiKey: pro.key,
+      fetch: (input, init) => {
+        sent.push(String(input));
+        return fetch(input, init);
+      },
+    });
+    const first = await openvat.rates.get('DE');
+    assert.equal(first.data.country_code, 'de');
+    const conditionals: Array<Record<string, string>> = [
+      { 'If-None-Match': '"abc"' },
+      { 'if-modified-since': new Date().toUTCString() },
+    ];
+    for (const headers of conditionals) {
+      await assert.rejects(openvat.rates.get('DE', {}, { headers }), (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, /conditional requests/);
+        return true;
+      });
+    }
+    assert.equal(sent.length, 1);
+  });
+
   it('a 500 is retried for a read but not for a POST that is not idempotent', async () => {
     const openvat = new OpenVat({ baseUrl: stub.url, apiKey: pro.key });
     stub.plan(answer(500, 'internal_error'));
