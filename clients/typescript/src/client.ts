@@ -87,6 +87,14 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * What `confirm` resolves to: the answer's envelope, as the service sent it, and `replayed`, added by
+ * the client from the `Idempotent-Replayed` header: true when the answer is the stored one of an
+ * earlier request with the same Idempotency-Key (an earlier call, or an earlier attempt of this one
+ * whose answer was lost), made without asking the authority again.
+ */
+export type ConfirmResult = Envelope<ConfirmResponse> & { replayed: boolean };
+
 export interface ConfirmOptions extends RequestOptions {
   /** A UUID; default: a new random one per call, sent again unchanged on every retry of that call. */
   idempotencyKey?: string;
@@ -149,6 +157,8 @@ interface Call {
   options?: RequestOptions | undefined;
   /** Answered without an API key (rates, status, health). */
   public?: boolean;
+  /** Adds what the answer's headers say to the resolved value. */
+  decorate?: (result: object, headers: Record<string, string>) => object;
 }
 
 function env(name: string): string | undefined {
@@ -267,7 +277,7 @@ export class OpenVat {
    * `POST /v1/confirm`: a qualified confirmation by the German authority. Sent with an
    * `Idempotency-Key` (a new one per call unless given), so retries never confirm twice.
    */
-  confirm(body: ConfirmBody, options: ConfirmOptions = {}): Promise<Envelope<ConfirmResponse>> {
+  confirm(body: ConfirmBody, options: ConfirmOptions = {}): Promise<ConfirmResult> {
     const { idempotencyKey: given, ...rest } = options;
     // An Idempotency-Key among the per-call headers (any case) is the key, unless `idempotencyKey` is given.
     const headers = lowerCased(rest.headers);
@@ -284,6 +294,7 @@ export class OpenVat {
       body,
       idempotent: true,
       options: { ...rest, headers: { ...headers, 'idempotency-key': idempotencyKey } },
+      decorate: (result, answer) => ({ ...result, replayed: answer['idempotent-replayed'] === 'true' }),
     });
   }
 
@@ -566,7 +577,8 @@ export class OpenVat {
       let error: OpenVatError;
       let wait: number | null = null;
       try {
-        return (await this.#attempt<T>(call.method, url, headers, body, options)) as T;
+        const result = await this.#attempt<object>(call.method, url, headers, body, options, call.decorate);
+        return result as T;
       } catch (caught) {
         if (!(caught instanceof OpenVatError)) throw caught;
         error = caught;
@@ -627,6 +639,7 @@ export class OpenVat {
     headers: Record<string, string>,
     body: string | undefined,
     options: RequestOptions,
+    decorate: Call['decorate'],
   ): Promise<T> {
     const { signal } = options;
     if (signal?.aborted) {
@@ -693,8 +706,9 @@ export class OpenVat {
           },
         );
       }
-      if ('data' in json && 'meta' in json) return json as T;
-      return { data: json, meta: { request_id: requestId } } as T;
+      const envelope =
+        'data' in json && 'meta' in json ? json : { data: json, meta: { request_id: requestId } };
+      return (decorate ? decorate(envelope, responseHeaders) : envelope) as T;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

@@ -1,6 +1,7 @@
 export {
   type ClientOptions,
   type ConfirmOptions,
+  type ConfirmResult,
   type FollowOptions,
   MAX_RETRY_AFTER_SECONDS,
   OpenVat,

@@ -273,7 +273,9 @@ describe('@openvat/client operations', () => {
     const body = { vat_number: 'ATU12345678', company: MUSTERHAUS };
     const key = crypto.randomUUID();
     const first = await openvat.confirm(body, { headers: { 'Idempotency-Key': key } });
+    assert.equal(first.replayed, false);
     const again = await openvat.confirm(body, { headers: { 'IDEMPOTENCY-KEY': key } });
+    assert.equal(again.replayed, true, 'the second answer is the stored one');
     const lower = await openvat.confirm(body, { headers: { 'idempotency-key': key } });
     assert.deepEqual(sent, [key, key, key]);
     assert.equal(again.data.confirmation_id, first.data.confirmation_id);
