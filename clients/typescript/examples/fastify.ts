@@ -1,4 +1,4 @@
-// A webhook receiver on Fastify. Run: OPENVAT_WEBHOOK_SECRET=whsec_… npx tsx fastify.ts
+// A webhook receiver on Fastify. Run from the repository root (after npm ci): OPENVAT_WEBHOOK_SECRET=whsec_… npx tsx clients/typescript/examples/fastify.ts
 import { verifyWebhook, WebhookVerificationError } from '@openvat/client';
 import Fastify from 'fastify';
 

@@ -1,4 +1,4 @@
-// A webhook receiver on Node's own http module. Run: OPENVAT_WEBHOOK_SECRET=whsec_… npx tsx node-http.ts
+// A webhook receiver on Node's own http module. Run from the repository root (after npm ci): OPENVAT_WEBHOOK_SECRET=whsec_… npx tsx clients/typescript/examples/node-http.ts
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook, WebhookVerificationError } from '@openvat/client';

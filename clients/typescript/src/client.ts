@@ -1,9 +1,13 @@
 import {
   AbortError,
+  AuthenticationError,
   ConnectionError,
+  errorFamily,
   errorFromResponse,
+  IdempotencyInProgressError,
   OpenVatError,
   parseRetryAfter,
+  RegistryUnavailableError,
   TimeoutError,
 } from './errors.js';
 import type {
@@ -16,6 +20,7 @@ import type {
   DecideBody,
   DecideResponse,
   Envelope,
+  HealthResponse,
   Monitor,
   MonitorBulkBody,
   MonitorBulkResponse,
@@ -55,7 +60,11 @@ import type {
 export interface ClientOptions {
   /** Where the service answers, e.g. `https://vat.example.com`. Default: the `OPENVAT_URL` variable. */
   baseUrl?: string;
-  /** A `svc_live_…` or `svc_test_…` key. Default: the `OPENVAT_API_KEY` variable. */
+  /**
+   * A `svc_live_…` or `svc_test_…` key. Default: the `OPENVAT_API_KEY` variable. Without one, only
+   * the public calls work (`rates`, `status`, `health`); the others reject with an
+   * `AuthenticationError` (code `missing_api_key`) before sending anything.
+   */
   apiKey?: string;
   /** Milliseconds one attempt may take before it is abandoned (default 60,000). */
   timeout?: number;
@@ -78,30 +87,60 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * What `confirm` resolves to: the answer's envelope, as the service sent it, and `replayed`, added by
+ * the client from the `Idempotent-Replayed` header: true when the answer is the stored one of an
+ * earlier request with the same Idempotency-Key (an earlier call, or an earlier attempt of this one
+ * whose answer was lost), made without asking the authority again.
+ */
+export type ConfirmResult = Envelope<ConfirmResponse> & { replayed: boolean };
+
 export interface ConfirmOptions extends RequestOptions {
   /** A UUID; default: a new random one per call, sent again unchanged on every retry of that call. */
   idempotencyKey?: string;
 }
 
-export interface FollowOptions {
+/** `batchJobs.follow`, `wait` and `run`: the per-call options apply to each request they make. */
+export interface FollowOptions extends RequestOptions {
   /** Milliseconds between two polls (default 1,000). */
   pollInterval?: number;
-  signal?: AbortSignal;
 }
 
-export interface SubmitAllOptions {
+/** `batchJobs.submitAll`: the per-call options apply to each job it creates. */
+export interface SubmitAllOptions extends RequestOptions {
   /** Numbers per job (default 10,000, the service's largest job). */
   chunkSize?: number;
   requester_vat_number?: string;
-  signal?: AbortSignal;
 }
+
+/** Headers that make a request conditional (answered 304 without a body); refused by the client. */
+const CONDITIONAL_HEADERS = ['if-none-match', 'if-modified-since'];
 
 /** The largest batch job the service accepts. */
 const MAX_JOB_SIZE = 10_000;
-/** The longest `Retry-After` the client waits for by itself; a longer one is left to the caller. */
-const MAX_RETRY_AFTER_SECONDS = 60;
-/** Answers retried for every call: the service did not do the work, or a proxy failed. */
-const RETRY_ALWAYS = new Set([429, 502, 503, 504]);
+/**
+ * The longest `Retry-After` (seconds) the client waits for by itself; a longer one is left to the
+ * caller: the error is thrown at once with its `retryAfter`.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * The service's own answer that an upstream registry or tax authority could not answer
+ * (`registry_unavailable`, `taxauth_*`, any `*_unavailable`, `*_server_error`, `*_session_limit`).
+ * The service has already retried within its own deadline, so the client does not repeat the call.
+ */
+function upstreamUnavailable(error: OpenVatError): boolean {
+  return (
+    error.code.startsWith('taxauth_') ||
+    error.code.endsWith('_session_limit') ||
+    errorFamily(error.code) === RegistryUnavailableError
+  );
+}
+
+/** The answer carries the service's JSON error envelope (its `error.code`), not just a status. */
+function fromService(error: OpenVatError): boolean {
+  return error.status > 0 && !error.code.startsWith('http_');
+}
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -110,9 +149,16 @@ interface Call {
   path: string;
   query?: Record<string, string | number | boolean | undefined> | undefined;
   body?: unknown;
-  /** Safe to send twice (reads, deletions, calls with an idempotency key). */
+  /**
+   * Safe to send twice: reads, deletions, PATCHes (they set fields), `confirm` (its Idempotency-Key)
+   * and `monitors.create` / `monitors.bulk` (a number already monitored answers its monitor).
+   */
   idempotent: boolean;
   options?: RequestOptions | undefined;
+  /** Answered without an API key (rates, status, health). */
+  public?: boolean;
+  /** Adds what the answer's headers say to the resolved value. */
+  decorate?: (result: object, headers: Record<string, string>) => object;
 }
 
 function env(name: string): string | undefined {
@@ -133,15 +179,18 @@ function headersRecord(headers: Headers): Record<string, string> {
   return out;
 }
 
+/** Waits `ms`; an aborted `signal` rejects with the client's `AbortError`. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    const aborted = () =>
+      new AbortError('The request was aborted.', { status: 0, code: 'aborted', cause: signal?.reason });
     if (signal?.aborted) {
-      reject(signal.reason);
+      reject(aborted());
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      reject(aborted());
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -149,6 +198,13 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Header names in lower case, so that one given twice in different cases is sent once (the later wins). */
+function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value;
+  return out;
 }
 
 function randomUuid(): string {
@@ -165,7 +221,7 @@ function randomUuid(): string {
  */
 export class OpenVat {
   readonly baseUrl: string;
-  readonly #apiKey: string;
+  readonly #apiKey: string | undefined;
   readonly #timeout: number;
   readonly #maxRetries: number;
   readonly #fetch: typeof fetch;
@@ -175,9 +231,8 @@ export class OpenVat {
     const baseUrl = options.baseUrl ?? env('OPENVAT_URL');
     const apiKey = options.apiKey ?? env('OPENVAT_API_KEY');
     if (!baseUrl) throw new TypeError('OpenVat: pass baseUrl or set OPENVAT_URL.');
-    if (!apiKey) throw new TypeError('OpenVat: pass apiKey or set OPENVAT_API_KEY.');
     this.baseUrl = baseUrl.replace(/\/+$/, '');
-    this.#apiKey = apiKey;
+    this.#apiKey = apiKey || undefined;
     this.#timeout = options.timeout ?? 60_000;
     this.#maxRetries = options.maxRetries ?? 2;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
@@ -222,14 +277,24 @@ export class OpenVat {
    * `POST /v1/confirm`: a qualified confirmation by the German authority. Sent with an
    * `Idempotency-Key` (a new one per call unless given), so retries never confirm twice.
    */
-  confirm(body: ConfirmBody, options: ConfirmOptions = {}): Promise<Envelope<ConfirmResponse>> {
-    const { idempotencyKey = randomUuid(), ...rest } = options;
+  confirm(body: ConfirmBody, options: ConfirmOptions = {}): Promise<ConfirmResult> {
+    const { idempotencyKey: given, ...rest } = options;
+    // An Idempotency-Key among the per-call headers (any case) is the key, unless `idempotencyKey` is given.
+    const headers = lowerCased(rest.headers);
+    const fromHeaders = headers['idempotency-key'];
+    if (given !== undefined && fromHeaders !== undefined && given !== fromHeaders) {
+      return Promise.reject(
+        new TypeError('OpenVat: idempotencyKey and the Idempotency-Key header differ; pass one.'),
+      );
+    }
+    const idempotencyKey = given ?? fromHeaders ?? randomUuid();
     return this.request({
       method: 'POST',
       path: '/v1/confirm',
       body,
       idempotent: true,
-      options: { ...rest, headers: { ...rest.headers, 'idempotency-key': idempotencyKey } },
+      options: { ...rest, headers: { ...headers, 'idempotency-key': idempotencyKey } },
+      decorate: (result, answer) => ({ ...result, replayed: answer['idempotent-replayed'] === 'true' }),
     });
   }
 
@@ -248,19 +313,31 @@ export class OpenVat {
   readonly rates = {
     /** `GET /v1/rates`: the VAT rates of every country, today or on `date`. */
     list: (query: RatesQuery = {}, options?: RequestOptions): Promise<Envelope<RatesResponse>> =>
-      this.request({ method: 'GET', path: '/v1/rates', query, idempotent: true, options }),
+      this.request({ method: 'GET', path: '/v1/rates', query, idempotent: true, options, public: true }),
     /** `GET /v1/rates/{country}`: one country's rates. */
     get: (
       country: string,
       query: RateQuery = {},
       options?: RequestOptions,
     ): Promise<Envelope<RateResponse>> =>
-      this.request({ method: 'GET', path: `/v1/rates/${enc(country)}`, query, idempotent: true, options }),
+      this.request({
+        method: 'GET',
+        path: `/v1/rates/${enc(country)}`,
+        query,
+        idempotent: true,
+        options,
+        public: true,
+      }),
   };
 
   /** `GET /v1/status`: each registry's circuit breaker, calls in flight and last success and failure. */
   status(options?: RequestOptions): Promise<Envelope<StatusResponse>> {
-    return this.request({ method: 'GET', path: '/v1/status', idempotent: true, options });
+    return this.request({ method: 'GET', path: '/v1/status', idempotent: true, options, public: true });
+  }
+
+  /** `GET /health`: liveness, `{ data: { ok: true } }` while the process is up. Public, no key needed. */
+  health(options?: RequestOptions): Promise<Envelope<HealthResponse>> {
+    return this.request({ method: 'GET', path: '/health', idempotent: true, options, public: true });
   }
 
   readonly usage = {
@@ -418,10 +495,11 @@ export class OpenVat {
   };
 
   async *#follow(id: string, options: FollowOptions): AsyncGenerator<BatchJob, void, undefined> {
-    const interval = options.pollInterval ?? 1_000;
+    const { pollInterval, ...requestOptions } = options;
+    const interval = pollInterval ?? 1_000;
     let previous: BatchJob | undefined;
     for (;;) {
-      const { data: job } = await this.batchJobs.get(id, options.signal ? { signal: options.signal } : {});
+      const { data: job } = await this.batchJobs.get(id, requestOptions);
       if (!previous || previous.done !== job.done || previous.status !== job.status) yield job;
       if (job.status === 'completed') return;
       previous = job;
@@ -433,10 +511,8 @@ export class OpenVat {
     params: ValidateBatchParams,
     options: FollowOptions,
   ): AsyncGenerator<BatchJob, void, undefined> {
-    const { data: created } = await this.batchJobs.create(
-      params,
-      options.signal ? { signal: options.signal } : {},
-    );
+    const { pollInterval: _, ...requestOptions } = options;
+    const { data: created } = await this.batchJobs.create(params, requestOptions);
     yield* this.#follow(created.id, options);
   }
 
@@ -444,12 +520,12 @@ export class OpenVat {
     numbers: AsyncIterable<string> | Iterable<string>,
     options: SubmitAllOptions,
   ): AsyncGenerator<BatchJob, void, undefined> {
-    const size = options.chunkSize ?? MAX_JOB_SIZE;
+    const { chunkSize, requester_vat_number, ...requestOptions } = options;
+    const size = chunkSize ?? MAX_JOB_SIZE;
     if (!Number.isInteger(size) || size < 1 || size > MAX_JOB_SIZE) {
       throw new RangeError(`chunkSize must be an integer from 1 to ${MAX_JOB_SIZE}.`);
     }
-    const requestOptions = options.signal ? { signal: options.signal } : {};
-    const extra = options.requester_vat_number ? { requester_vat_number: options.requester_vat_number } : {};
+    const extra = requester_vat_number ? { requester_vat_number } : {};
     let chunk: string[] = [];
     for await (const number of numbers) {
       chunk.push(number);
@@ -470,44 +546,90 @@ export class OpenVat {
     for (const [name, value] of Object.entries(call.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
+    if (this.#apiKey === undefined && !call.public) {
+      throw new AuthenticationError(
+        `OpenVat: ${call.method} ${call.path} needs an API key: pass apiKey or set OPENVAT_API_KEY.`,
+        { status: 0, code: 'missing_api_key' },
+      );
+    }
+    const given = { ...lowerCased(this.#headers), ...lowerCased(options.headers) };
+    const conditional = CONDITIONAL_HEADERS.find((name) => name in given);
+    if (conditional !== undefined) {
+      // A 304 has no body to resolve to: the client makes no conditional requests.
+      throw new TypeError(
+        `OpenVat: the client does not make conditional requests; remove the ${conditional} header.`,
+      );
+    }
     const headers: Record<string, string> = {
       accept: 'application/json',
-      ...this.#headers,
-      ...options.headers,
-      authorization: `Bearer ${this.#apiKey}`,
+      ...given,
+      ...(this.#apiKey === undefined ? {} : { authorization: `Bearer ${this.#apiKey}` }),
     };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
 
+    const idempotencyKey = headers['idempotency-key'] ?? null;
+    /** When the first 409 "still in progress" arrived; such answers are waited out for one `timeout`. */
+    let inProgressSince: number | null = null;
+    let inProgressWaits = 0;
     for (let attempt = 0; ; attempt += 1) {
       const retriesLeft = attempt < maxRetries;
       let error: OpenVatError;
       let wait: number | null = null;
       try {
-        return (await this.#attempt<T>(call.method, url, headers, body, options)) as T;
+        const result = await this.#attempt<object>(call.method, url, headers, body, options, call.decorate);
+        return result as T;
       } catch (caught) {
         if (!(caught instanceof OpenVatError)) throw caught;
         error = caught;
       }
-      if (error instanceof AbortError || !retriesLeft) throw error;
-      if (error instanceof ConnectionError) {
-        if (!call.idempotent) throw error;
-      } else if (RETRY_ALWAYS.has(error.status) || (call.idempotent && error.status >= 500)) {
-        const retryAfter = parseRetryAfter(error.headers['retry-after']);
-        if (retryAfter !== null) {
-          if (retryAfter > MAX_RETRY_AFTER_SECONDS) throw error;
-          wait = retryAfter * 1000;
+      if (error instanceof AbortError) throw error;
+      if (error instanceof IdempotencyInProgressError) {
+        // The first attempt of this call (or an earlier call with this key) is still being worked on:
+        // ask again shortly, with the same key, until it is answered or one attempt's time has passed.
+        const budget = options.timeout ?? this.#timeout;
+        inProgressSince ??= Date.now();
+        const delay = Math.min(5_000, 500 * 2 ** inProgressWaits);
+        if (maxRetries === 0 || Date.now() + delay - inProgressSince > budget) {
+          throw new IdempotencyInProgressError(
+            `A request with Idempotency-Key ${idempotencyKey} is still in progress at the service. ` +
+              'The original request may have succeeded: send it again with the same key to get its answer; ' +
+              'never with a new key.',
+            {
+              status: error.status,
+              code: error.code,
+              requestId: error.requestId,
+              details: error.details,
+              headers: error.headers,
+              idempotencyKey,
+              cause: error,
+            },
+          );
         }
-      } else {
-        throw error;
+        inProgressWaits += 1;
+        attempt -= 1; // these polls do not count against maxRetries
+        await sleep(delay, options.signal);
+        continue;
+      }
+      if (!retriesLeft) throw error;
+      if (fromService(error) && upstreamUnavailable(error)) throw error;
+      // Repeated for every call only when the answer proves the service did not do the work (its own
+      // 429); a dropped connection, a timeout or a 5xx (a proxy may have forwarded the request before
+      // failing) only for calls safe to send twice.
+      const serviceRateLimit = error.status === 429 && fromService(error);
+      const repeatable =
+        serviceRateLimit ||
+        (call.idempotent &&
+          (error instanceof ConnectionError || error.status === 429 || error.status >= 500));
+      if (!repeatable) throw error;
+      const retryAfter = parseRetryAfter(error.headers['retry-after']);
+      if (retryAfter !== null) {
+        if (retryAfter > MAX_RETRY_AFTER_SECONDS) throw error;
+        wait = retryAfter * 1000;
       }
       // Exponential backoff with jitter when the service named no time: 0.5 s, 1 s, 2 s … up to 8 s.
       wait ??= Math.min(8_000, 500 * 2 ** attempt) * (0.75 + Math.random() * 0.25);
-      try {
-        await sleep(wait, options.signal);
-      } catch (reason) {
-        throw new AbortError('The request was aborted.', { status: 0, code: 'aborted', cause: reason });
-      }
+      await sleep(wait, options.signal);
     }
   }
 
@@ -517,6 +639,7 @@ export class OpenVat {
     headers: Record<string, string>,
     body: string | undefined,
     options: RequestOptions,
+    decorate: Call['decorate'],
   ): Promise<T> {
     const { signal } = options;
     if (signal?.aborted) {
@@ -565,8 +688,27 @@ export class OpenVat {
         }
       }
       if (!response.ok) throw errorFromResponse(response.status, json, responseHeaders);
-      if (json && typeof json === 'object' && 'data' in json && 'meta' in json) return json as T;
-      return { data: json, meta: { request_id: responseHeaders['service-request-id'] ?? '' } } as T;
+      const requestId = responseHeaders['service-request-id'] ?? '';
+      // 204 No Content (deletions) is the only answer without a JSON body.
+      if ((response.status === 204 || response.status === 205) && text === '') {
+        return { data: null, meta: { request_id: requestId } } as T;
+      }
+      if (json === null || typeof json !== 'object') {
+        const type = responseHeaders['content-type'] || 'no content type';
+        const what = text === '' ? 'an empty body' : `a body of ${type}`;
+        throw new OpenVatError(
+          `The service answered HTTP ${response.status} with ${what} (${type}) where JSON was expected; a proxy may have answered in its place.`,
+          {
+            status: response.status,
+            code: 'invalid_response',
+            requestId: requestId || null,
+            headers: responseHeaders,
+          },
+        );
+      }
+      const envelope =
+        'data' in json && 'meta' in json ? json : { data: json, meta: { request_id: requestId } };
+      return (decorate ? decorate(envelope, responseHeaders) : envelope) as T;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

@@ -60,8 +60,26 @@ export class InvalidRequestError extends OpenVatError {}
 /** 404 `not_found`: no such resource for this key. */
 export class NotFoundError extends OpenVatError {}
 
-/** `idempotency_conflict` (and any other `*_conflict`): the key was used with another body, or is in flight. */
+/**
+ * 422 `idempotency_conflict` (and any other `*_conflict`): the Idempotency-Key was already used with
+ * another body. Send the new request with a new key.
+ */
 export class ConflictError extends OpenVatError {}
+
+/**
+ * 409 `idempotency_conflict`: a request with this Idempotency-Key is still in progress at the service
+ * (typically the first attempt of a call that timed out on the client's side). The original request
+ * may have succeeded: send it again with the same key (`idempotencyKey`) to get its answer; never
+ * with a new key, which would confirm a second time. Not a `ConflictError`.
+ */
+export class IdempotencyInProgressError extends OpenVatError {
+  /** The key to send again. */
+  readonly idempotencyKey: string | null;
+  constructor(message: string, init: ErrorInit & { idempotencyKey?: string | null }) {
+    super(message, init);
+    this.idempotencyKey = init.idempotencyKey ?? null;
+  }
+}
 
 /**
  * 429 `rate_limited` (this key's limit) or `*_session_limit` (`taxauth_session_limit`: the tax
@@ -157,6 +175,10 @@ export function errorFromResponse(
   const retryAfter =
     parseRetryAfter(headers['retry-after']) ?? (typeof fromDetails === 'number' ? fromDetails : null);
   const init = { status, code, requestId, details, headers, retryAfter };
+  // The same code is 422 for a key reused with another body and 409 for a key still in flight.
+  if (code === 'idempotency_conflict' && status === 409) {
+    return new IdempotencyInProgressError(message, init);
+  }
   const Family = errorFamily(code) ?? OpenVatError;
   return new Family(message, init);
 }

@@ -1,7 +1,9 @@
 export {
   type ClientOptions,
   type ConfirmOptions,
+  type ConfirmResult,
   type FollowOptions,
+  MAX_RETRY_AFTER_SECONDS,
   OpenVat,
   type RequestOptions,
   type SubmitAllOptions,
@@ -12,6 +14,7 @@ export {
   ConflictError,
   ConnectionError,
   errorFamily,
+  IdempotencyInProgressError,
   InvalidRequestError,
   NotFoundError,
   OpenVatError,
@@ -24,7 +27,11 @@ export type { components, paths } from './openapi.js';
 export type * from './types.js';
 export {
   type BatchCompletedEvent,
+  type BatchJobCompletedEvent,
+  type BatchSyncCompletedEvent,
   type HeadersLike,
+  isBatchJobEvent,
+  type MonitorEventPayload,
   type TestEvent,
   type ValidationCompletedEvent,
   type VatNumberChangedEvent,

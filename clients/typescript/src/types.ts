@@ -10,6 +10,10 @@ type Responses<P extends keyof paths, M extends Method> =
 export type Success<P extends keyof paths, M extends Method> = {
   [S in keyof Responses<P, M>]: S extends 200 | 201 | 202 | 204 ? Json<Responses<P, M>[S]> : never;
 }[keyof Responses<P, M>];
+/** The JSON of one status of an operation. */
+export type AnswerOf<P extends keyof paths, M extends Method, S extends keyof Responses<P, M>> = Json<
+  Responses<P, M>[S]
+>;
 /** The JSON body of an operation. */
 export type RequestBody<P extends keyof paths, M extends Method> =
   Operation<P, M> extends {
@@ -24,6 +28,18 @@ export type Query<P extends keyof paths, M extends Method> =
   }
     ? NonNullable<Q>
     : never;
+
+/**
+ * Query parameters as the client takes them: the OpenAPI types of a query are strings, but numeric
+ * ones (`limit`, `days`) may be passed as numbers and `"true" | "false"` ones (`stale`) as booleans;
+ * the client turns them into text.
+ */
+export type ClientQuery<Q> = {
+  [K in keyof Q]:
+    | Q[K]
+    | (K extends 'limit' | 'days' ? number : never)
+    | ([Exclude<Q[K], undefined>] extends ['true' | 'false'] ? boolean : never);
+};
 
 /** `meta` of every answer: at least the request id (UUID v7) to quote to support. */
 export interface ResponseMeta {
@@ -54,8 +70,8 @@ export type ValidateResponse = Success<'/v1/validate', 'get'>;
 
 export type BatchBody = RequestBody<'/v1/validate/batch', 'post'>;
 export type ValidateBatchParams = Omit<BatchBody, 'async'>;
-type BatchAnswers = Success<'/v1/validate/batch', 'post'>;
-export type ValidateBatchResponse = Exclude<BatchAnswers, BatchJobResponse>;
+/** The synchronous answer (200); `async: true` answers 202 with the queued job. */
+export type ValidateBatchResponse = AnswerOf<'/v1/validate/batch', 'post', 200>;
 export type BatchJobResponse = Success<'/v1/validate/batch/{id}', 'get'>;
 export type BatchJob = BatchJobResponse['data'];
 
@@ -68,14 +84,15 @@ export type ConfirmationResponse = Success<'/v1/confirmations/{id}', 'get'>;
 
 export type AuditResponse = Success<'/v1/audits/{request_id}', 'get'>;
 
-export type RatesQuery = Query<'/v1/rates', 'get'>;
+export type RatesQuery = ClientQuery<Query<'/v1/rates', 'get'>>;
 export type RatesResponse = Exclude<Success<'/v1/rates', 'get'>, null>;
-export type RateQuery = Query<'/v1/rates/{country}', 'get'>;
+export type RateQuery = ClientQuery<Query<'/v1/rates/{country}', 'get'>>;
 export type RateResponse = Exclude<Success<'/v1/rates/{country}', 'get'>, null>;
 
 export type StatusResponse = Success<'/v1/status', 'get'>;
+export type HealthResponse = Success<'/health', 'get'>;
 
-export type UsageQuery = Query<'/v1/usage', 'get'>;
+export type UsageQuery = ClientQuery<Query<'/v1/usage', 'get'>>;
 export type UsageResponse = Success<'/v1/usage', 'get'>;
 
 export type WebhookCreateBody = RequestBody<'/v1/webhooks', 'post'>;
@@ -84,7 +101,7 @@ export type WebhookListResponse = Success<'/v1/webhooks', 'get'>;
 export type WebhookUpdateBody = RequestBody<'/v1/webhooks/{id}', 'patch'>;
 export type WebhookUpdateResponse = Success<'/v1/webhooks/{id}', 'patch'>;
 export type WebhookTestResult = Success<'/v1/webhooks/{id}/test', 'post'>;
-export type WebhookDeliveriesQuery = Query<'/v1/webhooks/{id}/deliveries', 'get'>;
+export type WebhookDeliveriesQuery = ClientQuery<Query<'/v1/webhooks/{id}/deliveries', 'get'>>;
 export type WebhookDeliveriesResponse = Success<'/v1/webhooks/{id}/deliveries', 'get'>;
 export type WebhookReplayResponse = Success<'/v1/webhooks/{id}/deliveries/{delivery_id}/replay', 'post'>;
 
@@ -92,13 +109,13 @@ export type MonitorCreateBody = RequestBody<'/v1/monitors', 'post'>;
 export type MonitorCreated = Success<'/v1/monitors', 'post'>;
 export type MonitorBulkBody = RequestBody<'/v1/monitors/bulk', 'post'>;
 export type MonitorBulkResponse = Success<'/v1/monitors/bulk', 'post'>;
-export type MonitorListQuery = Query<'/v1/monitors', 'get'>;
+export type MonitorListQuery = ClientQuery<Query<'/v1/monitors', 'get'>>;
 export type MonitorListResponse = Success<'/v1/monitors', 'get'>;
 export type Monitor = MonitorListResponse['data'][number];
 export type MonitorResponse = Success<'/v1/monitors/{id}', 'get'>;
 export type MonitorUpdateBody = RequestBody<'/v1/monitors/{id}', 'patch'>;
 export type MonitorUpdateResponse = Success<'/v1/monitors/{id}', 'patch'>;
 export type MonitorCheckResponse = Success<'/v1/monitors/{id}/check', 'post'>;
-export type MonitorChangesQuery = Query<'/v1/monitors/changes', 'get'>;
+export type MonitorChangesQuery = ClientQuery<Query<'/v1/monitors/changes', 'get'>>;
 export type MonitorChangesResponse = Success<'/v1/monitors/changes', 'get'>;
 export type MonitorSummaryResponse = Success<'/v1/monitors/summary', 'get'>;

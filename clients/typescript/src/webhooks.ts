@@ -6,7 +6,12 @@
  * keyed with the UTF-8 bytes of the whole secret string, `whsec_` prefix included. Several
  * space-separated signatures are accepted (a sender signing with two secrets during a rotation).
  */
-import type { BatchJobResponse, MonitorCheckResponse, ValidateResponse } from './types.js';
+import type {
+  BatchJobResponse,
+  MonitorCheckResponse,
+  ValidateBatchResponse,
+  ValidateResponse,
+} from './types.js';
 
 interface EventBase<E extends string, D> {
   event: E;
@@ -18,17 +23,41 @@ interface EventBase<E extends string, D> {
 
 /** A live validation answered (`GET /v1/validate`). */
 export type ValidationCompletedEvent = EventBase<'validation.completed', ValidateResponse>;
-/** A live batch job completed. */
-export type BatchCompletedEvent = EventBase<'batch.completed', BatchJobResponse>;
+/**
+ * A live batch completed: a batch job (`data.data` is the job, with `id`, `status`, `summary` and
+ * `results`) or a synchronous `POST /v1/validate/batch` (`data` is its answer: `data.data` has
+ * `summary` and `results`, `data.meta` has `sources`). Tell them apart with `isBatchJobEvent(event)`.
+ */
+export type BatchCompletedEvent = BatchJobCompletedEvent | BatchSyncCompletedEvent;
+/** `batch.completed` of a batch job (`POST /v1/validate/batch` with `async: true`). */
+export type BatchJobCompletedEvent = EventBase<'batch.completed', BatchJobResponse>;
+/** `batch.completed` of a synchronous `POST /v1/validate/batch`: its answer exactly. */
+export type BatchSyncCompletedEvent = EventBase<'batch.completed', ValidateBatchResponse>;
 /** `POST /v1/webhooks/{id}/test`: a signed test event, sent at once. */
 export type TestEvent = EventBase<
   'test',
   { data: { message: string; webhook_id: string; sent_at: string }; meta: { request_id: string } }
 >;
+/**
+ * Monitoring events carry the check as `data.data` (the monitor, the check and its changes, as
+ * `POST /v1/monitors/{id}/check` answers it) and only `request_id` in `data.meta`.
+ */
+export interface MonitorEventPayload {
+  data: MonitorCheckResponse['data'];
+  meta: { request_id: string };
+}
 /** A monitored number changed (`data.data.changes`: became invalid or valid, name or address changed). */
-export type VatNumberChangedEvent = EventBase<'vat_number.changed', MonitorCheckResponse>;
+export type VatNumberChangedEvent = EventBase<'vat_number.changed', MonitorEventPayload>;
 /** A monitored number could not be checked for longer than the stale period (sent once). */
-export type VatNumberCheckFailedEvent = EventBase<'vat_number.check_failed', MonitorCheckResponse>;
+export type VatNumberCheckFailedEvent = EventBase<'vat_number.check_failed', MonitorEventPayload>;
+/**
+ * True for the `batch.completed` of a batch job (its `data.data` is the job, with `id`), false for
+ * that of a synchronous `validateBatch`; narrows the whole event either way.
+ */
+export function isBatchJobEvent(event: BatchCompletedEvent): event is BatchJobCompletedEvent {
+  return 'id' in event.data.data;
+}
+
 export type WebhookEvent =
   | ValidationCompletedEvent
   | BatchCompletedEvent

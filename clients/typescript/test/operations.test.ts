@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import { isUuidV7, type TestKey } from '../../../test/helpers/app.js';
-import { type BatchJob, OpenVat, verifyWebhook } from '../src/index.js';
+import { type BatchJob, OpenVat, type VatNumberChangedEvent, verifyWebhook } from '../src/index.js';
+
+/** `true` only when the key sets A and B are the same (a compile-time check). */
+type ExactKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+import { freePort } from './ports.js';
 import { REQUESTER, type RunningService, startService } from './service.js';
 
 const MUSTERHAUS = {
@@ -24,7 +29,7 @@ describe('@openvat/client operations', () => {
 
   before(async () => {
     service = await startService();
-    receiver = await startWebhookReceiver();
+    receiver = await startWebhookReceiver({ port: await freePort() });
     proTest = await service.t.key('pro', 'test');
     proLive = await service.t.key('pro', 'live');
     businessLive = await service.t.key('business', 'live', { defaultRequesterVat: REQUESTER });
@@ -113,6 +118,12 @@ describe('@openvat/client operations', () => {
     assert.ok(vies.last_success_at);
   });
 
+  it('health answers { ok: true } in the envelope', async () => {
+    const res = await client(proTest).health();
+    assert.deepEqual(res.data, { ok: true });
+    assert.equal(typeof res.meta.request_id, 'string');
+  });
+
   it('usage.get reports the calls of the key', async () => {
     const openvat = client(proTest);
     await openvat.validate({ vat_number: 'DE100000008' });
@@ -184,7 +195,13 @@ describe('@openvat/client operations', () => {
       if (!event) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.ok(event, 'the change reached the receiver');
-    if (event?.event === 'vat_number.changed') assert.equal(event.data.data.monitor.id, id);
+    if (event?.event === 'vat_number.changed') {
+      assert.equal(event.data.data.monitor.id, id);
+      // The delivered meta is the request id only, and so is its type.
+      assert.deepEqual(Object.keys(event.data.meta), ['request_id']);
+      const metaKeys: ExactKeys<keyof VatNumberChangedEvent['data']['meta'], 'request_id'> = true;
+      assert.ok(metaKeys);
+    }
 
     const bulk = await openvat.monitors.bulk({
       monitors: [{ vat_number: 'DE930000007' }, { vat_number: 'not a number' }],
@@ -223,6 +240,50 @@ describe('@openvat/client operations', () => {
       return true;
     });
     await openvat.webhooks.delete(hook.data.id);
+  });
+
+  it('numeric and boolean query options are taken as numbers and booleans, sent as text', async () => {
+    const urls: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      urls.push(String(input));
+      return fetch(input, init);
+    };
+    const openvat = client(proTest, { fetch: recording });
+    const page = await openvat.monitors.list({ limit: 2, stale: false });
+    assert.ok(Array.isArray(page.data));
+    await openvat.monitors.changes({ limit: 3 });
+    await openvat.usage.get({ days: 30 });
+    const hook = await openvat.webhooks.create({ url: `${receiver.origin}/query-hooks` });
+    await openvat.webhooks.deliveries(hook.data.id, { limit: 4 });
+    await openvat.webhooks.delete(hook.data.id);
+    const queries = urls.map((u) => new URL(u).search);
+    assert.ok(queries.includes('?limit=2&stale=false'), queries.join(' '));
+    assert.ok(queries.includes('?limit=3'));
+    assert.ok(queries.includes('?days=30'));
+    assert.ok(queries.includes('?limit=4'));
+  });
+
+  it('confirm uses an Idempotency-Key given in the per-call headers, whatever its case, as its key', async () => {
+    const sent: Array<string | null> = [];
+    const recording: typeof fetch = (input, init) => {
+      sent.push(new Headers(init?.headers).get('idempotency-key'));
+      return fetch(input, init);
+    };
+    const openvat = client(businessLive, { fetch: recording });
+    const body = { vat_number: 'ATU12345678', company: MUSTERHAUS };
+    const key = crypto.randomUUID();
+    const first = await openvat.confirm(body, { headers: { 'Idempotency-Key': key } });
+    assert.equal(first.replayed, false);
+    const again = await openvat.confirm(body, { headers: { 'IDEMPOTENCY-KEY': key } });
+    assert.equal(again.replayed, true, 'the second answer is the stored one');
+    const lower = await openvat.confirm(body, { headers: { 'idempotency-key': key } });
+    assert.deepEqual(sent, [key, key, key]);
+    assert.equal(again.data.confirmation_id, first.data.confirmation_id);
+    assert.equal(lower.data.confirmation_id, first.data.confirmation_id);
+    await assert.rejects(
+      openvat.confirm(body, { idempotencyKey: crypto.randomUUID(), headers: { 'Idempotency-Key': key } }),
+      TypeError,
+    );
   });
 
   it('batchJobs: create, get, follow with progress, wait, run', async () => {

@@ -6,7 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import type { TestKey } from '../../../test/helpers/app.js';
-import { OpenVat, verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
+import {
+  isBatchJobEvent,
+  OpenVat,
+  verifyWebhook,
+  type WebhookEvent,
+  WebhookVerificationError,
+} from '../src/index.js';
+import { freePort } from './ports.js';
 import { type RunningService, startService } from './service.js';
 
 async function verifyFails(promise: Promise<unknown>): Promise<string> {
@@ -29,7 +36,7 @@ describe('verifyWebhook on real deliveries', () => {
 
   before(async () => {
     service = await startService();
-    receiver = await startWebhookReceiver();
+    receiver = await startWebhookReceiver({ port: await freePort() });
     live = await service.t.key('pro', 'live');
     openvat = new OpenVat({ baseUrl: service.baseUrl, apiKey: live.key });
     secret = (await openvat.webhooks.create({ url: `${receiver.origin}/hooks` })).data.secret;
@@ -104,6 +111,23 @@ describe('verifyWebhook on real deliveries', () => {
     assert.equal((await verifyWebhook(body, rotated, secret)).event, 'validation.completed');
   });
 
+  it('accepts the batch.completed of a synchronous validateBatch and types it apart from a job', async () => {
+    const count = receiver.received.length;
+    const answer = await openvat.validateBatch({ vat_numbers: ['DE136695976', 'FR40303265045'] });
+    await receiver.waitFor(count + 1, 10_000);
+    const events = await Promise.all(
+      receiver.received.slice(count).map((d) => verifyWebhook(d.body, d.headers, secret)),
+    );
+    const completed = events.find((e) => e.event === 'batch.completed');
+    assert.ok(completed && completed.event === 'batch.completed');
+    if (isBatchJobEvent(completed)) assert.fail('a synchronous batch has no job id');
+    // Narrowed to the synchronous answer: summary and results in data, sources in meta.
+    assert.deepEqual(completed.data.data.summary, answer.data.summary);
+    assert.deepEqual(completed.data.meta.sources, answer.meta.sources);
+    assert.equal(completed.data.data.results.length, 2);
+    assert.equal(completed.data.meta.request_id, answer.meta.request_id);
+  });
+
   it('accepts a live batch.completed delivery', async () => {
     const count = receiver.received.length;
     const job = await openvat.batchJobs.wait(
@@ -116,6 +140,7 @@ describe('verifyWebhook on real deliveries', () => {
     );
     const completed = events.find((e) => e.event === 'batch.completed');
     assert.ok(completed && completed.event === 'batch.completed');
+    assert.ok(isBatchJobEvent(completed), 'a job event has the job id');
     assert.equal(completed.data.data.id, job.id);
     assert.deepEqual(completed.data.data.summary, job.summary);
   });
@@ -133,7 +158,7 @@ interface RunningExample {
 /** Runs an example file as written (through tsx, `@openvat/client` resolved to this source). */
 async function runExample(file: string, env: Record<string, string>): Promise<RunningExample> {
   const child = spawn(process.execPath, ['--conditions=openvat-source', '--import', 'tsx', EXAMPLES + file], {
-    env: { ...process.env, ...env, PORT: '0' },
+    env: { ...process.env, ...env, PORT: String(await freePort()) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
@@ -184,7 +209,8 @@ async function startForwarder(target: () => string): Promise<{ url: string; serv
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
