@@ -252,7 +252,7 @@ async function measureCall(
       const startedAt = performance.now();
       const s = await load(url, { connections: CONNECTIONS, duration, headers, ...request });
       const elapsedMs = performance.now() - startedAt;
-      const generator = process.cpuUsage(generatorBefore);
+      const generatorCores = cores(process.cpuUsage(generatorBefore), startedAt);
       const machineAfter = machineTicks();
       const cpuAfter = mainThreadCpuMs(service.process.pid);
       if (s.non2xx || s.errors) throw new Error(`${call.name}: ${JSON.stringify(s)}`);
@@ -278,7 +278,7 @@ async function measureCall(
           ...s,
           main_thread_us_per_request: cpuMs === null ? null : Math.round((cpuMs * 1000) / s.total),
           main_thread_busy: cpuMs === null ? null : Math.round((cpuMs / elapsedMs) * 100) / 100,
-          load_generator_cores: cores(generator, startedAt),
+          load_generator_cores: generatorCores,
           machine_idle:
             machineBefore === null || machineAfter === null
               ? null
