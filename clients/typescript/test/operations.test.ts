@@ -26,6 +26,15 @@ describe('@openvat/client operations', () => {
   let businessLive: TestKey;
   const client = (key: TestKey, extra: Partial<ConstructorParameters<typeof OpenVat>[0]> = {}) =>
     new OpenVat({ baseUrl: service.baseUrl, apiKey: key.key, ...extra });
+  /** A live Business client that records the Idempotency-Key of every request it sends. */
+  function recordingIdempotencyKeys() {
+    const sent: Array<string | null> = [];
+    const recording: typeof fetch = (input, init) => {
+      sent.push(new Headers(init?.headers).get('idempotency-key'));
+      return fetch(input, init);
+    };
+    return { sent, openvat: client(businessLive, { fetch: recording }) };
+  }
 
   before(async () => {
     service = await startService();
@@ -78,12 +87,7 @@ describe('@openvat/client operations', () => {
   });
 
   it('confirm sends an Idempotency-Key by itself; the same key replays the same confirmation', async () => {
-    const sent: Array<string | null> = [];
-    const recording: typeof fetch = (input, init) => {
-      sent.push(new Headers(init?.headers).get('idempotency-key'));
-      return fetch(input, init);
-    };
-    const openvat = client(businessLive, { fetch: recording });
+    const { sent, openvat } = recordingIdempotencyKeys();
     const body = { vat_number: 'ATU12345678', company: MUSTERHAUS };
     const first = await openvat.confirm(body);
     assert.equal(first.data.vat_number, 'ATU12345678');
@@ -264,12 +268,7 @@ describe('@openvat/client operations', () => {
   });
 
   it('confirm uses an Idempotency-Key given in the per-call headers, whatever its case, as its key', async () => {
-    const sent: Array<string | null> = [];
-    const recording: typeof fetch = (input, init) => {
-      sent.push(new Headers(init?.headers).get('idempotency-key'));
-      return fetch(input, init);
-    };
-    const openvat = client(businessLive, { fetch: recording });
+    const { sent, openvat } = recordingIdempotencyKeys();
     const body = { vat_number: 'ATU12345678', company: MUSTERHAUS };
     const key = crypto.randomUUID();
     const first = await openvat.confirm(body, { headers: { 'Idempotency-Key': key } });
