@@ -128,11 +128,20 @@ function wrap(
       // On PostgreSQL the migration tables are looked for in the schema the tables go to (the first
       // of the search path): the migrator otherwise finds them in any schema of the database (another
       // application's, another instance's), skips creating its own, and then cannot use them.
-      const tableSchema =
-        schema ??
-        (dialect === 'postgres'
-          ? (await sql<{ name: string }>`SELECT current_schema() AS name`.execute(kysely)).rows[0]?.name
-          : undefined);
+      const unusable = (error: unknown) =>
+        new Error(
+          `The database at ${describe} cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      let tableSchema = schema;
+      if (!tableSchema && dialect === 'postgres') {
+        try {
+          tableSchema = (await sql<{ name: string }>`SELECT current_schema() AS name`.execute(kysely)).rows[0]
+            ?.name;
+        } catch (error) {
+          throw unusable(error);
+        }
+      }
       const migrator = new Migrator({
         db: kysely,
         provider: migrationProvider,
@@ -143,10 +152,8 @@ function wrap(
       if (error) {
         const failed = results?.find((r) => r.status === 'Error');
         // No migration ran at all: the database did not answer (or refused the connection).
-        const message = failed
-          ? `Migration ${failed.migrationName} failed: ${String(error)}`
-          : `The database at ${describe} cannot be used: ${error instanceof Error ? error.message : String(error)}`;
-        throw new Error(message, { cause: error });
+        if (!failed) throw unusable(error);
+        throw new Error(`Migration ${failed.migrationName} failed: ${String(error)}`, { cause: error });
       }
     },
     async ping() {
