@@ -13,6 +13,19 @@ export interface WindowHit {
   resetSeconds: number;
 }
 
+/** The `x-ratelimit-*` headers of an answer: the budget, what is left of it, and when it is whole again. */
+export function rateLimitHeaders(
+  limit: number,
+  remaining: number,
+  resetSeconds: number,
+): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String(resetSeconds),
+  };
+}
+
 /**
  * Fixed-window request counter kept in this process, synchronous so a hot public route pays one
  * map lookup for it. Windows are aligned to the clock (a minute window resets on the minute), and the

@@ -5,6 +5,7 @@ import {
   createRedisWindowLimiter,
   createWindowLimiter,
   type RedisCounter,
+  rateLimitHeaders,
   type SharedWindowLimiter,
   type WindowHit,
   type WindowLimiter,
@@ -39,9 +40,7 @@ export function createKeyLimit(options: {
   const { perMinute, clock } = options;
 
   function answer(reply: FastifyReply, max: number, hit: WindowHit, done: HookHandlerDoneFunction) {
-    reply.header('x-ratelimit-limit', max);
-    reply.header('x-ratelimit-remaining', Math.max(0, max - hit.count));
-    reply.header('x-ratelimit-reset', hit.resetSeconds);
+    reply.headers(rateLimitHeaders(max, Math.max(0, max - hit.count), hit.resetSeconds));
     if (hit.count > max) done(errors.rateLimited(hit.resetSeconds));
     else done();
   }

@@ -45,6 +45,11 @@ export type MonitorUpdate = Partial<
 
 /** All SQL of monitors, their checks and their changes. Every method takes an optional transaction. */
 export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect) {
+  const ofKey = (trx: Kysely<Database>, keyId: string, id: string) =>
+    trx.selectFrom('monitors').selectAll().where('id', '=', id).where('key_id', '=', keyId);
+  /** Locks the rows read until the end of the transaction on PostgreSQL (SQLite has one writer anyway). */
+  const lockedOnPostgres = <Q extends { forUpdate(): Q }>(query: Q): Q =>
+    dialect === 'postgres' ? query.forUpdate() : query;
   return {
     /** Inserts monitors; a number the key already monitors is left as it is. */
     async insertMany(rows: MonitorsTable[], trx: Kysely<Database> = db): Promise<void> {
@@ -63,12 +68,7 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
       id: string,
       trx: Kysely<Database> = db,
     ): Promise<MonitorsTable | undefined> {
-      return trx
-        .selectFrom('monitors')
-        .selectAll()
-        .where('id', '=', id)
-        .where('key_id', '=', keyId)
-        .executeTakeFirst();
+      return ofKey(trx, keyId, id).executeTakeFirst();
     },
 
     /** A monitor of this key, locked as `findForUpdate` locks it (another key's is neither read nor locked). */
@@ -77,14 +77,12 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
       id: string,
       trx: Kysely<Database>,
     ): Promise<MonitorsTable | undefined> {
-      const query = trx.selectFrom('monitors').selectAll().where('id', '=', id).where('key_id', '=', keyId);
-      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+      return lockedOnPostgres(ofKey(trx, keyId, id)).executeTakeFirst();
     },
 
     /** The monitor row, locked until the end of the transaction on PostgreSQL (checks of one monitor queue). */
     async findForUpdate(id: string, trx: Kysely<Database>): Promise<MonitorsTable | undefined> {
-      const query = trx.selectFrom('monitors').selectAll().where('id', '=', id);
-      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+      return lockedOnPostgres(trx.selectFrom('monitors').selectAll().where('id', '=', id)).executeTakeFirst();
     },
 
     async findByNumbers(

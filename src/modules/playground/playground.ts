@@ -6,6 +6,7 @@ import {
   createWindowLimiter,
   localSharedLimiter,
   type RedisCounter,
+  rateLimitHeaders,
 } from '../../lib/window-limiter.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import { type Operation, operationName, PLANS, plansFor } from '../keys/index.js';
@@ -70,11 +71,7 @@ export interface PlaygroundBudget {
  * (modules/keys/key-limit.ts), describing the address's hourly budget.
  */
 export function playgroundBudgetHeaders(budget: PlaygroundBudget): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(budget.limit),
-    'x-ratelimit-remaining': String(budget.remaining),
-    'x-ratelimit-reset': String(budget.resetSeconds),
-  };
+  return rateLimitHeaders(budget.limit, budget.remaining, budget.resetSeconds);
 }
 
 /** What the API reference says about the playground it is signed in with. */

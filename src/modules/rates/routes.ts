@@ -8,7 +8,7 @@ import type { FastPath } from '../../http/server.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
 import { errors } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { WindowLimiter } from '../../lib/window-limiter.js';
+import { rateLimitHeaders, type WindowLimiter } from '../../lib/window-limiter.js';
 import { type Playground, playgroundBudgetHeaders, playgroundLimited } from '../playground/index.js';
 import { vatRatesOfOneCountryDescription } from './schemas.js';
 import type { RatesAnswer, RatesService } from './service.js';
@@ -153,10 +153,7 @@ export function ratesRoutes(deps: {
   const playground = deps.playground ?? null;
 
   function refuse(reply: FastifyReply, max: number, wait: number): void {
-    reply
-      .header('x-ratelimit-limit', max)
-      .header('x-ratelimit-remaining', 0)
-      .header('x-ratelimit-reset', wait);
+    reply.headers(rateLimitHeaders(max, 0, wait));
   }
 
   /**
