@@ -427,6 +427,25 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/** Redis's clock in milliseconds, as `now` (every instance reads the same clock). */
+const NOW_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * `adaptiveLimit` in Lua: the limit in force for a configured `limit`, given the cap hash (cap and
+ * when it was set) and the interval of growth; also answers when the cap was set (nil: none).
+ */
+const LIMIT_IN_FORCE_LUA = `
+local function limit_in_force(key, limit, every)
+  local s = redis.call('HMGET', key, 'cap', 'at')
+  if not s[1] then return limit, nil end
+  local at = tonumber(s[2])
+  return math.min(limit, tonumber(s[1]) + math.floor((now - at) / every)), at
+end
+`;
+
 /**
  * Acquires up to N permits at once: drops expired leases, then adds ids while the set is below the
  * limit (the configured one, or the adaptive cap while the registry throttles: `adaptiveLimit`).
@@ -434,17 +453,9 @@ interface Waiter {
  * KEYS[1] = the sorted set, KEYS[2] = the adaptive cap; ARGV = limit, leaseMs, increaseEveryMs, ids…
  * Answers how many ids were added.
  */
-const ACQUIRE_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const ACQUIRE_LUA = `${NOW_LUA}${LIMIT_IN_FORCE_LUA}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local limit = tonumber(ARGV[1])
-local cap = redis.call('HMGET', KEYS[2], 'cap', 'at')
-if cap[1] then
-  local grown = tonumber(cap[1]) + math.floor((now - tonumber(cap[2])) / tonumber(ARGV[3]))
-  if grown < limit then limit = grown end
-end
-local free = limit - redis.call('ZCARD', KEYS[1])
+local free = limit_in_force(KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[3])) - redis.call('ZCARD', KEYS[1])
 local granted = 0
 for i = 4, #ARGV do
   if granted >= free then break end
@@ -456,10 +467,7 @@ return granted
 `;
 
 /** Extends the leases of the ids still held (XX: a lease that already expired is not revived). */
-const RENEW_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i = 2, #ARGV do
+const RENEW_LUA = `${NOW_LUA}for i = 2, #ARGV do
   redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[i])
 end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 4)
@@ -471,21 +479,12 @@ return 1
  * KEYS[1] = the cap (a hash of cap and at); ARGV = configured limit, cooldownMs, increaseEveryMs.
  * Answers the cap now in force.
  */
-const THROTTLED_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[1])
-local every = tonumber(ARGV[3])
-local s = redis.call('HMGET', KEYS[1], 'cap', 'at')
-if s[1] then
-  local at = tonumber(s[2])
-  local grown = tonumber(s[1]) + math.floor((now - at) / every)
-  if now - at < tonumber(ARGV[2]) then return math.min(limit, grown) end
-  if grown < limit then limit = grown end
-end
+const THROTTLED_LUA = `${NOW_LUA}${LIMIT_IN_FORCE_LUA}
+local limit, at = limit_in_force(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[3]))
+if at and now - at < tonumber(ARGV[2]) then return limit end
 local cap = math.max(1, math.floor(limit / 2))
 redis.call('HSET', KEYS[1], 'cap', cap, 'at', now)
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * every + tonumber(ARGV[2]))
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * tonumber(ARGV[3]) + tonumber(ARGV[2]))
 return cap
 `;
 
@@ -493,16 +492,9 @@ return cap
  * Calls in flight and the limit in force (as `adaptiveLimit` computes it), for the status page.
  * KEYS = the sorted set, the cap; ARGV = limit, increaseEveryMs.
  */
-const IN_FLIGHT_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const IN_FLIGHT_LUA = `${NOW_LUA}${LIMIT_IN_FORCE_LUA}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local limit = tonumber(ARGV[1])
-local s = redis.call('HMGET', KEYS[2], 'cap', 'at')
-if s[1] then
-  limit = math.min(limit, tonumber(s[1]) + math.floor((now - tonumber(s[2])) / tonumber(ARGV[2])))
-end
-return { redis.call('ZCARD', KEYS[1]), limit }
+return { redis.call('ZCARD', KEYS[1]), (limit_in_force(KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]))) }
 `;
 
 /** How the limit adapts to a registry that throttles (`Permits.throttled`). */
