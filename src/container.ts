@@ -237,6 +237,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       },
       bfs: { baseUrl: registryConfig.bfsUrl, timeoutMs: registryConfig.timeoutMs },
       brreg: { baseUrl: registryConfig.brregUrl, timeoutMs: registryConfig.timeoutMs },
+      // When an answer arrived: its `verified_at` when the registry gives no usable date.
+      now: () => clock.now(),
     });
   // Registry limits, breakers and coalescing: shared through Redis when it is configured.
   const instanceId = ids.uuid();

@@ -9,7 +9,7 @@
  */
 
 import { berlinWallTimeToInstant } from '../lib/dates.js';
-import { type Transport, transportFor } from './http.js';
+import { registryText, type Transport, transportFor } from './http.js';
 
 /** How our service treats an upstream status (DESIGN, "Qualified confirmation"). */
 export type EvatrCategory =
@@ -513,12 +513,14 @@ function parseJsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
+/** The authority's text, made safe to store and show (`registryText`); the raw exchange keeps it as sent. */
 function stringOrNull(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
+  return typeof value === 'string' ? registryText(value) : null;
 }
 
 function nonEmptyStringOrNull(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value : null;
+  const text = stringOrNull(value);
+  return text !== null && text.trim() !== '' ? text : null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -259,19 +259,59 @@ export function looksLikeHtml(body: string): boolean {
   return /^\s*(<!doctype html|<html|<head|<body)/i.test(body);
 }
 
-/** Registry text fields: trimmed; empty strings and `---` placeholders become null. */
+/**
+ * Characters a registry's text never keeps: C0 controls but the line feed (NUL among them, which
+ * PostgreSQL cannot store in text), DEL, C1 controls, and the bidirectional embeddings, overrides and
+ * isolates (U+202A–U+202E, U+2066–U+2069), which would let a name display as other text than it is.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const UNWANTED = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Registry text made safe to store and show: line breaks normalised to `\n`, tabs to spaces, the
+ * characters above removed, lone surrogates replaced with U+FFFD (the text is then well-formed
+ * Unicode, which openvat also requires of what clients send).
+ */
+export function registryText(value: string): string {
+  return value
+    .replace(/\r\n?/g, '\n')
+    .replace(/\t/g, ' ')
+    .replace(UNWANTED, '')
+    .replace(LONE_SURROGATE, '\ufffd');
+}
+
+/**
+ * Registry text fields: made safe by `registryText`, trimmed; empty strings and `---` placeholders
+ * become null.
+ */
 export function cleanText(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const trimmed = value.trim();
+  const trimmed = registryText(value).trim();
   if (trimmed === '' || /^-+$/.test(trimmed)) return null;
   return trimmed;
 }
 
-/** Parses an upstream timestamp; falls back to `fallback` when missing or unparseable. */
+/** How far a registry's timestamp may lie ahead of the moment its answer arrived (clock skew). */
+const FUTURE_SKEW_MS = 5 * 60_000;
+
+/**
+ * Parses an upstream timestamp; falls back to `fallback` (when the answer arrived) when missing,
+ * unparseable, or more than a few minutes ahead of it: a date years ahead would otherwise become the
+ * answer's `verified_at` and keep it fresh in the cache for as long. An earlier date is the
+ * registry's to give (a day-only date is midnight of that day).
+ */
 export function parseDate(value: unknown, fallback: Date): Date {
   if (typeof value !== 'string' || value.trim() === '') return fallback;
   const time = Date.parse(value);
-  return Number.isNaN(time) ? fallback : new Date(time);
+  return Number.isNaN(time) ? fallback : notAhead(new Date(time), fallback);
+}
+
+/** `date`, or `arrived` when `date` lies more than a few minutes after it. */
+export function notAhead(date: Date, arrived: Date): Date {
+  return date.getTime() - arrived.getTime() > FUTURE_SKEW_MS ? arrived : date;
 }
 
 export function joinUrl(base: string, path: string): string {

@@ -10,6 +10,8 @@ import {
   type FetchFn,
   isRecord,
   looksLikeHtml,
+  notAhead,
+  parseDate,
   transportFailure,
   transportFor,
   unavailable,
@@ -99,19 +101,17 @@ export function escapeXml(value: string): string {
 
 /**
  * SOAP `xsd:date` with offset (`2022-08-15+02:00`) → the check time: `now` when now falls on that
- * day (the service only gives the day), else the start of that day.
+ * day (the service only gives the day), else the start of that day, unless that day is still to
+ * come (then `now`: a date ahead is not the time of this check).
  */
 export function parseSoapDate(value: string | null, now: Date): Date {
   if (!value) return now;
   const match = /^(\d{4}-\d{2}-\d{2})(Z|[+-]\d{2}:\d{2})?$/.exec(value.trim());
-  if (!match) {
-    const time = Date.parse(value);
-    return Number.isNaN(time) ? now : new Date(time);
-  }
+  if (!match) return parseDate(value, now);
   const start = Date.parse(`${match[1]}T00:00:00${match[2] ?? 'Z'}`);
   if (Number.isNaN(start)) return now;
   const nowMs = now.getTime();
-  return nowMs >= start && nowMs < start + 86_400_000 ? now : new Date(start);
+  return nowMs >= start && nowMs < start + 86_400_000 ? now : notAhead(new Date(start), now);
 }
 
 function buildEnvelope(operation: string, fields: [string, string][]): string {

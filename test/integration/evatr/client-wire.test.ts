@@ -106,6 +106,19 @@ describe('eVatR client on the wire', () => {
       assert.equal(result.upstreamTimestamp, '2025-07-14T10:01:02.123456789+02:00');
     });
 
+    it("keeps the authority's text safe to store: no NUL or control characters, well-formed; the raw answer as sent", async () => {
+      const served =
+        '{"id":"ab\\u0000cd\\u0007","anfrageZeitpunkt":"2025-07-14T10:01:02.1+02:00","status":"evatr-0000",' +
+        '"ergFirmenname":"A\\u202e","ergStrasse":"B","ergPlz":"A","ergOrt":"A"}';
+      next = (_e, res) => send(res, 200, served);
+      const result = answer(
+        await client().confirm({ requesterVat: 'DE123456789', vat: 'HU12345676', name: 'x', town: 'y' }),
+      );
+      assert.equal(result.id, 'abcd');
+      assert.equal(result.matches.name, 'A');
+      assert.equal(result.raw.responseBody, served);
+    });
+
     it('sends a simple request with the two numbers only', async () => {
       next = (_e, res) =>
         send(res, 200, '{"anfrageZeitpunkt":"2025-07-14T10:01:02.1+02:00","status":"evatr-0000"}');

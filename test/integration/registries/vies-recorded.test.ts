@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { RegistryAnswer, RegistryResult, RegistryUnavailable } from '../../../src/registries/port.js';
 import { createViesClient } from '../../../src/registries/vies.js';
 import { VIES_ERROR_CODES } from '../../../src/registries/vies-common.js';
-import { createViesSoapClient } from '../../../src/registries/vies-soap.js';
+import { createViesSoapClient, parseSoapDate } from '../../../src/registries/vies-soap.js';
 import { createViesStatusReader } from '../../../src/registries/vies-status.js';
 import { type FixtureServer, fixture, type Handler, startFixtureServer } from './helpers.js';
 
@@ -260,6 +260,13 @@ describe('VIES clients against recorded bodies', () => {
       assert.deepEqual(answer.checkedAt, sameDay);
       const later = asAnswer(await soap(() => new Date('2022-08-20T10:00:00Z')).lookup({ vat: FR }));
       assert.deepEqual(later.checkedAt, new Date('2022-08-14T22:00:00Z'));
+    });
+
+    it('takes a requestDate still to come as the time the answer arrived', async () => {
+      const now = new Date('2026-11-26T09:00:00Z');
+      assert.deepEqual(parseSoapDate('2099-01-01+01:00', now), now);
+      assert.deepEqual(parseSoapDate('2099-01-01T00:00:00Z', now), now);
+      assert.deepEqual(parseSoapDate('2026-11-26T09:04:00Z', now), new Date('2026-11-26T09:04:00Z'));
     });
 
     it('uses checkVatApprox with the requester and reads requestIdentifier', async () => {
