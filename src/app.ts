@@ -160,6 +160,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = performance.now();
     reply.header('service-request-id', request.id);
+    // A query's NUL could not be stored as given either (see `unstorableText` for bodies); a lone
+    // surrogate cannot reach a query (percent-encoded, it is not UTF-8 and is not decoded).
+    const query = request.url.indexOf('?');
+    if (query !== -1 && request.url.includes('%00', query)) {
+      done(errors.invalidRequest('Query parameters may not contain the NUL character (%00).'));
+      return;
+    }
     done();
   });
   // An answer sent before its request's body was received (a refusal at authentication, a

@@ -103,6 +103,26 @@ describe('envelope and error handling', () => {
     assert.equal(pair.json().data.name, '😀');
   });
 
+  it('a NUL in a query parameter → 400 invalid_format, nothing answered or recorded', async () => {
+    for (const url of [
+      '/v1/validate?vat_number=DE10000%000008',
+      '/v1/validate?vat_number=DE136308783&requester_vat_number=DE136308783%00',
+      '/v1/audits?x=%00',
+    ]) {
+      const res = await t.app.inject({ method: 'GET', url, headers: business.headers });
+      const body = assertErrorEnvelope(res, 400, 'invalid_format');
+      assert.match(body.error.message, /NUL character/, url);
+      assert.equal(res.headers['service-request-id'], body.meta.request_id);
+    }
+    // A percent sign followed by zeros elsewhere is text, and the path is not the query.
+    const fine = await t.app.inject({
+      method: 'GET',
+      url: '/v1/validate?vat_number=DE136308783&note=100%2500',
+      headers: business.headers,
+    });
+    assert.equal(fine.statusCode, 200, fine.body);
+  });
+
   it('an empty JSON body is no body; a compressed one and a "__proto__" key are refused by name', async () => {
     const empty = await t.app.inject({
       method: 'POST',
