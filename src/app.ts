@@ -66,7 +66,7 @@ function clientErrorResponse(error: { code?: string }, id: string): string {
   });
   return (
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nService-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`
+    `Content-Length: ${Buffer.byteLength(body)}\r\nService-Request-Id: ${id}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`
   );
 }
 
@@ -159,7 +159,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = performance.now();
-    reply.header('service-request-id', request.id);
+    // `X-Request-Id` too: the hosted API's clients read the id from it.
+    reply.header('service-request-id', request.id).header('x-request-id', request.id);
     // A query's NUL could not be stored as given either (see `unstorableText` for bodies); a lone
     // surrogate cannot reach a query (percent-encoded, it is not UTF-8 and is not decoded).
     const query = request.url.indexOf('?');

@@ -152,7 +152,7 @@ export function frameworkErrorHandler(
   reply: FastifyReply,
 ): void {
   request.startedAt = performance.now();
-  reply.header('service-request-id', request.id);
+  reply.header('service-request-id', request.id).header('x-request-id', request.id);
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     reply
       .code(414)

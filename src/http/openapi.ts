@@ -18,7 +18,7 @@ const INTRO = `Self-hostable VAT validation: EU VIES, UK HMRC, Swiss and Norwegi
 German qualified confirmations, audit records, signed webhooks and VAT rates.
 
 Every success response is \`{ data, meta }\` (except \`POST /v1/webhooks\` and \`POST /v1/webhooks/{id}/test\`, which answer without the envelope); every error is \`{ error: { code, message }, meta }\`.
-Every response carries \`meta.request_id\` (UUID v7) and the \`Service-Request-Id\` header.
+Every response carries \`meta.request_id\` (UUID v7) and the \`Service-Request-Id\` header (the same id also in \`X-Request-Id\`).
 
 Authenticate with \`Authorization: Bearer svc_live_…\` (live registries) or \`svc_test_…\` (test mode:
 deterministic answers, no network calls).`;

@@ -79,6 +79,7 @@ describe('connection limits against slow clients', () => {
     const envelope = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
     assert.equal(typeof envelope.error.code, 'string');
     assert.match(received, new RegExp(`Service-Request-Id: ${envelope.meta.request_id}`));
+    assert.match(received, new RegExp(`X-Request-Id: ${envelope.meta.request_id}`));
     assert.ok(answered.length >= 3, 'normal requests went on while the slow one was pending');
     assert.ok(
       answered.every((s) => s === '200'),

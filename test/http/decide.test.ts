@@ -60,6 +60,11 @@ describe('POST /v1/decide', () => {
     assert.equal(data.decided_at, '2026-03-01T10:00:00.000Z');
     assert.ok(isUuidV7(meta.request_id));
     assert.equal(res.headers['service-request-id'], meta.request_id);
+    assert.equal(
+      res.headers['x-request-id'],
+      meta.request_id,
+      "X-Request-Id, read by the hosted API's clients",
+    );
     assert.equal(typeof meta.latency_ms, 'number');
     assert.equal(meta.source_status, 'live');
     const live = {

@@ -52,6 +52,7 @@ describe('envelope and error handling', () => {
     assert.ok(body.error.message.length > 5);
     assert.ok(isUuidV7(body.meta.request_id));
     assert.equal(res.headers['service-request-id'], body.meta.request_id);
+    assert.equal(res.headers['x-request-id'], body.meta.request_id);
     assert.equal(typeof (body.meta as { latency_ms?: unknown }).latency_ms, 'number');
     return body;
   }

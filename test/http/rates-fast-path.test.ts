@@ -48,12 +48,14 @@ function normalised(raw: Raw) {
   assert.equal(typeof body.meta.latency_ms, 'number');
   const id = raw.headers.find(([name]) => name === 'service-request-id')?.[1];
   assert.equal(id, body.meta.request_id, 'the header and the body carry the same request id');
+  const alias = raw.headers.find(([name]) => name === 'x-request-id')?.[1];
+  assert.equal(alias, id, 'X-Request-Id carries it too');
   body.meta.request_id = 'ID';
   body.meta.latency_ms = 0;
   return {
     status: raw.status,
     headers: raw.headers.map(([name, value]) =>
-      name === 'service-request-id' || name === 'date' || name === 'content-length'
+      name === 'service-request-id' || name === 'x-request-id' || name === 'date' || name === 'content-length'
         ? [name, '…']
         : [name, value],
     ),

@@ -73,6 +73,11 @@ describe('GET /v1/validate with a test key', () => {
     assert.equal(body.meta.cached_at, null);
     assert.equal(body.meta.stale_seconds, null);
     assert.equal(res.headers['service-request-id'], body.meta.request_id);
+    assert.equal(
+      res.headers['x-request-id'],
+      body.meta.request_id,
+      "X-Request-Id, read by the hosted API's clients",
+    );
   });
 
   it('normalises the ways people write numbers', async () => {

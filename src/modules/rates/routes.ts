@@ -127,6 +127,7 @@ export function ratesFastPath(deps: {
     const latency = String(msSince(startedAt));
     response.writeHead(200, {
       'service-request-id': id,
+      'x-request-id': id,
       etag: found.answer.etag,
       'cache-control': CACHE_CONTROL,
       'content-type': JSON_TYPE,
