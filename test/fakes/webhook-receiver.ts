@@ -12,8 +12,14 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
-/** What the receiver does with the n-th request (0-based): answer a status, or never answer. */
-export type Behaviour = (request: ReceivedWebhook, index: number) => number | 'hang';
+/**
+ * What the receiver does with the n-th request (0-based): answer a status now, answer it after a
+ * delay (a slow receiver), or never answer.
+ */
+export type Behaviour = (
+  request: ReceivedWebhook,
+  index: number,
+) => number | 'hang' | { status: number; afterMs: number };
 
 export interface WebhookReceiver {
   /** `http://127.0.0.1:PORT` */
@@ -22,6 +28,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** TCP connections accepted so far (a refused attempt must not even connect). */
   connections(): number;
+  /** The most requests to `path` that were open at once (received, not yet answered or dropped). */
+  peakOpen(path: string): number;
   behave(behaviour: Behaviour): void;
   /** Resolves once `count` requests have arrived (rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<void>;
@@ -36,6 +44,9 @@ export async function startWebhookReceiver(
   let behaviour: Behaviour = options.behaviour ?? (() => 200);
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const hanging = new Set<ServerResponse>();
+  const open = new Map<string, number>();
+  /** Per request path (with its query): the most requests open at once. */
+  const peaks = new Map<string, number>();
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -51,6 +62,10 @@ export async function startWebhookReceiver(
       };
       const index = received.length;
       received.push(request);
+      const path = request.path;
+      open.set(path, (open.get(path) ?? 0) + 1);
+      peaks.set(path, Math.max(peaks.get(path) ?? 0, open.get(path) ?? 0));
+      res.on('close', () => open.set(path, (open.get(path) ?? 1) - 1));
       for (const waiter of waiters.splice(0)) {
         if (received.length >= waiter.count) waiter.resolve();
         else waiters.push(waiter);
@@ -58,6 +73,14 @@ export async function startWebhookReceiver(
       const answer = behaviour(request, index);
       if (answer === 'hang') {
         hanging.add(res);
+        return;
+      }
+      if (typeof answer === 'object') {
+        hanging.add(res);
+        setTimeout(() => {
+          hanging.delete(res);
+          if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain' }).end('ok');
+        }, answer.afterMs);
         return;
       }
       res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
@@ -75,6 +98,7 @@ export async function startWebhookReceiver(
     port,
     received,
     connections: () => connections,
+    peakOpen: (path) => peaks.get(path) ?? 0,
     behave(next) {
       behaviour = next;
     },

@@ -9,7 +9,11 @@ import { createEventsService } from '../../src/modules/events/service.js';
 import { createKeysRepository } from '../../src/modules/keys/repository.js';
 import { type ApiKeyPrincipal, createKeysService } from '../../src/modules/keys/service.js';
 import { createWebhooksRepository } from '../../src/modules/webhooks/repository.js';
-import { createWebhooksService, type WebhooksService } from '../../src/modules/webhooks/service.js';
+import {
+  createWebhooksService,
+  MAX_IN_FLIGHT_PER_ENDPOINT,
+  type WebhooksService,
+} from '../../src/modules/webhooks/service.js';
 import { createHttpTransport, type WebhookTransport } from '../../src/modules/webhooks/transport.js';
 import { verifyWebhook } from '../../src/modules/webhooks/verify.js';
 import { createFakeDns } from '../fakes/webhook-dns.js';
@@ -423,6 +427,154 @@ for (const target of await databaseTargets()) {
       assert.equal(new Set(receiver.received.map((r) => r.body)).size, total, 'each event exactly once');
       const rows = await deliveryRows();
       assert.ok(rows.every((r) => r.status === 'delivered' && r.attempts === 1));
+    });
+
+    it('an endpoint that hangs takes at most its share of the slots: another key is delivered on the first pass', async () => {
+      const quick = service({ timeoutMs: 300 });
+      receiver.behave((req) => (req.path === '/stuck' ? 'hang' : 200));
+      const stuck = await register(`${receiver.origin}/stuck`);
+      const queued = 40;
+      for (let i = 0; i < queued; i += 1) await emit(`{"data":{"n":${i}},"meta":{}}`);
+      clock.advance(1_000);
+      const other = await newKey();
+      const waiting = await register(`${receiver.origin}/other`, other);
+      await emit('{"data":{"n":"other"},"meta":{}}', other);
+
+      const worker = createWorker({
+        name: 'fair',
+        claim: (n) => quick.claimDue(n),
+        handle: (row, signal) => quick.deliver(row, signal),
+        concurrency: 32,
+        idleDelayMs: 1_000,
+        onError: (error) => assert.fail(String(error)),
+      });
+      assert.equal(await worker.runOnce(), MAX_IN_FLIGHT_PER_ENDPOINT + 1);
+      assert.deepEqual(
+        receiver.received.filter((r) => r.path === '/other').map((r) => r.body),
+        [
+          `{"event":"validation.completed","created_at":"${clock.now().toISOString()}","data":{"data":{"n":"other"},"meta":{}}}`,
+        ],
+      );
+      assert.equal(receiver.received.filter((r) => r.path === '/stuck').length, MAX_IN_FLIGHT_PER_ENDPOINT);
+      const rows = await deliveryRows();
+      assert.equal(rows.find((r) => r.endpoint_id === waiting.id)?.status, 'delivered');
+      const tried = rows.filter((r) => r.endpoint_id === stuck.id && r.attempts > 0);
+      assert.equal(tried.length, MAX_IN_FLIGHT_PER_ENDPOINT, 'the timed-out attempts are recorded');
+      assert.ok(tried.every((r) => r.status === 'pending' && r.claimed_by === null));
+      assert.deepEqual(
+        tried.map((r) => r.body),
+        rows
+          .filter((r) => r.endpoint_id === stuck.id)
+          .slice(0, MAX_IN_FLIGHT_PER_ENDPOINT)
+          .map((r) => r.body),
+        'the oldest deliveries of the endpoint went first',
+      );
+
+      // Once the endpoint answers again, its whole queue is delivered, each event once.
+      receiver.behave(() => 200);
+      clock.advance(2 * BACKOFF);
+      assert.equal(await worker.drain(), queued);
+      const after = await deliveryRows();
+      assert.ok(after.every((r) => r.status === 'delivered'));
+      const bodies = receiver.received.filter((r) => r.path === '/stuck').map((r) => r.body);
+      assert.equal(bodies.length, queued + MAX_IN_FLIGHT_PER_ENDPOINT);
+      assert.equal(new Set(bodies).size, queued);
+    });
+
+    it('the per-endpoint share counts every worker’s leases: workers claiming at once take no more between them', async () => {
+      const full = await register(`${receiver.origin}/full`);
+      for (let i = 0; i < 20; i += 1) await emit(`{"data":{"n":${i}},"meta":{}}`);
+      const other = await newKey();
+      const second = await register(`${receiver.origin}/second`, other);
+      for (let i = 0; i < 3; i += 1) await emit(`{"data":{"m":${i}},"meta":{}}`, other);
+      const workers = ['w1', 'w2', 'w3', 'w4'].map((workerId) => service({ workerId }));
+
+      const claims = await Promise.all(workers.map((w) => w.claimDue(10)));
+      const claimed = claims.flat();
+      assert.equal(new Set(claimed.map((r) => r.id)).size, claimed.length, 'no row claimed twice');
+      assert.equal(claimed.filter((r) => r.endpoint_id === full.id).length, MAX_IN_FLIGHT_PER_ENDPOINT);
+      assert.equal(claimed.filter((r) => r.endpoint_id === second.id).length, 3);
+      const rows = await deliveryRows();
+      const leased = (endpointId: string) =>
+        rows.filter((r) => r.endpoint_id === endpointId && r.claimed_by !== null).map((r) => r.id);
+      assert.deepEqual(
+        leased(full.id),
+        rows
+          .filter((r) => r.endpoint_id === full.id)
+          .slice(0, MAX_IN_FLIGHT_PER_ENDPOINT)
+          .map((r) => r.id),
+        'the oldest of the endpoint, whoever holds them',
+      );
+      for (const w of workers)
+        assert.deepEqual(await w.claimDue(10), [], 'nothing more while the share is held');
+
+      // One delivery finishes: exactly one more of that endpoint may be claimed, the next oldest.
+      const done = claimed.find((r) => r.endpoint_id === full.id)!;
+      await workers[claims.findIndex((c) => c.includes(done))]!.deliver(done);
+      const next = await workers[3]!.claimDue(10);
+      assert.deepEqual(
+        next.map((r) => r.id),
+        [rows.filter((r) => r.endpoint_id === full.id)[MAX_IN_FLIGHT_PER_ENDPOINT]!.id],
+      );
+
+      // Leases that expired (their worker died) no longer count: the share is free again.
+      clock.advance(30_000 + 1);
+      const retaken = await workers[0]!.claimDue(10);
+      assert.equal(retaken.filter((r) => r.endpoint_id === full.id).length, MAX_IN_FLIGHT_PER_ENDPOINT);
+    });
+
+    it('a slow endpoint with a long queue is sent at most its share at a time, all of it in the end, while another key passes it', async () => {
+      receiver.behave((req) => (req.path === '/slow' ? { status: 200, afterMs: 100 } : 200));
+      await register(`${receiver.origin}/slow`);
+      const queued = 24;
+      for (let i = 0; i < queued; i += 1) await emit(`{"data":{"n":${i}},"meta":{}}`);
+      clock.advance(1_000);
+      const other = await newKey();
+      await register(`${receiver.origin}/fast`, other);
+      for (let i = 0; i < 5; i += 1) await emit(`{"data":{"fast":${i}},"meta":{}}`, other);
+
+      const worker = createWorker({
+        name: 'slow',
+        claim: (n) => webhooks.claimDue(n),
+        handle: (row, signal) => webhooks.deliver(row, signal),
+        concurrency: 32,
+        idleDelayMs: 20,
+        onError: (error) => assert.fail(String(error)),
+      });
+      worker.start();
+      try {
+        await receiver.waitFor(queued + 5);
+        for (let i = 0; ; i += 1) {
+          const pending = await db.kysely
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('status', '!=', 'delivered')
+            .execute();
+          if (pending.length === 0) break;
+          assert.ok(i < 200, `${pending.length} deliveries still not delivered`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      } finally {
+        await worker.stop();
+      }
+      assert.equal(receiver.peakOpen('/slow'), MAX_IN_FLIGHT_PER_ENDPOINT);
+      const paths = receiver.received.map((r) => r.path);
+      const slowIndexes = paths.flatMap((path, i) => (path === '/slow' ? [i] : []));
+      assert.ok(
+        paths.lastIndexOf('/fast') < slowIndexes[MAX_IN_FLIGHT_PER_ENDPOINT]!,
+        `the other key's deliveries went out with the first slow ones: ${paths.join(' ')}`,
+      );
+      const order = receiver.received
+        .filter((r) => r.path === '/slow')
+        .map((r) => (JSON.parse(r.body) as { data: { data: { n: number } } }).data.data.n);
+      assert.deepEqual(
+        [...order].sort((a, b) => a - b),
+        [...Array(queued).keys()],
+        'each event once',
+      );
+      order.forEach((n, k) => {
+        assert.ok(n < k + MAX_IN_FLIGHT_PER_ENDPOINT, `oldest first: event ${n} was sent ${k + 1}th`);
+      });
     });
 
     it('the worker loop delivers in the background and stops cleanly, giving back an unanswered claim', async () => {

@@ -24,6 +24,15 @@ export const MAX_ENDPOINTS_PER_KEY = 5;
 export const MAX_ATTEMPTS = 4;
 /** A 2xx within this time is a success (spec §8). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
+/**
+ * Deliveries in flight to one endpoint at a time, across every worker and instance. The delivery
+ * slots are shared by every key: without a bound, one endpoint that hangs until the attempt timeout
+ * (or is just slow) and has a long queue, such as a batch job's thousands of `validation.completed`
+ * events, would hold every slot and hold up every other key's webhooks. Four keeps a healthy
+ * receiver busy (about 4 deliveries per round trip) while a stuck one holds at most 4 of a
+ * worker's 32 slots; the rest go to other endpoints.
+ */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
 
 export interface WebhooksDeps {
   db: Kysely<Database>;
@@ -46,6 +55,8 @@ export interface WebhooksDeps {
   workerId: string;
   /** How long a claim lasts; must exceed the attempt timeout. */
   leaseMs?: number;
+  /** Deliveries in flight to one endpoint at a time (default `MAX_IN_FLIGHT_PER_ENDPOINT`). */
+  inFlightPerEndpoint?: number;
 }
 
 export interface CreatedEndpoint {
@@ -140,6 +151,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
   const maxAttempts = deps.maxAttempts ?? MAX_ATTEMPTS;
   const random = deps.random ?? Math.random;
   const leaseMs = deps.leaseMs ?? timeoutMs + 20_000;
+  const inFlightPerEndpoint = deps.inFlightPerEndpoint ?? MAX_IN_FLIGHT_PER_ENDPOINT;
   const lookup = guardedLookup({ allowPrivate, dns }) as unknown as LookupFunction;
 
   /** Delay before the attempt after `attemptsMade` failed ones: exponential with ±20 % jitter. */
@@ -390,7 +402,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
       return rows.length;
     },
 
-    /** Claims up to `limit` due deliveries for this worker. */
+    /**
+     * Claims up to `limit` due deliveries for this worker, oldest due first, at most
+     * `inFlightPerEndpoint` in flight per endpoint counting every worker's unexpired leases: an
+     * endpoint at its share is passed over and the slots go to other endpoints' deliveries.
+     */
     async claimDue(limit: number): Promise<WebhookDeliveriesTable[]> {
       const now = clock.now();
       return repository.claimDue({
@@ -398,6 +414,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
         workerId,
         limit,
+        perEndpoint: inFlightPerEndpoint,
       });
     },
 
