@@ -51,6 +51,8 @@ export async function startServerProcess(
     stderr = (stderr + d).slice(-5_000);
   });
   const url = `http://127.0.0.1:${port}`;
+  // A server that never answers is killed, so that it cannot keep the test process alive.
+  const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
     try {
@@ -58,9 +60,16 @@ export async function startServerProcess(
     } catch {
       // not up yet
     }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not answer /health within ${START_TIMEOUT_MS / 1000} s: ${stderr}`);
+    }
     await sleep(100);
   }
 }
+
+/** How long a server process may take to answer `/health` (a loaded machine starts slowly). */
+const START_TIMEOUT_MS = 60_000;
 
 /** Counts VIES look-ups per number (`DE123456789`) as they reach the simulator. */
 export function countViesCalls(sim: SimulatorServer): Map<string, number> {
