@@ -10,6 +10,7 @@ import * as usage from './2026-11-22-008-usage.js';
 import * as instances from './2026-11-23-001-instances.js';
 import * as evidenceHeadSignature from './2026-11-23-016-evidence-head-signature.js';
 import * as monitors from './2026-11-23-017-monitors.js';
+import * as retention from './2026-11-26-001-retention.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23-001-instances': instances,
   '2026-11-23-016-evidence-head-signature': evidenceHeadSignature,
   '2026-11-23-017-monitors': monitors,
+  '2026-11-26-001-retention': retention,
 };
 
 export const migrationProvider: MigrationProvider = {
