@@ -424,6 +424,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     workerId: ids.uuid(),
+    keyActive: (keyId) => keys.isActive(keyId),
     maxPerKey: m.maxPerKey,
     perCountry: m.perCountry,
     leaseMs: m.leaseMs,
@@ -478,14 +479,17 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       webhookWorker.start();
       batchWorker.start();
       monitorScheduler.start();
-      // Retention: expired audit records, idempotency keys, monitor checks and ended batch jobs are
-      // purged hourly, in bounded batches.
+      // Retention: expired audit records, idempotency keys, monitor checks (and the demo key's
+      // monitors) and ended batch jobs are purged hourly, in bounded batches.
       const purge = () => {
         audits.purgeExpired().catch(() => {});
         confirmations.purgeExpiredIdempotencyKeys().catch(() => {});
         monitors
           .purgeHistory()
           .catch((error: unknown) => log.error({ err: error }, 'purging monitor checks failed'));
+        monitors
+          .purgePlayground()
+          .catch((error: unknown) => log.error({ err: error }, "purging the demo key's monitors failed"));
         batch
           .purgeExpired()
           .catch((error: unknown) => log.error({ err: error }, 'purging ended batch jobs failed'));
