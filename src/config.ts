@@ -93,6 +93,8 @@ export interface Config {
     readonly retryDeadlineMs: number;
     /** Base of the exponential backoff between those retries. */
     readonly retryBackoffMs: number;
+    /** Days an ended job (completed or cancelled) and its items are kept after it ended. */
+    readonly jobRetentionDays: number;
   };
   readonly monitors: {
     /** Most monitored numbers per API key, by plan (plans without monitoring have none). */
@@ -311,6 +313,7 @@ export function loadConfig(env: Env = process.env): Config {
       leaseMs: int(env, 'OPENVAT_BATCH_LEASE_MS', 120_000, 100, 86_400_000),
       retryDeadlineMs: int(env, 'OPENVAT_BATCH_RETRY_DEADLINE_MS', 3_600_000, 0, 7 * 86_400_000),
       retryBackoffMs: int(env, 'OPENVAT_BATCH_RETRY_BACKOFF_MS', 5_000, 1, 3_600_000),
+      jobRetentionDays: int(env, 'OPENVAT_BATCH_JOB_RETENTION_DAYS', 30, 1, 36_500),
     },
     monitors: {
       maxPerKey: {

@@ -393,6 +393,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     workerId: ids.uuid(),
+    keyActive: (keyId) => keys.isActive(keyId),
+    jobRetentionDays: config.batch.jobRetentionDays,
     leaseMs: config.batch.leaseMs,
     retryDeadlineMs: config.batch.retryDeadlineMs,
     retryBackoffMs: config.batch.retryBackoffMs,
@@ -424,6 +426,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     workerId: ids.uuid(),
+    keyActive: (keyId) => keys.isActive(keyId),
     maxPerKey: m.maxPerKey,
     perCountry: m.perCountry,
     leaseMs: m.leaseMs,
@@ -478,13 +481,20 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       webhookWorker.start();
       batchWorker.start();
       monitorScheduler.start();
-      // Retention: expired audit records and idempotency keys are purged hourly, in bounded batches.
+      // Retention: expired audit records, idempotency keys, monitor checks (and the demo key's
+      // monitors) and ended batch jobs are purged hourly, in bounded batches.
       const purge = () => {
         audits.purgeExpired().catch(() => {});
         confirmations.purgeExpiredIdempotencyKeys().catch(() => {});
         monitors
           .purgeHistory()
           .catch((error: unknown) => log.error({ err: error }, 'purging monitor checks failed'));
+        monitors
+          .purgePlayground()
+          .catch((error: unknown) => log.error({ err: error }, "purging the demo key's monitors failed"));
+        batch
+          .purgeExpired()
+          .catch((error: unknown) => log.error({ err: error }, 'purging ended batch jobs failed'));
       };
       purge();
       timers.push(setInterval(purge, 3_600_000).unref());

@@ -174,12 +174,15 @@ export interface BatchJobsTable {
   /** The request body as JSON text. */
   request_body: string;
   requester_vat_number: string | null;
-  /** `queued` | `running` | `completed` */
+  /** `queued` | `running` | `completed` | `cancelled` */
   status: string;
   total: number;
   created_at: string;
   started_at: string | null;
+  /** When the job ended: completed, or cancelled (then `cancel_reason` says why). */
   completed_at: string | null;
+  /** `key_revoked` for a job cancelled because its key was revoked; null otherwise. */
+  cancel_reason: string | null;
 }
 
 /** One input number of a batch job: a leased queue row until it is `done`, then its result. */
@@ -193,7 +196,7 @@ export interface BatchItemsTable {
   country: string;
   /** Ordinal of the item among its job's items of the same country. */
   rank: number;
-  /** `pending` | `done` */
+  /** `pending` | `done` | `cancelled` (its job was cancelled before it was validated) */
   status: string;
   ok: number | null;
   /** `{ok: true, data}` or `{ok: false, error: {code, message}}` as JSON text. */

@@ -460,7 +460,7 @@ export class OpenVat {
       this.request({ method: 'GET', path: `/v1/validate/batch/${enc(id)}`, idempotent: true, options }),
     /**
      * Polls a job and yields each state in which it has made progress (`done` changed or the status
-     * changed), ending with the completed job.
+     * changed), ending with the completed (or cancelled) job.
      *
      * ```ts
      * for await (const job of openvat.batchJobs.follow(id)) console.log(job.done, '/', job.total);
@@ -473,11 +473,11 @@ export class OpenVat {
       params: ValidateBatchParams,
       options: FollowOptions = {},
     ): AsyncGenerator<BatchJob, void, undefined> => this.#run(params, options),
-    /** Resolves with the job once it has completed (polling every `pollInterval`). */
+    /** Resolves with the job once it has completed or was cancelled (polling every `pollInterval`). */
     wait: async (id: string, options: FollowOptions = {}): Promise<BatchJob> => {
       let last: BatchJob | undefined;
       for await (const job of this.#follow(id, options)) last = job;
-      if (!last) throw new Error('unreachable: follow ends with the completed job');
+      if (!last) throw new Error('unreachable: follow ends with the ended job');
       return last;
     },
     /**
@@ -501,7 +501,7 @@ export class OpenVat {
     for (;;) {
       const { data: job } = await this.batchJobs.get(id, requestOptions);
       if (!previous || previous.done !== job.done || previous.status !== job.status) yield job;
-      if (job.status === 'completed') return;
+      if (job.status === 'completed' || job.status === 'cancelled') return;
       previous = job;
       await sleep(interval, options.signal);
     }

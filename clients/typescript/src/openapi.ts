@@ -2238,6 +2238,14 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                /** @description Why a `cancelled` job stopped: `key_revoked` (the key that created it was revoked; its remaining items were not validated). */
+                                cancel_reason?: {
+                                    /** @enum {string} */
+                                    code: "key_revoked";
+                                    message: string;
+                                };
+                                /** Format: date-time */
+                                cancelled_at?: string;
                                 /** Format: date-time */
                                 completed_at?: string;
                                 /** Format: date-time */
@@ -2262,7 +2270,7 @@ export interface paths {
                                     /** @enum {boolean} */
                                     ok: false;
                                 })[];
-                                status: "queued" | "running" | "completed";
+                                status: "queued" | "running" | "completed" | "cancelled";
                                 summary?: {
                                     failed: number;
                                     successful: number;
@@ -2299,7 +2307,7 @@ export interface paths {
         };
         /**
          * A batch job
-         * @description Progress of a batch job created by this key (`done` and `failed` of `total`) and, once `completed`, its `summary` and `results` in input order. Jobs of other keys are 404.
+         * @description Progress of a batch job created by this key (`done` and `failed` of `total`) and, once `completed`, its `summary` and `results` in input order. A job whose key was revoked stops and ends `cancelled` with `cancel_reason`. Jobs of other keys, and ended jobs past their retention (`OPENVAT_BATCH_JOB_RETENTION_DAYS` after they ended; 24 hours after creation for the playground's demo key), are 404.
          */
         get: {
             parameters: {
@@ -2338,6 +2346,14 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                /** @description Why a `cancelled` job stopped: `key_revoked` (the key that created it was revoked; its remaining items were not validated). */
+                                cancel_reason?: {
+                                    /** @enum {string} */
+                                    code: "key_revoked";
+                                    message: string;
+                                };
+                                /** Format: date-time */
+                                cancelled_at?: string;
                                 /** Format: date-time */
                                 completed_at?: string;
                                 /** Format: date-time */
@@ -2362,7 +2378,7 @@ export interface paths {
                                     /** @enum {boolean} */
                                     ok: false;
                                 })[];
-                                status: "queued" | "running" | "completed";
+                                status: "queued" | "running" | "completed" | "cancelled";
                                 summary?: {
                                     failed: number;
                                     successful: number;

@@ -11,6 +11,7 @@ import * as instances from './2026-11-23-001-instances.js';
 import * as evidenceHeadSignature from './2026-11-23-016-evidence-head-signature.js';
 import * as monitors from './2026-11-23-017-monitors.js';
 import * as webhookClaimIndexes from './2026-11-26-001-webhook-claim-indexes.js';
+import * as retention from './2026-11-26-002-retention.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23-016-evidence-head-signature': evidenceHeadSignature,
   '2026-11-23-017-monitors': monitors,
   '2026-11-26-001-webhook-claim-indexes': webhookClaimIndexes,
+  '2026-11-26-002-retention': retention,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -20,14 +20,17 @@ const ITEM_GROUPS = { maxUnits: 200, delayMs: 10 };
 /**
  * Works claimed batch items: validates each through the one validation path, retries an unavailable
  * registry with backoff until the retry deadline, records the result with its registry answer, and
- * finishes the job when this was the last item held of it.
+ * finishes the job when this was the last item held of it. An item of a job whose key was revoked is
+ * not validated: the job is cancelled instead.
  */
 export function createItemProcessor(deps: {
   repository: BatchRepository;
   validation: Pick<ValidationService, 'validate'>;
   /** Records finished items (in groups). */
   outbox: Pick<Outbox, 'lane'>;
-  jobs: Pick<JobStore, 'loadJob' | 'finishIfDone'>;
+  jobs: Pick<JobStore, 'loadJob' | 'finishIfDone' | 'cancelJob'>;
+  /** Whether the key that created a job is still active (cached by the keys module, not read per item). */
+  keyActive: (keyId: string) => Promise<boolean>;
   scheduler: Pick<ItemScheduler, 'release' | 'holdsItemsOf'>;
   clock: Clock;
   /** Identifies this process's leases. */
@@ -45,6 +48,11 @@ export function createItemProcessor(deps: {
   async function processClaimed(item: BatchItemsTable, signal?: AbortSignal): Promise<boolean> {
     const row = await deps.jobs.loadJob(item.job_id);
     if (!row) return false;
+    if (!(await deps.keyActive(row.key_id))) {
+      // No registry is asked on behalf of a revoked key: the job ends here, with its reason.
+      await deps.jobs.cancelJob(row.id, 'key_revoked');
+      return false;
+    }
     let outcome: ValidationOutcome;
     try {
       outcome = await validation.validate(

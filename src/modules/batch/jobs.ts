@@ -5,9 +5,10 @@ import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
+import { PLAYGROUND_PRINCIPAL, PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { ValidationService } from '../validation/index.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
-import type { BatchJob, BatchRepository } from './repository.js';
+import type { BatchJob, BatchRepository, JobExpiry } from './repository.js';
 import {
   type BatchItemResult,
   type BatchSummary,
@@ -17,9 +18,20 @@ import {
   type SourceCounts,
 } from './results.js';
 
-export type JobStatus = 'queued' | 'running' | 'completed';
+export type JobStatus = 'queued' | 'running' | 'completed' | 'cancelled';
 
-/** `data` of a batch job response. `summary` and `results` once it is completed. */
+/** Why a job was cancelled. */
+export type CancelReason = 'key_revoked';
+
+const CANCEL_MESSAGES: Record<CancelReason, string> = {
+  key_revoked:
+    'The API key that created this job was revoked: its remaining items were not validated, and no batch.completed event was sent.',
+};
+
+/**
+ * `data` of a batch job response. `summary` and `results` once it is completed; `cancelled_at` and
+ * `cancel_reason` once it is cancelled.
+ */
 export interface JobView {
   id: string;
   status: JobStatus;
@@ -30,9 +42,15 @@ export interface JobView {
   failed: number;
   created_at: string;
   completed_at?: string;
+  cancelled_at?: string;
+  cancel_reason?: { code: CancelReason; message: string };
   summary?: BatchSummary;
   results?: BatchItemResult[];
 }
+
+const DAY_MS = 86_400_000;
+/** Rows deleted per statement by the retention purge. */
+const PURGE_BATCH = 1_000;
 
 /**
  * Batch jobs as stored: creating one with its items, its progress and completed view, and its
@@ -48,12 +66,40 @@ export function createJobStore(deps: {
   ids: IdGenerator;
   /** Called when new items were queued (wakes the worker). */
   onQueued?: () => void;
-  /** Called once a job was completed. */
+  /** Called once a job was completed or cancelled. */
   onFinished?: (jobId: string) => void;
+  /** Days an ended job is kept (served, then purged) after it ended. */
+  retentionDays: number;
 }) {
   const { db, repository, validation, clock, ids } = deps;
   /** Jobs read by the item processor, without their request body (which can be megabytes). */
   const cache = new LRUCache<string, BatchJob>({ max: 1_000 });
+  /** Jobs this process has cancelled: their other claimed items need not cancel them again. */
+  const cancelled = new LRUCache<string, true>({ max: 1_000 });
+
+  /**
+   * The retention as of now: ended jobs are kept `retentionDays` after they ended; every job of the
+   * playground's demo key, which every visitor of /docs shares, `PLAYGROUND_RETENTION_MS` after it
+   * was created.
+   */
+  function expiry(): JobExpiry {
+    const now = clock.millis();
+    return {
+      endedBy: new Date(now - deps.retentionDays * DAY_MS).toISOString(),
+      shortLived: {
+        keyId: PLAYGROUND_PRINCIPAL.id,
+        createdBy: new Date(now - PLAYGROUND_RETENTION_MS).toISOString(),
+      },
+    };
+  }
+
+  /** Whether a job is past its retention (it is then no longer served, even before it is purged). */
+  function expired(row: BatchJob, at: JobExpiry): boolean {
+    if (at.shortLived && row.key_id === at.shortLived.keyId && row.created_at <= at.shortLived.createdBy)
+      return true;
+    const ended = row.status !== 'queued' && row.status !== 'running';
+    return ended && row.completed_at !== null && row.completed_at <= at.endedBy;
+  }
 
   /** A job as the item processor needs it, read once and kept while its items are worked. */
   async function loadJob(id: string): Promise<BatchJob | undefined> {
@@ -117,7 +163,7 @@ export function createJobStore(deps: {
    */
   async function finishJob(jobId: string): Promise<void> {
     const row = await repository.findJob(jobId);
-    if (!row || row.status === 'completed') return;
+    if (!row || row.status === 'completed' || row.status === 'cancelled') return;
     const now = clock.now();
     const completedAt = now.toISOString();
     const { json: dataJson, sources } = completedData(row, await repository.results(jobId), completedAt);
@@ -151,6 +197,36 @@ export function createJobStore(deps: {
 
   async function finishIfDone(jobId: string): Promise<void> {
     if (!(await repository.hasPending(jobId))) await finishJob(jobId);
+  }
+
+  /**
+   * Cancels an unfinished job: it and its pending items are marked `cancelled` in one transaction,
+   * so no worker claims, validates or records another of its items, and it is never completed (no
+   * audit record of the creating call, no `batch.completed` event).
+   */
+  async function cancelJob(jobId: string, reason: CancelReason): Promise<void> {
+    if (cancelled.has(jobId)) return;
+    const at = clock.now().toISOString();
+    await db.kysely.transaction().execute((trx) => repository.cancelJob(jobId, reason, at, trx));
+    cancelled.set(jobId, true);
+    cache.delete(jobId);
+    deps.onFinished?.(jobId);
+  }
+
+  /**
+   * Deletes the ended jobs past their retention with their items, in batches, yielding to the event
+   * loop between them; returns how many jobs. Queued and running jobs are never deleted.
+   */
+  async function purgeExpired(batchSize = PURGE_BATCH): Promise<number> {
+    const at = expiry();
+    let jobs = 0;
+    for (;;) {
+      const items = await repository.deleteExpiredItems(at, batchSize);
+      const deleted = await repository.deleteExpiredJobs(at, batchSize);
+      jobs += deleted;
+      if (items < batchSize && deleted < batchSize) return jobs;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Stores a batch job with one item per number; malformed numbers are answered at once. */
@@ -210,6 +286,7 @@ export function createJobStore(deps: {
       created_at: now,
       started_at: null,
       completed_at: null,
+      cancel_reason: null,
     };
     await db.kysely.transaction().execute((trx) => repository.insertJob(row, items, trx));
     if (failed === items.length) {
@@ -222,19 +299,21 @@ export function createJobStore(deps: {
   }
 
   /**
-   * A job of this key (others get null): its progress, or once completed its `data` as JSON, with
-   * the results in input order, as its audit record and `batch.completed` event hold them.
+   * A job of this key (others get null, as does a job past its retention): its progress, or once
+   * completed its `data` as JSON, with the results in input order, as its audit record and
+   * `batch.completed` event hold them.
    */
   async function getJob(
     principal: ApiKeyPrincipal,
     id: string,
   ): Promise<{ view: JobView } | { json: string } | null> {
     const row = await repository.findJobOfKey(principal.id, id);
-    if (!row) return null;
+    if (!row || expired(row, expiry())) return null;
     if (row.status === 'completed') {
       return { json: completedData(row, await repository.results(id), row.completed_at).json };
     }
     const counts = await repository.counts(id);
+    const reason = row.cancel_reason as CancelReason | null;
     return {
       view: {
         id: row.id,
@@ -243,11 +322,15 @@ export function createJobStore(deps: {
         done: counts.done,
         failed: counts.failed,
         created_at: row.created_at,
+        ...(row.status === 'cancelled' && row.completed_at ? { cancelled_at: row.completed_at } : {}),
+        ...(row.status === 'cancelled' && reason
+          ? { cancel_reason: { code: reason, message: CANCEL_MESSAGES[reason] } }
+          : {}),
       },
     };
   }
 
-  return { loadJob, createJob, getJob, finishJob, finishIfDone };
+  return { loadJob, createJob, getJob, finishJob, finishIfDone, cancelJob, purgeExpired };
 }
 
 export type JobStore = ReturnType<typeof createJobStore>;

@@ -28,6 +28,18 @@ export interface JobCounts {
   failed: number;
 }
 
+/** Statuses of a job still being worked; the others (`completed`, `cancelled`) are final. */
+const UNFINISHED = ['queued', 'running'];
+
+/**
+ * Which ended jobs are past their retention: those that ended at or before `endedBy`, and those of
+ * `shortLived.keyId` (the playground's demo key) created at or before `shortLived.createdBy`.
+ */
+export interface JobExpiry {
+  endedBy: string;
+  shortLived: { keyId: string; createdBy: string } | null;
+}
+
 /** A job's row without its request body. */
 export type BatchJob = Omit<BatchJobsTable, 'request_body'>;
 
@@ -44,10 +56,30 @@ const JOB_COLUMNS = [
   'created_at',
   'started_at',
   'completed_at',
+  'cancel_reason',
 ] as const satisfies ReadonlyArray<keyof BatchJob>;
 
 /** All SQL of batch jobs and their items. Every method takes an optional transaction. */
 export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
+  /** Ids of the ended jobs past their retention (running and queued jobs are never among them). */
+  const expiredJobs = (trx: Kysely<Database>, expiry: JobExpiry) =>
+    trx
+      .selectFrom('batch_jobs')
+      .select('batch_jobs.id')
+      .where('batch_jobs.status', 'not in', UNFINISHED)
+      .where((eb) => {
+        const ended = eb('batch_jobs.completed_at', '<=', expiry.endedBy);
+        const short = expiry.shortLived;
+        return short
+          ? eb.or([
+              ended,
+              eb.and([
+                eb('batch_jobs.key_id', '=', short.keyId),
+                eb('batch_jobs.created_at', '<=', short.createdBy),
+              ]),
+            ])
+          : ended;
+      });
   return {
     async insertJob(
       job: BatchJobsTable,
@@ -261,12 +293,12 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
         .execute();
     },
 
-    /** Jobs not completed although none of their items is pending (the finishing process died). */
+    /** Jobs not ended although none of their items is pending (the finishing process died). */
     async stalledJobs(limit: number, trx: Kysely<Database> = db): Promise<string[]> {
       const rows = await trx
         .selectFrom('batch_jobs')
         .select('id')
-        .where('status', '!=', 'completed')
+        .where('status', 'in', UNFINISHED)
         .where(({ not, exists, selectFrom }) =>
           not(
             exists(
@@ -282,15 +314,79 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
       return rows.map((r) => r.id);
     },
 
-    /** Moves a job to `completed` once; false when it already was (another worker finished it). */
+    /**
+     * Moves a job to `completed` once; false when it already ended (another worker finished it, or it
+     * was cancelled).
+     */
     async completeJob(id: string, completedAt: string, trx: Kysely<Database> = db): Promise<boolean> {
       const result = await trx
         .updateTable('batch_jobs')
         .set({ status: 'completed', completed_at: completedAt })
         .where('id', '=', id)
-        .where('status', '!=', 'completed')
+        .where('status', 'in', UNFINISHED)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * Moves an unfinished job to `cancelled` with its reason, and its pending items (claimed or not)
+     * to `cancelled`, so no worker claims or records them any more. False when the job had already
+     * ended.
+     */
+    async cancelJob(id: string, reason: string, at: string, trx: Kysely<Database> = db): Promise<boolean> {
+      const result = await trx
+        .updateTable('batch_jobs')
+        .set({ status: 'cancelled', completed_at: at, cancel_reason: reason })
+        .where('id', '=', id)
+        .where('status', 'in', UNFINISHED)
+        .executeTakeFirst();
+      await trx
+        .updateTable('batch_items')
+        .set({ status: 'cancelled', locked_until: null, claimed_by: null })
+        .where('job_id', '=', id)
+        .where('status', '=', 'pending')
+        .execute();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Deletes up to `limit` items of expired jobs; returns how many. */
+    async deleteExpiredItems(expiry: JobExpiry, limit: number, trx: Kysely<Database> = db): Promise<number> {
+      const result = await trx
+        .deleteFrom('batch_items')
+        .where(
+          'id',
+          'in',
+          trx
+            .selectFrom('batch_items')
+            .select('batch_items.id')
+            .where('batch_items.job_id', 'in', expiredJobs(trx, expiry))
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /** Deletes up to `limit` expired jobs whose items are gone (`deleteExpiredItems`); returns how many. */
+    async deleteExpiredJobs(expiry: JobExpiry, limit: number, trx: Kysely<Database> = db): Promise<number> {
+      const result = await trx
+        .deleteFrom('batch_jobs')
+        .where(
+          'id',
+          'in',
+          expiredJobs(trx, expiry)
+            .where(({ not, exists, selectFrom }) =>
+              not(
+                exists(
+                  selectFrom('batch_items')
+                    .select('batch_items.id')
+                    .whereRef('batch_items.job_id', '=', 'batch_jobs.id'),
+                ),
+              ),
+            )
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
 }

@@ -73,12 +73,30 @@ const BatchData = Type.Object({
 
 const JobData = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed')]),
+  status: Type.Union([
+    Type.Literal('queued'),
+    Type.Literal('running'),
+    Type.Literal('completed'),
+    Type.Literal('cancelled'),
+  ]),
   total: Type.Integer(),
   done: Type.Integer({ description: 'Items finished, successful or not.' }),
   failed: Type.Integer({ description: 'Finished items with an error.' }),
   created_at: Type.String({ format: 'date-time' }),
   completed_at: Type.Optional(Type.String({ format: 'date-time' })),
+  cancelled_at: Type.Optional(Type.String({ format: 'date-time' })),
+  cancel_reason: Type.Optional(
+    Type.Object(
+      {
+        code: Type.Literal('key_revoked'),
+        message: Type.String(),
+      },
+      {
+        description:
+          'Why a `cancelled` job stopped: `key_revoked` (the key that created it was revoked; its remaining items were not validated).',
+      },
+    ),
+  ),
   summary: Type.Optional(Summary),
   results: Type.Optional(
     Type.Array(ItemResult, { description: 'Once completed: one per input number, in input order.' }),

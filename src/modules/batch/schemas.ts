@@ -5,4 +5,4 @@ export const validateABatchOfVatNumbersDescription = `Validates up to ${SYNC_BAT
 
 /** The OpenAPI description of `aBatchJob`. */
 export const aBatchJobDescription =
-  'Progress of a batch job created by this key (`done` and `failed` of `total`) and, once `completed`, its `summary` and `results` in input order. Jobs of other keys are 404.';
+  "Progress of a batch job created by this key (`done` and `failed` of `total`) and, once `completed`, its `summary` and `results` in input order. A job whose key was revoked stops and ends `cancelled` with `cancel_reason`. Jobs of other keys, and ended jobs past their retention (`OPENVAT_BATCH_JOB_RETENTION_DAYS` after they ended; 24 hours after creation for the playground's demo key), are 404.";

@@ -10,7 +10,7 @@ import type { BatchRepository } from './repository.js';
 import { createItemScheduler } from './scheduler.js';
 import { createSyncBatch } from './sync-batch.js';
 
-export type { JobStatus, JobView } from './jobs.js';
+export type { CancelReason, JobStatus, JobView } from './jobs.js';
 export { ASYNC_BATCH_LIMIT, SYNC_BATCH_LIMIT } from './limits.js';
 export type {
   BatchItemErrorCode,
@@ -32,6 +32,10 @@ export interface BatchServiceDeps {
   ids: IdGenerator;
   /** Identifies this process's leases. */
   workerId: string;
+  /** Whether the key that created a job is still active (a revoked key's jobs are cancelled). */
+  keyActive: (keyId: string) => Promise<boolean>;
+  /** Days an ended job and its items are kept after it ended. */
+  jobRetentionDays: number;
   leaseMs: number;
   retryDeadlineMs: number;
   retryBackoffMs: number;
@@ -70,6 +74,7 @@ export function createBatchService(deps: BatchServiceDeps) {
       deps.onQueued?.();
     },
     onFinished: (jobId) => scheduler.forget(jobId),
+    retentionDays: deps.jobRetentionDays,
   });
   const scheduler = createItemScheduler({
     repository,
@@ -85,6 +90,7 @@ export function createBatchService(deps: BatchServiceDeps) {
     validation,
     outbox: deps.outbox,
     jobs,
+    keyActive: deps.keyActive,
     scheduler,
     clock,
     workerId,
@@ -104,6 +110,8 @@ export function createBatchService(deps: BatchServiceDeps) {
     claimDue: scheduler.claimDue,
     processItem: processor.processItem,
     finishJob: jobs.finishJob,
+    /** Deletes ended jobs past their retention with their items, in batches; returns how many jobs. */
+    purgeExpired: jobs.purgeExpired,
   };
 }
 

@@ -22,7 +22,8 @@ export interface ApiKeyPrincipal {
 /**
  * The principal of work stored on a key's behalf (a batch job, a monitor) and done later without a
  * request: the row keeps the key's id, account, plan and mode as they were when it was stored. Work
- * of the playground's demo key stays the demo key's (what it records is kept 24 hours).
+ * of the playground's demo key stays the demo key's (what it records is kept 24 hours, and so is the
+ * work itself).
  */
 export function principalOfStoredWork(row: {
   key_id: string;
@@ -93,6 +94,19 @@ export function createKeysService(deps: {
           perf: { now: () => clock.millis() },
         })
       : null;
+  // Whether each key id is active, for work stored on a key's behalf (batch jobs, monitors), timed
+  // and dropped on revocation like the principals above.
+  const activity =
+    cacheMs > 0
+      ? new LRUCache<string, boolean>({
+          max: 10_000,
+          ttl: cacheMs,
+          ttlResolution: 0,
+          perf: { now: () => clock.millis() },
+        })
+      : null;
+  /** Look-ups of a key's state under way: concurrent askers of one key share one read. */
+  const reading = new Map<string, Promise<boolean>>();
   // Bumped by each revocation: a look-up that started before one is not cached (it may have read
   // the key before it was revoked).
   let revocations = 0;
@@ -182,6 +196,32 @@ export function createKeysService(deps: {
       return principal;
     },
 
+    /**
+     * Whether the key with this id exists and is not revoked (the demo key always is), for work done
+     * later on its behalf. Cached like `authenticate`: a key revoked by this service is inactive at
+     * once; one revoked elsewhere (another instance, the CLI) within `cacheMs`.
+     */
+    async isActive(id: string): Promise<boolean> {
+      if (id === PLAYGROUND_PRINCIPAL.id) return true;
+      const cached = activity?.get(id);
+      if (cached !== undefined) return cached;
+      const under = reading.get(id);
+      if (under) return under;
+      const generation = revocations;
+      const read = repository
+        .findById(id)
+        .then((row) => {
+          const active = row !== undefined && row.revoked_at === null;
+          if (generation === revocations) activity?.set(id, active);
+          return active;
+        })
+        .finally(() => {
+          if (reading.get(id) === read) reading.delete(id);
+        });
+      reading.set(id, read);
+      return read;
+    },
+
     async listKeys(): Promise<KeySummary[]> {
       return (await repository.list()).map(toSummary);
     },
@@ -198,6 +238,8 @@ export function createKeysService(deps: {
       if (done && cache) {
         for (const [hash, principal] of cache.entries()) if (principal.id === id) cache.delete(hash);
       }
+      activity?.delete(id);
+      reading.delete(id);
       return done;
     },
   };

@@ -8,8 +8,17 @@ const INSERT_CHUNK = 500;
 /** Values per `IN (…)` list. */
 const IN_CHUNK = 500;
 
-export interface ListFilter {
+/**
+ * Whose monitors a query reads: a key's, and when `createdAfter` is set only those created after
+ * it (the playground's demo key keeps its monitors 24 hours).
+ */
+export interface Owner {
   keyId: string;
+  createdAfter: string | null;
+}
+
+export interface ListFilter {
+  owner: Owner;
   status?: string;
   changedSince?: string;
   stale?: boolean;
@@ -45,8 +54,13 @@ export type MonitorUpdate = Partial<
 
 /** All SQL of monitors, their checks and their changes. Every method takes an optional transaction. */
 export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect) {
-  const ofKey = (trx: Kysely<Database>, keyId: string, id: string) =>
-    trx.selectFrom('monitors').selectAll().where('id', '=', id).where('key_id', '=', keyId);
+  const ofKey = (trx: Kysely<Database>, owner: Owner, id: string) =>
+    trx
+      .selectFrom('monitors')
+      .selectAll()
+      .where('id', '=', id)
+      .where('key_id', '=', owner.keyId)
+      .$if(owner.createdAfter !== null, (q) => q.where('created_at', '>', owner.createdAfter as string));
   /** Locks the rows read until the end of the transaction on PostgreSQL (SQLite has one writer anyway). */
   const lockedOnPostgres = <Q extends { forUpdate(): Q }>(query: Q): Q =>
     dialect === 'postgres' ? query.forUpdate() : query;
@@ -62,22 +76,22 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
       }
     },
 
-    /** A monitor of this key (another key's is not read). */
+    /** A monitor of this owner (another key's is not read). */
     async findOfKey(
-      keyId: string,
+      owner: Owner,
       id: string,
       trx: Kysely<Database> = db,
     ): Promise<MonitorsTable | undefined> {
-      return ofKey(trx, keyId, id).executeTakeFirst();
+      return ofKey(trx, owner, id).executeTakeFirst();
     },
 
     /** A monitor of this key, locked as `findForUpdate` locks it (another key's is neither read nor locked). */
     async findOfKeyForUpdate(
-      keyId: string,
+      owner: Owner,
       id: string,
       trx: Kysely<Database>,
     ): Promise<MonitorsTable | undefined> {
-      return lockedOnPostgres(ofKey(trx, keyId, id)).executeTakeFirst();
+      return lockedOnPostgres(ofKey(trx, owner, id)).executeTakeFirst();
     },
 
     /** The monitor row, locked until the end of the transaction on PostgreSQL (checks of one monitor queue). */
@@ -86,7 +100,7 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
     },
 
     async findByNumbers(
-      keyId: string,
+      owner: Owner,
       vatNumbers: string[],
       trx: Kysely<Database> = db,
     ): Promise<Array<Pick<MonitorsTable, 'id' | 'vat_number' | 'created_at'>>> {
@@ -97,25 +111,29 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
           ...(await trx
             .selectFrom('monitors')
             .select(['id', 'vat_number', 'created_at'])
-            .where('key_id', '=', keyId)
+            .where('key_id', '=', owner.keyId)
             .where('vat_number', 'in', chunk)
+            .$if(owner.createdAfter !== null, (q) => q.where('created_at', '>', owner.createdAfter as string))
             .execute()),
         );
       }
       return out;
     },
 
-    async countForKey(keyId: string, trx: Kysely<Database> = db): Promise<number> {
+    async countForKey(owner: Owner, trx: Kysely<Database> = db): Promise<number> {
       const row = await trx
         .selectFrom('monitors')
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('key_id', '=', keyId)
+        .where('key_id', '=', owner.keyId)
+        .$if(owner.createdAfter !== null, (q) => q.where('created_at', '>', owner.createdAfter as string))
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
 
     async list(filter: ListFilter, trx: Kysely<Database> = db): Promise<MonitorsTable[]> {
-      let query = trx.selectFrom('monitors').selectAll().where('key_id', '=', filter.keyId);
+      const { owner } = filter;
+      let query = trx.selectFrom('monitors').selectAll().where('key_id', '=', owner.keyId);
+      if (owner.createdAfter !== null) query = query.where('created_at', '>', owner.createdAfter);
       if (filter.status) query = query.where('status', '=', filter.status);
       if (filter.changedSince) query = query.where('last_change_at', '>=', filter.changedSince);
       if (filter.stale !== undefined) query = query.where('stale', '=', filter.stale ? 1 : 0);
@@ -128,13 +146,60 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
      * key has no monitor of that id. Only the key's own monitor row is deleted here: its checks and
      * changes go with it (ON DELETE CASCADE; SQLite runs with foreign keys on).
      */
-    async remove(id: string, keyId: string, trx: Kysely<Database> = db): Promise<boolean> {
+    async remove(id: string, owner: Owner, trx: Kysely<Database> = db): Promise<boolean> {
       const result = await trx
         .deleteFrom('monitors')
         .where('id', '=', id)
-        .where('key_id', '=', keyId)
+        .where('key_id', '=', owner.keyId)
+        .$if(owner.createdAfter !== null, (q) => q.where('created_at', '>', owner.createdAfter as string))
         .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
+    },
+
+    /**
+     * Deletes the key's monitors of these numbers created at or before `by` (with their checks and
+     * changes), so that they can be created again; returns how many.
+     */
+    async removeCreatedBy(
+      keyId: string,
+      by: string,
+      vatNumbers: string[],
+      trx: Kysely<Database> = db,
+    ): Promise<number> {
+      let deleted = 0;
+      for (let i = 0; i < vatNumbers.length; i += IN_CHUNK) {
+        const result = await trx
+          .deleteFrom('monitors')
+          .where('key_id', '=', keyId)
+          .where('vat_number', 'in', vatNumbers.slice(i, i + IN_CHUNK))
+          .where('created_at', '<=', by)
+          .executeTakeFirst();
+        deleted += Number(result.numDeletedRows);
+      }
+      return deleted;
+    },
+
+    /** Deletes up to `limit` monitors of the key created at or before `by`, with their history; returns how many. */
+    async deleteCreatedBy(
+      keyId: string,
+      by: string,
+      limit: number,
+      trx: Kysely<Database> = db,
+    ): Promise<number> {
+      const result = await trx
+        .deleteFrom('monitors')
+        .where(
+          'id',
+          'in',
+          trx
+            .selectFrom('monitors')
+            .select('id')
+            .where('key_id', '=', keyId)
+            .where('created_at', '<=', by)
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     async checks(
@@ -169,7 +234,7 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
 
     /** The latest changes of a key's monitors (since a time), newest first, with the number they concern. */
     async recentChanges(
-      keyId: string,
+      owner: Owner,
       limit: number,
       since: string | null,
       trx: Kysely<Database> = db,
@@ -179,7 +244,8 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
         .innerJoin('monitors', 'monitors.id', 'monitor_changes.monitor_id')
         .selectAll('monitor_changes')
         .select(['monitors.vat_number', 'monitors.reference'])
-        .where('monitor_changes.key_id', '=', keyId);
+        .where('monitor_changes.key_id', '=', owner.keyId);
+      if (owner.createdAfter !== null) query = query.where('monitors.created_at', '>', owner.createdAfter);
       if (since) query = query.where('monitor_changes.detected_at', '>=', since);
       return query
         .orderBy('monitor_changes.detected_at', 'desc')
@@ -244,16 +310,6 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
       await trx.insertInto('monitor_changes').values(changes).execute();
     },
 
-    /** Whether the API key exists and is not revoked. */
-    async keyActive(keyId: string, trx: Kysely<Database> = db): Promise<boolean> {
-      const row = await trx
-        .selectFrom('api_keys')
-        .select('revoked_at')
-        .where('id', '=', keyId)
-        .executeTakeFirst();
-      return row !== undefined && row.revoked_at === null;
-    },
-
     /** Deletes up to `limit` checks made before `before`; returns how many. */
     async deleteChecksBefore(before: string, limit: number, trx: Kysely<Database> = db): Promise<number> {
       const result = await trx
@@ -269,13 +325,14 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
 
     /** Monitors per status and stale flag of a key (the dashboard's summary). */
     async summary(
-      keyId: string,
+      owner: Owner,
       trx: Kysely<Database> = db,
     ): Promise<Array<{ status: string; stale: number; n: number }>> {
       const rows = await trx
         .selectFrom('monitors')
         .select(['status', 'stale', sql<number | string>`count(*)`.as('n')])
-        .where('key_id', '=', keyId)
+        .where('key_id', '=', owner.keyId)
+        .$if(owner.createdAfter !== null, (q) => q.where('created_at', '>', owner.createdAfter as string))
         .groupBy(['status', 'stale'])
         .execute();
       return rows.map((r) => ({ status: r.status, stale: Number(r.stale), n: Number(r.n) }));

@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import type { QuietWindow } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { MonitorChangesTable, MonitorChecksTable, MonitorsTable } from '../../db/schema.js';
@@ -7,9 +6,10 @@ import type { IdGenerator } from '../../lib/ids.js';
 import type { DomainEvent, EventType } from '../events/index.js';
 import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
+import { PLAYGROUND_PRINCIPAL, PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { AnswerSource, ValidationOutcome, ValidationService } from '../validation/index.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
-import type { MonitorsRepository, MonitorUpdate } from './repository.js';
+import type { MonitorsRepository, MonitorUpdate, Owner } from './repository.js';
 import { avoidQuiet, type Interval, nextCheckAt, retryAt } from './schedule.js';
 import { monitorTestAnswers } from './test-answers.js';
 
@@ -112,6 +112,8 @@ export interface MonitorsDeps {
   ids: IdGenerator;
   /** Identifies this process's leases. */
   workerId: string;
+  /** Whether a monitor's key is still active (the monitors of a revoked key are not checked again). */
+  keyActive: (keyId: string) => Promise<boolean>;
   maxPerKey: Readonly<Record<'pro' | 'business', number>>;
   perCountry: number;
   leaseMs: number;
@@ -246,8 +248,22 @@ export function detectChanges(
 export function createMonitorsService(deps: MonitorsDeps) {
   const { db, repository, validation, clock, ids, workerId } = deps;
   const random = deps.random ?? Math.random;
-  /** Whether each key seen by the scheduler is still active (looked up again after a minute). */
-  const activeKeys = new LRUCache<string, boolean>({ max: 10_000, ttl: 60_000 });
+
+  /**
+   * The monitors a principal sees: its key's, and for the playground's demo key, which every visitor
+   * of /docs shares, only those created in the last `PLAYGROUND_RETENTION_MS` (older ones are purged).
+   */
+  function ownerOf(principal: ApiKeyPrincipal): Owner {
+    return {
+      keyId: principal.id,
+      createdAfter: principal.playground ? playgroundCutoff() : null,
+    };
+  }
+
+  /** Monitors of the demo key created at or before this are past their retention. */
+  function playgroundCutoff(): string {
+    return new Date(clock.millis() - PLAYGROUND_RETENTION_MS).toISOString();
+  }
   /** Checks of each prefix this process runs now (scheduled and others alike). */
   const inFlight = new Map<string, number>();
 
@@ -475,7 +491,13 @@ export function createMonitorsService(deps: MonitorsDeps) {
   }
 
   async function ownedRow(principal: ApiKeyPrincipal, id: string): Promise<MonitorsTable | null> {
-    return (await repository.findOfKey(principal.id, id)) ?? null;
+    return (await repository.findOfKey(ownerOf(principal), id)) ?? null;
+  }
+
+  /** The demo key's monitors of these numbers past their retention make way for new ones. */
+  async function clearExpired(owner: Owner, vatNumbers: string[]): Promise<void> {
+    if (owner.createdAfter !== null)
+      await repository.removeCreatedBy(owner.keyId, owner.createdAfter, vatNumbers);
   }
 
   return {
@@ -486,13 +508,15 @@ export function createMonitorsService(deps: MonitorsDeps) {
     async create(principal: ApiKeyPrincipal, input: MonitorInput): Promise<CreateOutcome> {
       const parsed = validation.parse(input.vat_number, 'vat_number');
       if (!('ok' in parsed)) return parsed;
-      const [existing] = await repository.findByNumbers(principal.id, [parsed.vat.normalised]);
+      const owner = ownerOf(principal);
+      await clearExpired(owner, [parsed.vat.normalised]);
+      const [existing] = await repository.findByNumbers(owner, [parsed.vat.normalised]);
       if (existing) {
-        const row = await repository.findOfKey(principal.id, existing.id);
+        const row = await repository.findOfKey(owner, existing.id);
         if (row) return { kind: 'existing', monitor: monitorView(row) };
       }
       const max = maxFor(principal);
-      if ((await repository.countForKey(principal.id)) >= max) return { kind: 'limit_reached', max };
+      if ((await repository.countForKey(owner)) >= max) return { kind: 'limit_reached', max };
       const row = newRow(principal, input, parsed.vat.normalised, parsed.vat.country);
       // Held under this instance's lease while its first check runs; if the process dies, the
       // lease expires and the scheduler makes the first check instead.
@@ -500,10 +524,10 @@ export function createMonitorsService(deps: MonitorsDeps) {
       row.locked_until = new Date(now.getTime() + deps.leaseMs).toISOString();
       row.claimed_by = workerId;
       await repository.insertMany([row]);
-      const [stored] = await repository.findByNumbers(principal.id, [row.vat_number]);
+      const [stored] = await repository.findByNumbers(owner, [row.vat_number]);
       if (!stored || stored.id !== row.id) {
         // A concurrent request created it first.
-        const other = stored ? await repository.findOfKey(principal.id, stored.id) : undefined;
+        const other = stored ? await repository.findOfKey(owner, stored.id) : undefined;
         if (other) return { kind: 'existing', monitor: monitorView(other) };
       }
       const result = await apply(row.id, 'created', await ask(row, 'created', undefined));
@@ -537,10 +561,12 @@ export function createMonitorsService(deps: MonitorsDeps) {
           });
       });
       const numbers = [...fresh.keys()];
+      const owner = ownerOf(principal);
+      await clearExpired(owner, numbers);
       const existing = new Map(
-        (await repository.findByNumbers(principal.id, numbers)).map((r) => [r.vat_number, r.id]),
+        (await repository.findByNumbers(owner, numbers)).map((r) => [r.vat_number, r.id]),
       );
-      let room = maxFor(principal) - (await repository.countForKey(principal.id));
+      let room = maxFor(principal) - (await repository.countForKey(owner));
       const toInsert: MonitorsTable[] = [];
       for (const [number, entry] of fresh) {
         if (existing.has(number)) continue;
@@ -562,7 +588,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
       }
       await db.kysely.transaction().execute((trx) => repository.insertMany(toInsert, trx));
       const stored = new Map(
-        (await repository.findByNumbers(principal.id, [...fresh.keys()])).map((r) => [r.vat_number, r.id]),
+        (await repository.findByNumbers(owner, [...fresh.keys()])).map((r) => [r.vat_number, r.id]),
       );
       const inserted = new Set(toInsert.map((r) => r.id));
       let created = 0;
@@ -594,7 +620,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
         limit: number;
       },
     ): Promise<{ monitors: MonitorView[]; next: string | null }> {
-      const rows = await repository.list({ keyId: principal.id, ...filter, limit: filter.limit + 1 });
+      const rows = await repository.list({ owner: ownerOf(principal), ...filter, limit: filter.limit + 1 });
       const page = rows.slice(0, filter.limit);
       return {
         monitors: page.map(monitorView),
@@ -625,7 +651,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
       patch: { interval?: Interval; reference?: string | null; metadata?: Record<string, unknown> | null },
     ): Promise<MonitorView | null> {
       return db.kysely.transaction().execute(async (trx) => {
-        const row = await repository.findOfKeyForUpdate(principal.id, id, trx);
+        const row = await repository.findOfKeyForUpdate(ownerOf(principal), id, trx);
         if (!row) return null;
         const update: MonitorUpdate = {};
         if (patch.reference !== undefined) update.reference = patch.reference;
@@ -652,7 +678,8 @@ export function createMonitorsService(deps: MonitorsDeps) {
     },
 
     async remove(principal: ApiKeyPrincipal, id: string): Promise<boolean> {
-      return db.kysely.transaction().execute((trx) => repository.remove(id, principal.id, trx));
+      const owner = ownerOf(principal);
+      return db.kysely.transaction().execute((trx) => repository.remove(id, owner, trx));
     },
 
     /** Checks a monitor now (a live registry call) and answers with the check and any change. */
@@ -667,7 +694,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
       principal: ApiKeyPrincipal,
       options: { since?: string; limit: number },
     ): Promise<Array<ChangeView & { monitor_id: string; vat_number: string; reference: string | null }>> {
-      const rows = await repository.recentChanges(principal.id, options.limit, options.since ?? null);
+      const rows = await repository.recentChanges(ownerOf(principal), options.limit, options.since ?? null);
       return rows.map((c) => ({
         ...changeView(c),
         monitor_id: c.monitor_id,
@@ -679,7 +706,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
     /** How many monitors the key has, per status and stale, and its plan's cap. */
     async summary(principal: ApiKeyPrincipal) {
       const counts = { total: 0, valid: 0, invalid: 0, unknown: 0, stale: 0, max: maxFor(principal) };
-      for (const row of await repository.summary(principal.id)) {
+      for (const row of await repository.summary(ownerOf(principal))) {
         counts.total += row.n;
         if (row.status === 'valid' || row.status === 'invalid' || row.status === 'unknown')
           counts[row.status] += row.n;
@@ -723,16 +750,13 @@ export function createMonitorsService(deps: MonitorsDeps) {
 
     /**
      * Runs one claimed scheduled check; a check interrupted by shutdown is given back unwritten. The
-     * monitors of a revoked key are not checked again.
+     * monitors of a revoked key are not checked again (the key's state is cached by the keys module,
+     * not read per check), nor are the demo key's monitors past their retention (they are purged).
      */
     async runClaimed(row: MonitorsTable, signal?: AbortSignal): Promise<void> {
       try {
-        let active = activeKeys.get(row.key_id);
-        if (active === undefined) {
-          active = await repository.keyActive(row.key_id);
-          activeKeys.set(row.key_id, active);
-        }
-        if (!active) {
+        const expired = row.key_id === PLAYGROUND_PRINCIPAL.id && row.created_at <= playgroundCutoff();
+        if (expired || !(await deps.keyActive(row.key_id))) {
           await repository.update(row.id, { next_check_at: NEVER, locked_until: null, claimed_by: null });
           return;
         }
@@ -757,6 +781,21 @@ export function createMonitorsService(deps: MonitorsDeps) {
       let total = 0;
       for (;;) {
         const deleted = await repository.deleteChecksBefore(before, batchSize);
+        total += deleted;
+        if (deleted < batchSize) return total;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+
+    /**
+     * Deletes the playground demo key's monitors created more than `PLAYGROUND_RETENTION_MS` ago, with
+     * their checks and changes, in batches; returns how many monitors.
+     */
+    async purgePlayground(batchSize = 1_000): Promise<number> {
+      const by = playgroundCutoff();
+      let total = 0;
+      for (;;) {
+        const deleted = await repository.deleteCreatedBy(PLAYGROUND_PRINCIPAL.id, by, batchSize);
         total += deleted;
         if (deleted < batchSize) return total;
         await new Promise((resolve) => setImmediate(resolve));

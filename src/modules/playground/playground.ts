@@ -24,7 +24,10 @@ export const PLAYGROUND_LIMIT_PER_HOUR = 30;
 /** Numbers a batch job of the demo key may hold (a key of one's own: 10,000). */
 export const PLAYGROUND_JOB_LIMIT = 100;
 
-/** How long what the demo key stores (audit records, confirmations) is kept: every visitor shares it. */
+/**
+ * How long what the demo key stores (audit records, confirmations, monitors, batch jobs) is served,
+ * counted from its creation: every visitor shares it. Its monitors and batch jobs are then purged.
+ */
 export const PLAYGROUND_RETENTION_MS = 86_400_000;
 
 export const PLAYGROUND_PRINCIPAL: Readonly<ApiKeyPrincipal> = Object.freeze({
@@ -80,7 +83,8 @@ export function playgroundIntro(): string {
 works at once. It is a test-mode key (deterministic answers for the magic numbers listed under
 \`GET /v1/validate\`, no registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per
 hour per IP address (rates requests that carry it included); it cannot manage webhooks or read a usage report, and its
-batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers; its audit records and confirmations are served for 24 hours only. Enter a key of your own under **Authentication** to replace it.`;
+batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers. What it creates (audit records, confirmations, monitors, batch jobs) is seen by every
+visitor and served for 24 hours only; its monitors and batch jobs are then deleted. Enter a key of your own under **Authentication** to replace it.`;
 }
 
 /** 429 for a demo-key request over its hourly budget. */

@@ -36,6 +36,7 @@ for (const target of await databaseTargets()) {
         ids: t.container.ids,
         onQueued: () => queued.push(1),
         onFinished: (id) => finished.push(id),
+        retentionDays: 30,
       });
     });
     after(async () => {
