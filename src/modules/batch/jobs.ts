@@ -155,12 +155,6 @@ export function createJobStore(deps: {
    * change, so the result is read before the transaction; completing the job row is the guard that
    * lets exactly one worker record it.
    */
-  /**
-   * Completes a job whose items are all done: its audit record (the full result, under the request
-   * that created the job) and, for live keys, its `batch.completed` event. Items that are done never
-   * change, so the result is read before the transaction; completing the job row is the guard that
-   * lets exactly one worker record it.
-   */
   async function finishJob(jobId: string): Promise<void> {
     const row = await repository.findJob(jobId);
     if (!row || row.status === 'completed' || row.status === 'cancelled') return;
@@ -189,10 +183,6 @@ export function createJobStore(deps: {
     });
     cache.delete(jobId);
     deps.onFinished?.(jobId);
-  }
-
-  async function _finishIfDone(jobId: string): Promise<void> {
-    if (!(await repository.hasPending(jobId))) await finishJob(jobId);
   }
 
   async function finishIfDone(jobId: string): Promise<void> {
