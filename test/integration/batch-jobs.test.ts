@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
 import { createManualClock } from '../../src/lib/clock.js';
 import {
@@ -295,6 +296,51 @@ for (const target of await databaseTargets()) {
       const data = (await get(test, id)).json().data;
       assert.equal(data.status, 'completed');
       assert.equal(data.done, 8);
+    });
+
+    it('an item whose result the database refuses is retried, then ended as unavailable; the job completes', async () => {
+      const [poison] = wellFormedNumbers('FR', 1, 950);
+      const others = wellFormedNumbers('IT', 2, 950);
+      // The database refuses to store the registry's answer for one number (as PostgreSQL refused a
+      // NUL in a company name): before, its item stayed leased and was claimed again for ever.
+      const national = (poison as string).slice(2);
+      const refuse =
+        target.name === 'sqlite'
+          ? [
+              `CREATE TRIGGER refuse_answer BEFORE INSERT ON registry_answers WHEN NEW.vat_number LIKE '%${national}' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+            ]
+          : [
+              `CREATE FUNCTION refuse_answer() RETURNS trigger AS $$ BEGIN IF NEW.vat_number LIKE '%${national}' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+              'CREATE TRIGGER refuse_answer BEFORE INSERT OR UPDATE ON registry_answers FOR EACH ROW EXECUTE FUNCTION refuse_answer()',
+            ];
+      for (const statement of refuse) await sql.raw(statement).execute(shared.kysely);
+      try {
+        const id = (await submit(live, [poison as string, ...others])).json().data.id;
+        await t.container.batchWorker.drain();
+        for (let i = 0; i < 10 && (await get(live, id)).json().data.status !== 'completed'; i++) {
+          clock.advance(20_000);
+          await t.container.batchWorker.drain();
+        }
+        const data = (await get(live, id)).json().data;
+        assert.equal(data.status, 'completed');
+        assert.deepEqual(data.summary, { total: 3, successful: 2, failed: 1 });
+        assert.equal(data.results[0].error.code, 'registry_unavailable');
+        assert.match(data.results[0].error.message, /could not be stored/);
+        assert.equal(data.results[1].ok, true);
+        assert.equal(data.results[2].ok, true);
+        const item = await shared.kysely
+          .selectFrom('batch_items')
+          .select(['attempts'])
+          .where('job_id', '=', id)
+          .where('vat_number', '=', poison as string)
+          .executeTakeFirstOrThrow();
+        assert.ok(item.attempts >= 1, `attempts: ${item.attempts}`);
+      } finally {
+        await sql
+          .raw('DROP TRIGGER refuse_answer' + (target.name === 'sqlite' ? '' : ' ON registry_answers'))
+          .execute(shared.kysely);
+        if (target.name === 'postgres') await sql.raw('DROP FUNCTION refuse_answer()').execute(shared.kysely);
+      }
     });
 
     it('two instances claiming at once take disjoint items', async () => {

@@ -77,21 +77,43 @@ export function createItemProcessor(deps: {
       await repository.release([item.id], workerId);
       return false;
     }
-    if (outcome.kind === 'unavailable' && row.mode === 'live') {
-      const now = clock.now();
-      const until = item.retry_until ?? new Date(now.getTime() + deps.retryDeadlineMs).toISOString();
-      if (now.toISOString() < until) {
-        const delay = Math.max(1, backoffDelay(item.attempts, deps.retryBackoffMs, RETRY_CAP_MS, random));
-        const next = new Date(Math.min(now.getTime() + delay, Date.parse(until))).toISOString();
-        await repository.retryItem(item.id, workerId, {
-          attempts: item.attempts + 1,
-          nextAttemptAt: next,
-          retryUntil: until,
-          lastError: outcome.message,
-        });
-        return false;
-      }
+    if (outcome.kind === 'unavailable' && row.mode === 'live' && (await retryLater(item, outcome.message))) {
+      return false;
     }
+    try {
+      return await record(item, outcome);
+    } catch (error) {
+      // A result the database refuses would otherwise leave the item leased, to be claimed again
+      // after the lease as if never tried, for ever. It counts as an attempt instead: retried with
+      // backoff until the retry deadline, then ended as unavailable, without the registry's answer.
+      deps.onError?.(error);
+      const message = 'The result of this item could not be stored.';
+      if (signal?.aborted || (await retryLater(item, message))) return false;
+      return record(item, { kind: 'unavailable', source: 'vies', message, retryAfterSeconds: 60 });
+    }
+  }
+
+  /**
+   * Puts an item back with backoff when its retry deadline (set at its first retry) has not passed;
+   * false when it has, and the item is to be ended as it is.
+   */
+  async function retryLater(item: BatchItemsTable, lastError: string): Promise<boolean> {
+    const now = clock.now();
+    const until = item.retry_until ?? new Date(now.getTime() + deps.retryDeadlineMs).toISOString();
+    if (now.toISOString() >= until) return false;
+    const delay = Math.max(1, backoffDelay(item.attempts, deps.retryBackoffMs, RETRY_CAP_MS, random));
+    const next = new Date(Math.min(now.getTime() + delay, Date.parse(until))).toISOString();
+    await repository.retryItem(item.id, workerId, {
+      attempts: item.attempts + 1,
+      nextAttemptAt: next,
+      retryUntil: until,
+      lastError,
+    });
+    return true;
+  }
+
+  /** Records an item's result with the registry's fresh answer; false when another worker took it over. */
+  function record(item: BatchItemsTable, outcome: ValidationOutcome): Promise<boolean> {
     const result = itemResult(outcome);
     const finish: ItemFinish = {
       ok: result.ok,
