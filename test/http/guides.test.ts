@@ -97,6 +97,28 @@ describe('documentation pages', () => {
   });
 });
 
+/** The guides served as pages: every page of docs/, the README and the TypeScript client's README. */
+const GUIDES = [
+  ...PAGES.map((file) => ({ path: `docs/${file}`, url: `/guides/${file.replace(/\.md$/, '')}` })),
+  { path: 'README.md', url: '/guides/readme' },
+  { path: 'clients/typescript/README.md', url: '/guides/typescript-client' },
+];
+
+/** The href of every element of an HTML page (links, the style sheet, the icon). */
+function hrefs(html: string): string[] {
+  return [...html.matchAll(/\shref="([^"]*)"/g)].map((match) =>
+    (match[1] as string)
+      .replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'"),
+  );
+}
+
+/** The ids of an HTML page's elements. */
+function ids(html: string): Set<string> {
+  return new Set([...html.matchAll(/\sid="([^"]*)"/g)].map((match) => match[1] as string));
+}
+
 describe('guides served by the service', () => {
   let t: TestApp;
   before(async () => {
@@ -104,72 +126,167 @@ describe('guides served by the service', () => {
   });
   after(() => t.close());
 
-  it('the description shown by /docs links every page of docs/, and each link serves that page', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    const links = [...String(doc.info.description).matchAll(/\]\((\/guides\/[^)]+)\)/g)].map((m) => m[1]);
-    assert.deepEqual(
-      links,
-      PAGES.map((file) => `/guides/${file}`),
-    );
-    for (const file of PAGES) {
-      const res = await t.app.inject({ method: 'GET', url: `/guides/${file}` });
-      assert.equal(res.statusCode, 200, file);
-      assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
-      assert.equal(res.headers['x-content-type-options'], 'nosniff');
-      // The page as it is, but for its links out of docs/, which become their text.
-      const page = readFileSync(join('docs', file), 'utf8');
-      assert.equal(res.body, page.replace(/\[([^\]\n]*)\]\(\.\.\/[^)\s]*\)/g, '$1'), file);
+  const get = (url: string) => t.app.inject({ method: 'GET', url });
+
+  it('the description shown by /docs links every guide page, and each link serves that page', async () => {
+    const doc = (await get('/openapi.json')).json();
+    const description = String(doc.info.description);
+    const links = [...description.matchAll(/\]\((\/guides\/[^)]*)\)/g)].map((m) => m[1]);
+    assert.deepEqual([...links].sort(), ['/guides/', ...GUIDES.map((guide) => guide.url)].sort());
+    for (const link of links) {
+      const res = await get(String(link));
+      assert.equal(res.statusCode, 200, link);
+      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', link);
     }
     const title = /^# (.+)$/m.exec(readFileSync('docs/configuration.md', 'utf8'))?.[1];
-    assert.ok(String(doc.info.description).includes(`[${title}](/guides/configuration.md)`));
+    assert.ok(description.includes(`[${title}](/guides/configuration)`));
   });
 
-  it('the files the pages link to are served beside them, and the index lists the pages', async () => {
-    const grafana = await t.app.inject({ method: 'GET', url: '/guides/grafana-dashboard.json' });
-    assert.equal(grafana.statusCode, 200);
-    assert.deepEqual(grafana.json(), JSON.parse(readFileSync('docs/grafana-dashboard.json', 'utf8')));
-    const index = await t.app.inject({ method: 'GET', url: '/guides/' });
+  it('each guide is an HTML page: its Markdown rendered, its title, the site links, a strict policy', async () => {
+    for (const guide of GUIDES) {
+      const res = await get(guide.url);
+      assert.equal(res.statusCode, 200, guide.url);
+      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', guide.url);
+      const csp = String(res.headers['content-security-policy']);
+      assert.match(csp, /default-src 'none'/, guide.url);
+      assert.doesNotMatch(csp, /script-src/, 'no script may run');
+      assert.match(csp, /style-src 'self'(;|$)/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      assert.equal(res.headers['referrer-policy'], 'no-referrer');
+      assert.doesNotMatch(res.body, /<script/i, guide.url);
+      const heading = /^# (.+)$/m.exec(readFileSync(guide.path, 'utf8'))?.[1]?.replace(/`/g, '') ?? '';
+      assert.match(
+        res.body,
+        new RegExp(`<title>${heading.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} · openvat guides</title>`),
+        guide.url,
+      );
+      assert.match(res.body, /<h1 id="[^"]+">/, `${guide.url}: the Markdown is rendered`);
+      for (const href of ['/guides/', '/docs/', '/dashboard', `${guide.url}.md`]) {
+        assert.ok(hrefs(res.body).includes(href), `${guide.url} links ${href}`);
+      }
+    }
+    const validation = (await get('/guides/validation')).body;
+    assert.match(validation, /<h2 id="test-mode">Test mode<\/h2>/);
+    assert.match(validation, /<div class="table"[^>]*>\s*<table>/, 'a table, in a box that scrolls');
+    assert.doesNotMatch(validation, /^#|\]\(/m, 'no Markdown left as text');
+    // The benchmark markers inside the performance table leave it one table.
+    const performance = (await get('/guides/performance')).body;
+    const results = performance.slice(performance.indexOf('id="results"'));
+    const table = results.slice(results.indexOf('<table>'), results.indexOf('</table>'));
+    assert.ok((table.match(/<tr>/g) ?? []).length > 10, 'every benchmark is a row of the results table');
+  });
+
+  it('the Markdown of each guide stays served as it is, as text/markdown', async () => {
+    for (const guide of GUIDES) {
+      const res = await get(`${guide.url}.md`);
+      assert.equal(res.statusCode, 200, guide.url);
+      assert.equal(res.headers['content-type'], 'text/markdown; charset=utf-8');
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      assert.equal(res.body, readFileSync(guide.path, 'utf8'), guide.url);
+    }
+  });
+
+  it('the index lists every guide with its one-line description from the README', async () => {
+    const index = await get('/guides/');
     assert.equal(index.statusCode, 200);
-    const listed = [...index.body.matchAll(/\]\(([a-z0-9-]+\.md)\)/g)].map((m) => m[1]);
-    assert.deepEqual(listed, PAGES);
-    const bare = await t.app.inject({ method: 'GET', url: '/guides' });
+    assert.equal(index.headers['content-type'], 'text/html; charset=utf-8');
+    assert.match(String(index.headers['content-security-policy']), /default-src 'none'/);
+    assert.match(index.body, /<title>openvat guides<\/title>/);
+    const entries = [
+      ...index.body.matchAll(
+        /<li><a href="(\/guides\/[^"]+)">([^<]+)<\/a><span class="description">(.+?)<\/span><\/li>/g,
+      ),
+    ];
+    assert.deepEqual(
+      entries.map((entry) => entry[1]).sort(),
+      GUIDES.filter((guide) => guide.path !== 'README.md')
+        .map((guide) => guide.url)
+        .sort(),
+    );
+    assert.ok(
+      entries.some((entry) => entry[2] === 'Configuration' && entry[3] === 'every environment variable'),
+    );
+    assert.ok(hrefs(index.body).includes('/guides/readme'));
+    const bare = await get('/guides');
     assert.equal(bare.statusCode, 301, 'without the slash, the index is one redirect away');
     assert.equal(bare.headers.location, '/guides/');
   });
 
-  it('every link of a served guide, and of the index, resolves on the server to a page that has its anchor', async () => {
+  it('every link of every guide page, and of the index, answers 200, and its anchor exists', async () => {
     const origin = 'http://openvat.test';
     const broken: string[] = [];
-    let followed = 0;
-    for (const from of ['/guides/', ...PAGES.map((file) => `/guides/${file}`)]) {
-      const page = await t.app.inject({ method: 'GET', url: from });
+    const followed = new Set<string>();
+    for (const from of ['/guides/', ...GUIDES.map((guide) => guide.url)]) {
+      const page = await get(from);
       assert.equal(page.statusCode, 200, from);
-      for (const link of siteLinks(page.body)) {
+      assert.equal(page.headers['content-type'], 'text/html; charset=utf-8', from);
+      for (const link of hrefs(page.body)) {
         const target = new URL(link, `${origin}${from}`);
-        assert.equal(target.origin, origin);
-        let res = await t.app.inject({ method: 'GET', url: target.pathname });
-        // A browser follows a redirect (`/docs` → `/docs/`).
+        if (target.origin !== origin) continue;
+        followed.add(target.pathname);
+        let res = await get(`${target.pathname}${target.search}`);
+        // A browser follows a redirect.
         for (let hops = 0; hops < 3 && res.statusCode >= 300 && res.statusCode < 400; hops += 1) {
-          res = await t.app.inject({ method: 'GET', url: String(res.headers.location) });
+          res = await get(String(res.headers.location));
         }
-        followed += 1;
         if (res.statusCode !== 200) {
-          broken.push(`${from}: ${link} (${target.pathname}: ${res.statusCode})`);
+          broken.push(`${from}: ${link} (${res.statusCode})`);
           continue;
         }
-        const anchor = target.hash.slice(1);
-        if (anchor !== '' && target.pathname.endsWith('.md') && !anchors(res.body).has(anchor)) {
-          broken.push(`${from}: ${link} (no heading #${anchor} in ${target.pathname})`);
+        const anchor = decodeURIComponent(target.hash.slice(1));
+        if (anchor !== '' && !ids(res.body).has(anchor)) {
+          broken.push(`${from}: ${link} (no element #${anchor} in ${target.pathname})`);
         }
       }
     }
-    assert.ok(followed > 50, `${followed} links followed`);
+    // Every guide, the files they name, the style sheet and the other pages of the site.
+    for (const url of [
+      ...GUIDES.map((guide) => guide.url),
+      '/guides/grafana-dashboard.json',
+      '/guides/typescript-client/examples/node-http.ts',
+      '/guides/guides.css',
+      '/docs/',
+      '/dashboard',
+    ]) {
+      assert.ok(followed.has(url), `${url} is linked`);
+    }
     assert.deepEqual(broken, []);
   });
 
+  it('no relative link of a guide is dropped: each is a link of its page', async () => {
+    for (const guide of GUIDES) {
+      const body = (await get(guide.url)).body;
+      const article = body.slice(body.indexOf('<article'), body.indexOf('</article>'));
+      const local = hrefs(article).filter((href) => href.startsWith('/guides/') || href.startsWith('#'));
+      assert.equal(local.length, relativeLinks(readFileSync(guide.path, 'utf8')).length, guide.path);
+    }
+  });
+
+  it('the files the guides link to are served as they are', async () => {
+    const grafana = await get('/guides/grafana-dashboard.json');
+    assert.equal(grafana.statusCode, 200);
+    assert.equal(grafana.headers['content-type'], 'application/json; charset=utf-8');
+    assert.deepEqual(grafana.json(), JSON.parse(readFileSync('docs/grafana-dashboard.json', 'utf8')));
+    const example = await get('/guides/typescript-client/examples/fastify.ts');
+    assert.equal(example.statusCode, 200);
+    assert.equal(example.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(example.body, readFileSync('clients/typescript/examples/fastify.ts', 'utf8'));
+    const style = await get('/guides/guides.css');
+    assert.equal(style.statusCode, 200);
+    assert.equal(style.headers['content-type'], 'text/css; charset=utf-8');
+  });
+
   it('anything else under /guides/ is the API 404', async () => {
-    for (const url of ['/guides/nope.md', '/guides/../README.md', '/guides/%2e%2e/package.json']) {
-      const res = await t.app.inject({ method: 'GET', url });
+    for (const url of [
+      '/guides/nope',
+      '/guides/nope.md',
+      '/guides/validation.html',
+      '/guides/../README.md',
+      '/guides/%2e%2e/package.json',
+      '/guides/typescript-client/examples/tsconfig.json',
+    ]) {
+      const res = await get(url);
       assert.equal(res.statusCode, 404, url);
       assert.equal(res.json().error.code, 'not_found', url);
     }

@@ -1,104 +1,66 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { PACKAGE_ROOT } from '../../config.js';
+import { GUIDES_PATH, type Guides, loadGuides as loadFrom } from './guides.js';
 
-/** Where the guides are served: `/guides/<file>`, one route per file of the package's docs/ folder. */
-export const GUIDES_PATH = '/guides/';
+export { GUIDES_PATH, type Guides } from './guides.js';
 
-export interface Guide {
-  /** The file name in docs/, e.g. `configuration.md`. */
-  readonly file: string;
-  /** The page's first heading (the file name for a file without one). */
-  readonly title: string;
-  readonly type: string;
-  readonly body: Buffer;
-}
-
-const TYPES: Record<string, string> = {
-  // Plain text, so a browser shows the Markdown instead of downloading it.
-  md: 'text/plain; charset=utf-8',
-  json: 'application/json; charset=utf-8',
-};
-
-const SERVED = /^[a-z0-9-]+\.(md|json)$/;
-
-/** The Markdown pages (and the files they link to) of docs/, read once at start. */
-export function loadGuides(dir: string = join(PACKAGE_ROOT, 'docs')): Guide[] {
-  const files = readdirSync(dir)
-    .filter((file) => SERVED.test(file))
-    .sort();
-  const served = new Set(files);
-  return files.map((file) => {
-    const text = readFileSync(join(dir, file), 'utf8');
-    const extension = file.slice(file.lastIndexOf('.') + 1);
-    const heading = extension === 'md' ? /^# (.+)$/m.exec(text)?.[1] : undefined;
-    const body = Buffer.from(extension === 'md' ? servedLinks(text, served) : text);
-    return { file, title: heading?.trim() ?? file, type: TYPES[extension] as string, body };
-  });
+/** The guides of the package: docs/, the README and the TypeScript client's README. */
+export function loadGuides(root: string = PACKAGE_ROOT): Guides {
+  return loadFrom(root);
 }
 
 /**
- * A page as `/guides/` serves it. Its links to other files of docs/ resolve there as they are (each
- * file is served beside the page, so `validation.md#test-mode` from `/guides/api.md` is
- * `/guides/validation.md`); a link that leaves docs/ (`../clients/typescript/README.md`) names a
- * file of the repository that the service does not serve, so it becomes its text, which names that
- * file. Fenced code blocks are left as they are.
+ * The pages are the package's own Markdown, so nothing in them runs: no script at all, only the
+ * style sheet of this server, and no framing.
  */
-function servedLinks(markdown: string, served: ReadonlySet<string>): string {
-  return markdown
-    .split(/(^ *```[^\n]*\n[\s\S]*?^ *```$)/m)
-    .map((part, i) =>
-      i % 2 === 1
-        ? part
-        : part.replace(/\[([^\]\n]*)\]\(([^)\s]+)\)/g, (link, text: string, target: string) =>
-            resolvesInDocs(target, served) ? link : text,
-          ),
-    )
-    .join('');
-}
-
-function resolvesInDocs(target: string, served: ReadonlySet<string>): boolean {
-  // Another site, or a path of this server (`/docs`): not relative to the page.
-  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('/')) return true;
-  const path = target.split('#')[0] as string;
-  return path === '' || served.has(posix.normalize(path));
-}
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
+    "frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-cache',
+};
+const FILE_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' };
+const HTML = 'text/html; charset=utf-8';
 
 /** The Markdown list of the guides for the API description that `/docs` shows. */
-export function guidesIndex(guides: readonly Guide[]): string {
-  const links = guides
-    .filter((guide) => guide.file.endsWith('.md'))
-    .map((guide) => `[${guide.title}](${GUIDES_PATH}${guide.file})`);
-  return `**Guides.** ${links.join(' · ')}`;
+export function guidesIndex(guides: Guides): string {
+  const links = guides.pages.map((guide) => `[${guide.title}](${GUIDES_PATH}${guide.name})`);
+  return `**Guides** ([all](${GUIDES_PATH})). ${links.join(' · ')}`;
 }
 
 /**
- * `GET /guides/` and `GET /guides/<file>`: the pages of docs/ as they are in the package, so the
- * running service documents itself (`/docs` links to them) and their relative links resolve.
+ * `GET /guides/`: the index; `GET /guides/<name>`: a guide as a page, its links to other guides and
+ * to the files they name rewritten to where this server serves them; `GET /guides/<name>.md`: the
+ * guide's Markdown as it is in the package; and those files (`/guides/grafana-dashboard.json`).
  */
-export function guidesRoutes(guides: readonly Guide[]) {
-  const index = Buffer.from(
-    `# openvat guides\n\n${guides
-      .filter((guide) => guide.file.endsWith('.md'))
-      .map((guide) => `- [${guide.title}](${guide.file})`)
-      .join('\n')}\n\nThe API reference: [/docs](/docs)\n`,
-  );
+export function guidesRoutes(guides: Guides) {
+  const style = readFileSync(join(PACKAGE_ROOT, 'public', 'guides', 'guides.css'));
   return async function register(app: FastifyInstance) {
-    const headers = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' };
-    // Without the slash the index's relative links would resolve from the root: send the reader there.
-    app.get(GUIDES_PATH.slice(0, -1), { schema: { hide: true } }, (_request, reply) =>
-      reply.redirect(GUIDES_PATH, 301),
+    const hide = { schema: { hide: true } };
+    app.get(GUIDES_PATH.slice(0, -1), hide, (_request, reply) => reply.redirect(GUIDES_PATH, 301));
+    app.get(GUIDES_PATH, hide, (_request, reply) =>
+      reply.headers(PAGE_HEADERS).type(HTML).send(guides.indexHtml()),
     );
-    app.get(GUIDES_PATH, { schema: { hide: true } }, (_request, reply) =>
-      reply
-        .headers(headers)
-        .type(TYPES.md as string)
-        .send(index),
+    app.get(`${GUIDES_PATH}guides.css`, hide, (_request, reply) =>
+      reply.headers(FILE_HEADERS).type('text/css; charset=utf-8').send(style),
     );
-    for (const guide of guides) {
-      app.get(`${GUIDES_PATH}${guide.file}`, { schema: { hide: true } }, (_request, reply) =>
-        reply.headers(headers).type(guide.type).send(guide.body),
+    for (const guide of guides.pages) {
+      const markdown = Buffer.from(guide.markdown);
+      app.get(`${GUIDES_PATH}${guide.name}`, hide, (_request, reply) =>
+        reply.headers(PAGE_HEADERS).type(HTML).send(guides.html(guide.name)),
+      );
+      app.get(`${GUIDES_PATH}${guide.name}.md`, hide, (_request, reply) =>
+        reply.headers(FILE_HEADERS).type('text/markdown; charset=utf-8').send(markdown),
+      );
+    }
+    for (const file of guides.files) {
+      app.get(`${GUIDES_PATH}${file.name}`, hide, (_request, reply) =>
+        reply.headers(FILE_HEADERS).type(file.type).send(file.body),
       );
     }
   };
