@@ -297,9 +297,13 @@ export function monitorsRoutes(deps: {
       async (request, reply) => {
         const body = request.body;
         if (body.monitors.length > BULK_LIMIT) {
-          throw errors.invalidRequest(
-            `A bulk request takes at most ${BULK_LIMIT.toLocaleString('en')} numbers (got ${body.monitors.length.toLocaleString('en')}); split the list.`,
-            { max: BULK_LIMIT, got: body.monitors.length },
+          // Too many numbers in one request: the code batches answer for the same.
+          throw refusalError(
+            refusal(
+              'batch_too_large',
+              `A bulk request takes at most ${BULK_LIMIT.toLocaleString('en')} numbers (got ${body.monitors.length.toLocaleString('en')}); split the list.`,
+              { max: BULK_LIMIT, got: body.monitors.length },
+            ),
           );
         }
         body.monitors.forEach((row, i) => {
