@@ -46,6 +46,28 @@ describe('the CLI', () => {
     assert.match(sub.stderr, /Did you mean list\?/);
   });
 
+  it('LOG_LEVEL is checked at start like every other variable, naming the levels', async () => {
+    const res = await cli(['keys', 'list'], { ...env, LOG_LEVEL: 'verbose' });
+    assert.equal(res.code, 2, res.stderr);
+    assert.equal(
+      res.stderr,
+      'openvat: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"\n',
+    );
+  });
+
+  it('a switch that is neither on nor off names the words it takes', async () => {
+    const res = await cli(['keys', 'list'], { ...env, OPENVAT_PLAYGROUND: 'maybe' });
+    assert.equal(res.code, 2, res.stderr);
+    assert.match(
+      res.stderr,
+      /OPENVAT_PLAYGROUND must be one of true, on, yes, 1 \(enabled\) or false, off, no, 0 \(disabled\), got "maybe"/,
+    );
+    for (const word of ['on', 'off', 'TRUE', 'no']) {
+      const ok = await cli(['keys', 'list'], { ...env, OPENVAT_PLAYGROUND: word });
+      assert.equal(ok.code, 0, `${word}: ${ok.stderr}`);
+    }
+  });
+
   it('--version prints the package version; --help says serve is the default', async () => {
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     for (const flag of ['--version', '-V']) {
