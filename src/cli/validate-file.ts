@@ -398,7 +398,14 @@ export async function validateFile(
   const input = csvRecords(path, delimiter);
   const first = await input.next();
   if (first.done) throw new Error(`${path} is empty`);
-  const { header: inputHeader, hasHeader, column } = inspectHeader(first.value.record, options.column);
+  let inspected: ReturnType<typeof inspectHeader>;
+  try {
+    inspected = inspectHeader(first.value.record, options.column);
+  } catch (error) {
+    await input.return(undefined);
+    throw error;
+  }
+  const { header: inputHeader, hasHeader, column } = inspected;
   const header = [...inputHeader, ...RESULT_COLUMNS];
   const errorColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_error');
   const normalisedColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_normalised');
@@ -414,6 +421,7 @@ export async function validateFile(
       formatCsvRow(oldHeader.value.record, delimiter) !== formatCsvRow(header, delimiter)
     ) {
       await old.return(undefined);
+      await input.return(undefined);
       throw new Error(`${out} exists but has other columns; remove it or choose another --out`);
     }
     target = `${out}.partial`;
@@ -435,6 +443,7 @@ export async function validateFile(
   let backend: { validate: Validator; close: () => Promise<void> };
   if (options.url) {
     if (!options.key) {
+      await input.return(undefined);
       if (old) await old.return(undefined);
       throw new Error('--url needs --key (an API key of a Pro or Business plan)');
     }
@@ -451,6 +460,7 @@ export async function validateFile(
     try {
       backend = await directValidator(config(), options.key);
     } catch (error) {
+      await input.return(undefined);
       if (old) await old.return(undefined);
       throw error;
     }
