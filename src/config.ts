@@ -176,12 +176,27 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return value;
 }
 
+const TRUE_WORDS = ['true', 'on', 'yes', '1'];
+const FALSE_WORDS = ['false', 'off', 'no', '0'];
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (!raw) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  if (TRUE_WORDS.includes(raw)) return true;
+  if (FALSE_WORDS.includes(raw)) return false;
+  throw new ConfigError(
+    `${name} must be one of ${TRUE_WORDS.join(', ')} (enabled) or ${FALSE_WORDS.join(', ')} (disabled), got "${env[name]?.trim()}"`,
+  );
+}
+
+/** pino's levels, and `silent`. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function logLevel(env: Env): string {
+  const value = str(env, 'LOG_LEVEL', 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(value))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  return value;
 }
 
 function url(env: Env, name: string, fallback: string): string {
@@ -259,7 +274,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: optional(env, 'REDIS_URL'),
     redisPrefix: redisPrefix(env),
     permitLeaseMs: int(env, 'OPENVAT_PERMIT_LEASE_MS', 5_000, 300, 600_000),
-    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    logLevel: logLevel(env),
     ratesPath: resolve(str(env, 'OPENVAT_RATES_PATH', resolve(PACKAGE_ROOT, 'data/rates.json'))),
     bodyLimit: int(env, 'OPENVAT_BODY_LIMIT', 1_048_576, 1_024, 64 * 1_048_576),
     connections: connections(env),

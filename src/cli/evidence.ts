@@ -3,7 +3,6 @@ import { Command } from 'commander';
 import type { Config } from '../config.js';
 import {
   createHeadSigner,
-  EvidenceKeyError,
   parseEvidenceKey,
   parsePublicKey,
   parseSignedHead,
@@ -15,10 +14,11 @@ import {
   exportSignedHead,
   verifyEvidenceChain,
 } from '../modules/confirmations/service.js';
+import { counted } from './counts.js';
 import { openExistingDatabase } from './database.js';
+import { cannotRun, EXIT_CANNOT_RUN, UsageError } from './usage-error.js';
 
-/** Exit codes: 0 = intact, 1 = the evidence does not verify, 2 = the command cannot run (usage, key, database). */
-class UsageError extends Error {}
+// Exit codes: 0 = intact, 1 = the evidence does not verify, 2 = the command cannot run (usage, key, database).
 
 function signerFrom(config: Config) {
   if (!config.evidenceKey) {
@@ -47,13 +47,9 @@ async function guarded(run: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await run();
   } catch (error) {
-    if (
-      error instanceof UsageError ||
-      error instanceof EvidenceKeyError ||
-      (error as Error).name === 'MissingDatabaseError'
-    ) {
+    if (cannotRun(error)) {
       console.error(`openvat: ${(error as Error).message}`);
-      process.exitCode = 2;
+      process.exitCode = EXIT_CANNOT_RUN;
       return;
     }
     throw error;
@@ -64,7 +60,7 @@ function describe(report: AnchoredReport): string[] {
   if (!report.ok) {
     return [
       `BROKEN at seq ${report.seq}: ${report.message} (${report.reason})`,
-      `${report.count} confirmation(s) before it verified.`,
+      `${counted(report.count, 'confirmation', 'confirmations')} before it verified.`,
     ];
   }
   const anchors = [
@@ -72,7 +68,7 @@ function describe(report: AnchoredReport): string[] {
     report.exportedSeq !== null ? `exported head seq ${report.exportedSeq} found unchanged` : null,
   ].filter((a) => a !== null);
   return [
-    `OK: ${report.count} confirmation(s), chain intact up to seq ${report.headSeq} (head ${report.headHash})${anchors.length ? `; ${anchors.join('; ')}` : ''}`,
+    `OK: ${counted(report.count, 'confirmation', 'confirmations')}, chain intact up to seq ${report.headSeq} (head ${report.headHash})${anchors.length ? `; ${anchors.join('; ')}` : ''}`,
   ];
 }
 

@@ -7,6 +7,7 @@ import { createDatabase } from '../db/database.js';
 import { createEvidenceCommands } from './evidence.js';
 import { createKeysCommands } from './keys.js';
 import { createMonitorsCommands } from './monitors.js';
+import { cannotRun, EXIT_CANNOT_RUN } from './usage-error.js';
 import { createValidateFileCommand } from './validate-file.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -24,7 +25,7 @@ function config() {
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`openvat: ${error.message}`);
-      process.exit(2);
+      process.exit(EXIT_CANNOT_RUN);
     }
     throw error;
   }
@@ -105,10 +106,17 @@ if (first !== undefined && !first.startsWith('-') && !names.includes(first)) {
       ? ` Did you mean '${closest.name}'?`
       : '';
   console.error(`openvat: unknown command '${first}'.${hint} Run 'openvat --help' for the list of commands.`);
-  process.exit(1);
+  process.exit(EXIT_CANNOT_RUN);
+}
+
+// Usage errors Commander reports itself (an unknown option, a missing argument, a bad value) exit
+// with 2 like every other command that cannot run as asked; help and --version exit with 0.
+const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+for (const command of everyCommand(program)) {
+  command.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT_CANNOT_RUN));
 }
 
 program.parseAsync().catch((error: unknown) => {
   console.error(`openvat: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  process.exit(cannotRun(error) ? EXIT_CANNOT_RUN : 1);
 });

@@ -7,7 +7,10 @@ import type { Container } from '../container.js';
 import type { ApiKeyPrincipal } from '../modules/keys/service.js';
 import { INTERVALS, type Interval } from '../modules/monitors/schedule.js';
 import { BULK_LIMIT, type MonitorInput, type MonitorView } from '../modules/monitors/service.js';
-import { checkInputFile } from './input-file.js';
+import { counted } from './counts.js';
+import { openExistingDatabase } from './database.js';
+import { checkInputFile, checkOutputFile, spreadsheetSafe } from './input-file.js';
+import { UsageError } from './usage-error.js';
 
 const EXPORT_COLUMNS = [
   'vat_number',
@@ -127,16 +130,19 @@ export function createMonitorsCommands(config: () => Config): Command {
   ).makeOptionMandatory();
 
   async function open(key: string): Promise<{ container: Container; principal: ApiKeyPrincipal }> {
+    const c = config();
+    // Reads the key from the database: a missing SQLite file is refused, not created empty.
+    await openExistingDatabase(c.databaseUrl).close();
     const { createContainer } = await import('../container.js');
-    const container = await createContainer(config());
+    const container = await createContainer(c);
     const principal = await container.keys.authenticate(key);
     if (!principal) {
       await container.close();
-      throw new Error('--key is not an active API key of this database');
+      throw new UsageError('--key is not an active API key of this database');
     }
     if (principal.plan !== 'pro' && principal.plan !== 'business') {
       await container.close();
-      throw new Error(`monitoring needs the Pro or Business plan; this key is on ${principal.plan}`);
+      throw new UsageError(`monitoring needs the Pro or Business plan; this key is on ${principal.plan}`);
     }
     return { container, principal };
   }
@@ -184,7 +190,7 @@ export function createMonitorsCommands(config: () => Config): Command {
       }
       for (const line of errors) console.error(line);
       console.log(
-        `${totals.created} monitors created, ${totals.existing} already monitored, ${totals.failed} rows refused`,
+        `${counted(totals.created, 'monitor', 'monitors')} created, ${totals.existing.toLocaleString('en')} already monitored, ${counted(totals.failed, 'row', 'rows')} refused`,
       );
       if (totals.failed > 0) process.exitCode = 1;
     });
@@ -195,6 +201,7 @@ export function createMonitorsCommands(config: () => Config): Command {
     .addOption(keyOption)
     .option('--out <file>', 'output file (default: standard output)')
     .action(async (options: { key: string; out?: string }) => {
+      if (options.out) checkOutputFile(options.out);
       const { container, principal } = await open(options.key);
       const records: string[][] = [];
       try {
@@ -205,8 +212,9 @@ export function createMonitorsCommands(config: () => Config): Command {
             m.reference ?? '',
             m.status,
             m.stale ? 'true' : 'false',
-            m.company?.name ?? '',
-            m.company?.address ?? '',
+            // Registry text, guarded against being taken for a spreadsheet formula.
+            spreadsheetSafe(m.company?.name ?? ''),
+            spreadsheetSafe(m.company?.address ?? ''),
             m.last_checked_at ?? '',
             m.last_change_at ?? '',
             m.next_check_at,
@@ -250,7 +258,7 @@ export function createMonitorsCommands(config: () => Config): Command {
       } finally {
         await container.close();
       }
-      console.error(`${n} monitors`);
+      console.error(counted(n, 'monitor', 'monitors'));
     });
 
   return command;

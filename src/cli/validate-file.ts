@@ -18,8 +18,9 @@ import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Config } from '../config.js';
 import type { BatchItemResult } from '../modules/batch/service.js';
 import type { ApiKeyPrincipal } from '../modules/keys/service.js';
+import { counted } from './counts.js';
 import { openExistingDatabase } from './database.js';
-import { checkInputFile } from './input-file.js';
+import { checkInputFile, checkOutputFile, spreadsheetSafe } from './input-file.js';
 
 // ---------------------------------------------------------------------------------------------
 // CSV: read and written through csv-parse and csv-stringify, streaming, so a file of any size is
@@ -140,8 +141,9 @@ function resultFields(result: BatchItemResult): string[] {
   return [
     String(data.valid),
     data.vat_number,
-    data.company?.name ?? '',
-    data.company?.address ?? '',
+    // Registry text; the normalised number (letters and digits) and our own columns need no guard.
+    spreadsheetSafe(data.company?.name ?? ''),
+    spreadsheetSafe(data.company?.address ?? ''),
     '',
     data.verified_at,
   ];
@@ -347,8 +349,6 @@ function countryOf(input: string, normalised: string): string {
   return prefix.length === 2 ? prefix : '??';
 }
 
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
-
 function readSample(path: string): string {
   const fd = openSync(path, 'r');
   try {
@@ -387,12 +387,25 @@ export async function validateFile(
   total: number;
 }> {
   checkInputFile(path);
+  const out = options.out ?? `${path}.results.csv`;
+  checkOutputFile(out, path);
   const delimiter = detectDelimiter(readSample(path));
+  // The whole input is read once before anything is written: a malformed file leaves no output
+  // behind (and an earlier run's output untouched).
+  for await (const _ of csvRecords(path, delimiter)) {
+    // parsing is the check
+  }
   const input = csvRecords(path, delimiter);
   const first = await input.next();
   if (first.done) throw new Error(`${path} is empty`);
-  const { header: inputHeader, hasHeader, column } = inspectHeader(first.value.record, options.column);
-  const out = options.out ?? `${path}.results.csv`;
+  let inspected: ReturnType<typeof inspectHeader>;
+  try {
+    inspected = inspectHeader(first.value.record, options.column);
+  } catch (error) {
+    await input.return(undefined);
+    throw error;
+  }
+  const { header: inputHeader, hasHeader, column } = inspected;
   const header = [...inputHeader, ...RESULT_COLUMNS];
   const errorColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_error');
   const normalisedColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_normalised');
@@ -408,11 +421,11 @@ export async function validateFile(
       formatCsvRow(oldHeader.value.record, delimiter) !== formatCsvRow(header, delimiter)
     ) {
       await old.return(undefined);
+      await input.return(undefined);
       throw new Error(`${out} exists but has other columns; remove it or choose another --out`);
     }
     target = `${out}.partial`;
   }
-  writeFileSync(target, formatCsvRow(header, delimiter));
   const nextOld = async (): Promise<string[] | null> => {
     if (!old) return null;
     try {
@@ -429,7 +442,11 @@ export async function validateFile(
 
   let backend: { validate: Validator; close: () => Promise<void> };
   if (options.url) {
-    if (!options.key) throw new Error('--url needs --key (an API key of a Pro or Business plan)');
+    if (!options.key) {
+      await input.return(undefined);
+      if (old) await old.return(undefined);
+      throw new Error('--url needs --key (an API key of a Pro or Business plan)');
+    }
     backend = {
       validate: remoteValidator({
         url: options.url,
@@ -440,8 +457,16 @@ export async function validateFile(
       close: async () => {},
     };
   } else {
-    backend = await directValidator(config(), options.key);
+    try {
+      backend = await directValidator(config(), options.key);
+    } catch (error) {
+      await input.return(undefined);
+      if (old) await old.return(undefined);
+      throw error;
+    }
   }
+  // Created only once the input has been read and the back end is ready.
+  writeFileSync(target, formatCsvRow(header, delimiter));
   const chunkSize = options.chunk ?? (options.url && !options.sync ? 1_000 : 100);
   const failures = new Map<string, number>();
   let failed = 0;
@@ -571,7 +596,7 @@ export async function validateFile(
     if (old) await (old as AsyncGenerator).return(undefined);
   }
   stderr.write(
-    `${plural(processed, 'row', 'rows')} validated${retried > 0 ? ` (${retried.toLocaleString('en')} retried after registry_unavailable)` : ''}, ${skipped.toLocaleString('en')} already in ${out}; ${plural(skipped + processed, 'row', 'rows')} in it${stoppedEarly ? ` (stopped before the end of ${path}; run again to go on)` : ''}. Failed: ${failed === 0 ? 'none' : `${failed.toLocaleString('en')} (by country: ${describeFailures()})`}\n`,
+    `${counted(processed, 'row', 'rows')} validated${retried > 0 ? ` (${retried.toLocaleString('en')} retried after registry_unavailable)` : ''}, ${skipped.toLocaleString('en')} already in ${out}; ${counted(skipped + processed, 'row', 'rows')} in it${stoppedEarly ? ` (stopped before the end of ${path}; run again to go on)` : ''}. Failed: ${failed === 0 ? 'none' : `${failed.toLocaleString('en')} (by country: ${describeFailures()})`}\n`,
   );
   return { out, processed, skipped, retried, failed, total };
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ApiError, type ErrorCode, isConnectionFailure, MALFORMED_CODE } from '../lib/errors.js';
 import { redactUrl } from './log-redaction.js';
 import { baseMeta } from './meta.js';
+import { WHOLE_NUMBER_RANGE, wholeNumberMessage } from './schemas.js';
 
 function envelope(
   request: FastifyRequest,
@@ -14,7 +15,32 @@ function envelope(
   return { error: { code, message, ...(details ? { details } : {}) }, meta: baseMeta(request, reply) };
 }
 
-function describeValidation(error: FastifyError): string {
+/** JSON types as a sentence names them: `must be an object`, `must be a string or null`. */
+const TYPE_WORDS: Record<string, string> = {
+  object: 'an object',
+  array: 'an array',
+  string: 'a string',
+  number: 'a number',
+  integer: 'a whole number',
+  boolean: 'true or false',
+  null: 'null',
+};
+
+function typeWords(type: unknown): string {
+  const types = Array.isArray(type) ? type.map(String) : String(type).split(',');
+  return types.map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+}
+
+/** The range a query parameter's schema declares through `WholeNumberQuery`, if any. */
+function wholeNumberRange(request: FastifyRequest, name: string): { min: number; max: number } | null {
+  const schema = request.routeOptions?.schema?.querystring as
+    | { properties?: Record<string, Record<symbol, unknown>> }
+    | undefined;
+  const range = schema?.properties?.[name]?.[WHOLE_NUMBER_RANGE];
+  return (range as { min: number; max: number } | undefined) ?? null;
+}
+
+function describeValidation(error: FastifyError, request: FastifyRequest): string {
   const first = error.validation?.[0];
   if (!first) return error.message;
   const where = error.validationContext ?? 'request';
@@ -28,6 +54,12 @@ function describeValidation(error: FastifyError): string {
     return `Missing required field "${path ? `${path}.` : ''}${String(params.missingProperty)}" in the ${where}.`;
   }
   const subject = path ? `Field "${path}" in the ${where}` : `The ${where}`;
+  if (first.keyword === 'type') return `${subject} must be ${typeWords(params.type)}.`;
+  if (first.keyword === 'pattern' && where === 'querystring' && path && !path.includes('.')) {
+    // A query value is text: a number in it is checked by its pattern, and refused in words.
+    const range = wholeNumberRange(request, path);
+    if (range) return wholeNumberMessage(path, range);
+  }
   // A closed list (an enum, or a union of literals, which reports one `const` error per member).
   if (first.keyword === 'enum' || first.keyword === 'const') {
     const allowed =
@@ -53,7 +85,9 @@ export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
         .send(envelope(request, reply, error.code, error.message, error.details));
     }
     if (error.validation) {
-      return reply.code(400).send(envelope(request, reply, MALFORMED_CODE, describeValidation(error)));
+      return reply
+        .code(400)
+        .send(envelope(request, reply, MALFORMED_CODE, describeValidation(error, request)));
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -33,3 +33,23 @@ export const errorResponses = {
   '4xx': Type.Ref('ErrorEnvelope'),
   '5xx': Type.Ref('ErrorEnvelope'),
 };
+
+/** Marks a query parameter's schema as a whole number in a range (query values are text). */
+export const WHOLE_NUMBER_RANGE = Symbol('openvat.wholeNumberRange');
+
+/** The refusal of a query parameter that is not a whole number in its range. */
+export function wholeNumberMessage(name: string, range: { min: number; max: number }): string {
+  return `${name} must be a whole number between ${range.min} and ${range.max}.`;
+}
+
+/**
+ * A query parameter holding a whole number from `min` to `max`, written with at most `digits`
+ * digits; a value that is not one is refused with `wholeNumberMessage` (the handler checks the range).
+ */
+export function WholeNumberQuery(options: { min: number; max: number; digits: number; description: string }) {
+  return Type.String({
+    pattern: `^[0-9]{1,${options.digits}}$`,
+    description: options.description,
+    [WHOLE_NUMBER_RANGE]: { min: options.min, max: options.max },
+  });
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -33,17 +33,60 @@ describe('the CLI', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('an unknown command names the closest one and exits non-zero, instead of reaching serve', async () => {
+  it('an unknown command names the closest one and exits with 2, instead of reaching serve', async () => {
     const typo = await cli(['key', 'list'], env);
-    assert.equal(typo.code, 1);
+    assert.equal(typo.code, 2);
     assert.match(typo.stderr, /unknown command 'key'\. Did you mean 'keys'\?/);
     assert.doesNotMatch(typo.stderr, /serve/);
     const nonsense = await cli(['frobnicate'], env);
-    assert.equal(nonsense.code, 1);
+    assert.equal(nonsense.code, 2);
     assert.match(nonsense.stderr, /unknown command 'frobnicate'\. Run 'openvat --help'/);
     const sub = await cli(['keys', 'lst'], env);
-    assert.notEqual(sub.code, 0);
+    assert.equal(sub.code, 2);
     assert.match(sub.stderr, /Did you mean list\?/);
+  });
+
+  it('exits with 2 whenever a command cannot run as asked: usage, configuration, a missing database', async () => {
+    const option = await cli(['keys', 'list', '--frobnicate'], env);
+    assert.equal(option.code, 2, option.stderr);
+    assert.match(option.stderr, /unknown option '--frobnicate'/);
+    const badUrl = await cli(['keys', 'list'], { DATABASE_URL: 'mysql://x' });
+    assert.equal(badUrl.code, 2, badUrl.stderr);
+    assert.match(badUrl.stderr, /^openvat: DATABASE_URL must start with sqlite: or postgres:\/\//);
+    const missing = join(dir, 'missing.db');
+    for (const args of [
+      ['keys', 'list'],
+      ['monitors', 'list', '--key', 'svc_test_x'],
+    ]) {
+      const res = await cli(args, { DATABASE_URL: `sqlite:${missing}` });
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+      assert.match(res.stderr, /^openvat: no database at .*missing\.db/);
+    }
+    assert.equal(existsSync(missing), false, 'a missing database is not created');
+    const help = await cli(['keys', '--help'], env);
+    assert.equal(help.code, 0);
+  });
+
+  it('LOG_LEVEL is checked at start like every other variable, naming the levels', async () => {
+    const res = await cli(['keys', 'list'], { ...env, LOG_LEVEL: 'verbose' });
+    assert.equal(res.code, 2, res.stderr);
+    assert.equal(
+      res.stderr,
+      'openvat: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"\n',
+    );
+  });
+
+  it('a switch that is neither on nor off names the words it takes', async () => {
+    const res = await cli(['keys', 'list'], { ...env, OPENVAT_PLAYGROUND: 'maybe' });
+    assert.equal(res.code, 2, res.stderr);
+    assert.match(
+      res.stderr,
+      /OPENVAT_PLAYGROUND must be one of true, on, yes, 1 \(enabled\) or false, off, no, 0 \(disabled\), got "maybe"/,
+    );
+    for (const word of ['on', 'off', 'TRUE', 'no']) {
+      const ok = await cli(['keys', 'list'], { ...env, OPENVAT_PLAYGROUND: word });
+      assert.equal(ok.code, 0, `${word}: ${ok.stderr}`);
+    }
   });
 
   it('--version prints the package version; --help says serve is the default', async () => {

@@ -56,7 +56,7 @@ describe('openvat evidence verify', () => {
   it('exits 0 and says OK for an intact chain', () => {
     const result = verify();
     assert.equal(result.status, 0, result.stderr);
-    assert.match(result.stdout, /^OK: 3 confirmation\(s\), chain intact up to seq 3/);
+    assert.match(result.stdout, /^OK: 3 confirmations, chain intact up to seq 3/);
     const json = verify('--json');
     assert.equal(json.status, 0);
     assert.equal(JSON.parse(json.stdout).ok, true);

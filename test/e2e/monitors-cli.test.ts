@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
+import { createDatabase } from '../../src/db/database.js';
 import { buildTestApp } from '../helpers/app.js';
 
 describe('openvat monitors import|export|list', () => {
@@ -80,9 +81,44 @@ describe('openvat monitors import|export|list', () => {
     assert.match(malformed.stderr, /^openvat: .*bad\.csv: /);
   });
 
+  it('counts in the singular for one; export neutralises registry text a spreadsheet would run', async () => {
+    const file = join(dir, 'one.csv');
+    writeFileSync(file, 'vat_number\nDE400000000\n');
+    const one = cli('import', file, '--key', key);
+    assert.equal(one.status, 0, one.stderr);
+    assert.match(one.stdout, /^1 monitor created, 0 already monitored, 0 rows refused$/m);
+    const db = createDatabase(databaseUrl);
+    try {
+      await db.kysely
+        .updateTable('monitors')
+        .set({ name: '=HYPERLINK("http://x")', address: '@SUM(1)' })
+        .where('vat_number', '=', 'DE400000000')
+        .execute();
+    } finally {
+      await db.close();
+    }
+    const out = join(dir, 'hostile-export.csv');
+    const exported = cli('export', '--key', key, '--out', out);
+    assert.equal(exported.status, 0, exported.stderr);
+    const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    const row = rows.find((r) => r.vat_number === 'DE400000000');
+    assert.equal(row?.company_name, `'=HYPERLINK("http://x")`);
+    assert.equal(row?.company_address, "'@SUM(1)");
+  });
+
+  it('export --out names a directory that does not exist, without writing anything', () => {
+    const missing = join(dir, 'nope', 'out.csv');
+    const res = cli('export', '--key', key, '--out', missing);
+    assert.equal(res.status, 2, res.stderr);
+    assert.equal(
+      res.stderr,
+      `openvat: cannot write ${missing}: the directory ${join(dir, 'nope')} does not exist\n`,
+    );
+  });
+
   it('refuses a key whose plan has no monitoring', () => {
     const res = cli('list', '--key', starterKey);
-    assert.equal(res.status, 1);
+    assert.equal(res.status, 2);
     assert.match(res.stderr, /Pro or Business plan/);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -202,6 +203,124 @@ describe('openvat validate-file', () => {
     assert.equal(res.status, 2, res.stderr);
     assert.match(res.stderr, /malformed\.csv is not valid CSV \(line \d+\): Quote Not Closed/);
     assert.doesNotMatch(res.stderr, /Failed by country: UN/);
+    assert.equal(
+      existsSync(`${input}.results.csv`),
+      false,
+      'no output file for an input that cannot be read',
+    );
+  });
+
+  it("reads the whole input before writing: a malformed file leaves an earlier run's output untouched", () => {
+    const input = join(dir, 'badquote.csv');
+    writeFileSync(input, 'name,vat\n"unterminated,DE100000008\nx,DE100000008\n');
+    const fresh = cli(input, '--key', testKey);
+    assert.equal(fresh.status, 2, fresh.stderr);
+    assert.match(fresh.stderr, /badquote\.csv is not valid CSV \(line 3\)/);
+    assert.equal(existsSync(`${input}.results.csv`), false);
+    const out = join(dir, 'badquote-earlier.csv');
+    const earlier =
+      'name,vat,vat_valid,vat_normalised,vat_company_name,vat_company_address,vat_error,vat_checked_at\n';
+    writeFileSync(out, earlier);
+    const resumed = cli(input, '--key', testKey, '--out', out);
+    assert.equal(resumed.status, 2, resumed.stderr);
+    assert.equal(readFileSync(out, 'utf8'), earlier);
+    assert.equal(existsSync(`${out}.partial`), false);
+  });
+
+  it('creates no output when the database or the key cannot be used', () => {
+    const input = join(dir, 'nodb.csv');
+    writeFileSync(input, 'DE100000008\n');
+    const res = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/index.ts', 'validate-file', input, '--key', testKey],
+      {
+        env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'none.sqlite')}`, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+      },
+    );
+    assert.equal(res.status, 2, res.stderr);
+    assert.match(res.stderr, /no database at/);
+    const badKey = cli(input, '--key', 'svc_test_nope');
+    assert.equal(badKey.status, 2, badKey.stderr);
+    assert.equal(existsSync(`${input}.results.csv`), false);
+  });
+
+  it('says plainly when --out is the input file or cannot be written', () => {
+    const input = join(dir, 'same.csv');
+    const text = 'name,vat\nA,DE100000008\n';
+    writeFileSync(input, text);
+    const same = cli(input, '--key', testKey, '--out', input);
+    assert.equal(same.status, 2, same.stderr);
+    assert.match(same.stderr, /^openvat: --out .*same\.csv is the input file; choose another file/);
+    assert.equal(readFileSync(input, 'utf8'), text, 'the input is untouched');
+    const missing = join(dir, 'no', 'such', 'dir', 'out.csv');
+    const noDir = cli(input, '--key', testKey, '--out', missing);
+    assert.equal(noDir.status, 2, noDir.stderr);
+    assert.equal(
+      noDir.stderr,
+      `openvat: cannot write ${missing}: the directory ${join(dir, 'no', 'such', 'dir')} does not exist\n`,
+    );
+    assert.doesNotMatch(noDir.stderr, /ENOENT/);
+  });
+
+  it('neutralises registry text that a spreadsheet would run as a formula', async () => {
+    // A service whose registry answers with names and addresses that start like formulas.
+    const hostile = ['=HYPERLINK("http://x","a")', '+1', '-2+3', '@SUM(A1)', '\tTab', '\rCR', 'Plain GmbH'];
+    const server = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => {
+        body += d;
+      });
+      req.on('end', () => {
+        const numbers = (JSON.parse(body) as { vat_numbers: string[] }).vat_numbers;
+        const results = numbers.map((n, i) => ({
+          ok: true,
+          data: {
+            valid: true,
+            vat_number: n,
+            company: { name: hostile[i % hostile.length], address: hostile[(i + 1) % hostile.length] },
+            verified_at: '2026-11-26T00:00:00.000Z',
+          },
+        }));
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ data: { results }, meta: {} }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    try {
+      const input = join(dir, 'hostile.csv');
+      writeFileSync(input, `vat\n${hostile.map((_, i) => `DE10000000${i}`).join('\n')}\n`);
+      const { spawn } = await import('node:child_process');
+      const child = spawn(
+        process.execPath,
+        [
+          ...['--import', 'tsx', 'src/cli/index.ts', 'validate-file', input],
+          ...['--url', `http://127.0.0.1:${port}`, '--key', testKey, '--sync'],
+        ],
+        { env: { ...process.env, DATABASE_URL: 'sqlite::memory:' } },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      assert.equal(code, 0, stderr);
+      const rows = parseCsv(readFileSync(`${input}.results.csv`, 'utf8')).slice(1);
+      assert.deepEqual(
+        rows.map((r) => r[3]),
+        ['\'=HYPERLINK("http://x","a")', "'+1", "'-2+3", "'@SUM(A1)", "'\tTab", "'\rCR", 'Plain GmbH'],
+      );
+      assert.deepEqual(
+        rows.map((r) => r[4]),
+        ["'+1", "'-2+3", "'@SUM(A1)", "'\tTab", "'\rCR", 'Plain GmbH', '\'=HYPERLINK("http://x","a")'],
+      );
+      // Our own columns are as they were: the number, true/false, the time.
+      assert.deepEqual(rows[0]?.slice(0, 3), ['DE100000000', 'true', 'DE100000000']);
+      assert.equal(rows[0]?.[6], '2026-11-26T00:00:00.000Z');
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('says clearly that a file does not exist', () => {

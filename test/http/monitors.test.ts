@@ -115,6 +115,20 @@ describe('monitors API (test keys)', () => {
     );
   });
 
+  it('bulk: more than 10,000 rows is 400 batch_too_large naming the limit, as for batches', async () => {
+    const key = await t.key('pro', 'test');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/monitors/bulk',
+      headers: key.headers,
+      payload: { monitors: Array.from({ length: 10_001 }, () => ({ vat_number: 'DE100000008' })) },
+    });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json().error.code, 'batch_too_large');
+    assert.match(res.json().error.message, /at most 10,000 numbers \(got 10,001\)/);
+    assert.deepEqual(res.json().error.details, { max: 10_000, got: 10_001 });
+  });
+
   it('bulk: creates the good rows, lists the bad ones with reasons, marks duplicates and rows over the cap', async () => {
     const key = await t.key('pro', 'test');
     await create(key, { vat_number: 'DE100000008', interval: 'daily' });

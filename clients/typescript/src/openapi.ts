@@ -1389,7 +1389,7 @@ export interface paths {
         put?: never;
         /**
          * Monitor many VAT numbers
-         * @description Creates up to 10,000 monitors in one call (`interval` at the top applies to rows without their own; default `daily`). Answered at once: each new monitor is checked soon after, paced per member state. One result per row, in input order: a malformed or unsupported number, or one over the plan's cap (`monitor_limit_reached`), is listed with its reason while the other rows are created. Numbers the key already monitors are returned with `created: false`.
+         * @description Creates up to 10,000 monitors in one call (more is `400 batch_too_large`); `interval` at the top applies to rows without their own (default `daily`). Answered at once: each new monitor is checked soon after, paced per member state. One result per row, in input order: a malformed or unsupported number, or one over the plan's cap (`monitor_limit_reached`), is listed with its reason while the other rows are created. Numbers the key already monitors are returned with `created: false`.
          */
         post: {
             parameters: {

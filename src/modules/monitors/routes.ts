@@ -3,7 +3,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { baseMeta } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
-import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import {
+  Envelope,
+  errorResponses,
+  Nullable,
+  WholeNumberQuery,
+  wholeNumberMessage,
+} from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { refusal } from '../../lib/refusal.js';
@@ -25,6 +31,10 @@ const security = [{ apiKey: [] }];
 
 /** Largest `metadata` object, as JSON. */
 const METADATA_MAX_BYTES = 4_096;
+
+/** The page sizes of `GET /v1/monitors` and `GET /v1/monitors/changes`. */
+const LIST_LIMIT = { min: 1, max: 500 };
+const CHANGES_LIMIT = { min: 1, max: 1_000 };
 
 const IntervalSchema = Type.Union(
   INTERVALS.map((i) => Type.Literal(i)),
@@ -170,7 +180,9 @@ const ListQuery = Type.Object(
     cursor: Type.Optional(
       Type.String({ maxLength: 64, description: '`meta.next_cursor` of the previous page.' }),
     ),
-    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: '1 to 500 (default 100).' })),
+    limit: Type.Optional(
+      WholeNumberQuery({ ...LIST_LIMIT, digits: 4, description: '1 to 500 (default 100).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -285,9 +297,13 @@ export function monitorsRoutes(deps: {
       async (request, reply) => {
         const body = request.body;
         if (body.monitors.length > BULK_LIMIT) {
-          throw errors.invalidRequest(
-            `A bulk request takes at most ${BULK_LIMIT.toLocaleString('en')} numbers (got ${body.monitors.length.toLocaleString('en')}); split the list.`,
-            { max: BULK_LIMIT, got: body.monitors.length },
+          // Too many numbers in one request: the code batches answer for the same.
+          throw refusalError(
+            refusal(
+              'batch_too_large',
+              `A bulk request takes at most ${BULK_LIMIT.toLocaleString('en')} numbers (got ${body.monitors.length.toLocaleString('en')}); split the list.`,
+              { max: BULK_LIMIT, got: body.monitors.length },
+            ),
           );
         }
         body.monitors.forEach((row, i) => {
@@ -321,7 +337,8 @@ export function monitorsRoutes(deps: {
       async (request, reply) => {
         const query = request.query;
         const limit = query.limit === undefined ? 100 : Number(query.limit);
-        if (limit < 1 || limit > 500) throw errors.invalidRequest('limit must be between 1 and 500.');
+        if (limit < LIST_LIMIT.min || limit > LIST_LIMIT.max)
+          throw errors.invalidRequest(wholeNumberMessage('limit', LIST_LIMIT));
         if (query.cursor !== undefined && !isUuid(query.cursor))
           throw errors.invalidRequest('cursor is not a cursor this API returned (use meta.next_cursor).');
         const changedSince =
@@ -353,7 +370,7 @@ export function monitorsRoutes(deps: {
             {
               since: Type.Optional(Type.String({ maxLength: 40 })),
               limit: Type.Optional(
-                Type.String({ pattern: '^[0-9]{1,4}$', description: '1 to 1,000 (default 100).' }),
+                WholeNumberQuery({ ...CHANGES_LIMIT, digits: 4, description: '1 to 1,000 (default 100).' }),
               ),
             },
             { additionalProperties: false },
@@ -376,7 +393,8 @@ export function monitorsRoutes(deps: {
       async (request, reply) => {
         const query = request.query;
         const limit = query.limit === undefined ? 100 : Number(query.limit);
-        if (limit < 1 || limit > 1_000) throw errors.invalidRequest('limit must be between 1 and 1000.');
+        if (limit < CHANGES_LIMIT.min || limit > CHANGES_LIMIT.max)
+          throw errors.invalidRequest(wholeNumberMessage('limit', CHANGES_LIMIT));
         const since = query.since === undefined ? undefined : isoTime(query.since, 'since');
         const data = await monitors.changes(principalOf(request), { limit, ...(since ? { since } : {}) });
         return reply.send({ data, meta: baseMeta(request, reply) });

@@ -2,7 +2,7 @@ import { BULK_LIMIT } from './service.js';
 import { monitorTestModeTable } from './test-answers.js';
 
 /** The OpenAPI description of `monitorManyVatNumbers`. */
-export const monitorManyVatNumbersDescription = `Creates up to ${BULK_LIMIT.toLocaleString('en')} monitors in one call (\`interval\` at the top applies to rows without their own; default \`daily\`). Answered at once: each new monitor is checked soon after, paced per member state. One result per row, in input order: a malformed or unsupported number, or one over the plan's cap (\`monitor_limit_reached\`), is listed with its reason while the other rows are created. Numbers the key already monitors are returned with \`created: false\`.`;
+export const monitorManyVatNumbersDescription = `Creates up to ${BULK_LIMIT.toLocaleString('en')} monitors in one call (more is \`400 batch_too_large\`); \`interval\` at the top applies to rows without their own (default \`daily\`). Answered at once: each new monitor is checked soon after, paced per member state. One result per row, in input order: a malformed or unsupported number, or one over the plan's cap (\`monitor_limit_reached\`), is listed with its reason while the other rows are created. Numbers the key already monitors are returned with \`created: false\`.`;
 
 /** The OpenAPI description of `listMonitors`. */
 export const listMonitorsDescription =

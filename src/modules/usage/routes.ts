@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { baseMeta } from '../../http/meta.js';
-import { Envelope, errorResponses } from '../../http/schemas.js';
+import { Envelope, errorResponses, WholeNumberQuery, wholeNumberMessage } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import { usageReportDescription } from './schemas.js';
@@ -40,6 +40,9 @@ const UsageReport = Type.Object({
   }),
 });
 
+/** The days a report covers. */
+const DAYS = { min: 1, max: 366 };
+
 export function usageRoutes(deps: { usage: UsageService; requireKey: RequireKey }) {
   const { usage, requireKey } = deps;
   return async function register(fastify: FastifyInstance) {
@@ -57,7 +60,7 @@ export function usageRoutes(deps: { usage: UsageService; requireKey: RequireKey 
           querystring: Type.Object(
             {
               days: Type.Optional(
-                Type.String({ pattern: '^[0-9]{1,3}$', description: '1–366, default 30.' }),
+                WholeNumberQuery({ ...DAYS, digits: 3, description: '1–366, default 30.' }),
               ),
             },
             { additionalProperties: false },
@@ -68,7 +71,7 @@ export function usageRoutes(deps: { usage: UsageService; requireKey: RequireKey 
       async (request, reply) => {
         const { days: raw } = request.query;
         const days = raw === undefined ? 30 : Number(raw);
-        if (days < 1 || days > 366) throw errors.invalidRequest('days must be between 1 and 366.');
+        if (days < DAYS.min || days > DAYS.max) throw errors.invalidRequest(wholeNumberMessage('days', DAYS));
         const data = await usage.report(principalOf(request), days);
         return reply.send({ data, meta: baseMeta(request, reply) });
       },

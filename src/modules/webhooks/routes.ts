@@ -3,7 +3,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { baseMeta } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
-import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import {
+  Envelope,
+  errorResponses,
+  Nullable,
+  WholeNumberQuery,
+  wholeNumberMessage,
+} from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { refusal } from '../../lib/refusal.js';
@@ -84,6 +90,9 @@ function disabledRefusal(id: string, what: string, then: string) {
     ),
   );
 }
+
+/** The deliveries one page of `GET /v1/webhooks/{id}/deliveries` lists. */
+const DELIVERIES_LIMIT = { min: 1, max: 100 };
 
 export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: RequireKey }) {
   const { webhooks, requireKey } = deps;
@@ -241,7 +250,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
           querystring: Type.Object(
             {
               limit: Type.Optional(
-                Type.String({ pattern: '^[0-9]{1,3}$', description: '1–100, default 50.' }),
+                WholeNumberQuery({ ...DELIVERIES_LIMIT, digits: 3, description: '1–100, default 50.' }),
               ),
             },
             { additionalProperties: false },
@@ -253,7 +262,8 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         const { id } = request.params;
         const { limit: rawLimit } = request.query;
         const limit = rawLimit === undefined ? 50 : Number(rawLimit);
-        if (limit < 1 || limit > 100) throw errors.invalidRequest('limit must be between 1 and 100.');
+        if (limit < DELIVERIES_LIMIT.min || limit > DELIVERIES_LIMIT.max)
+          throw errors.invalidRequest(wholeNumberMessage('limit', DELIVERIES_LIMIT));
         if (!isUuid(id)) throw notFound();
         const data = await webhooks.deliveries(principalOf(request), id, limit);
         if (!data) throw notFound();
