@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { replaceBenchRows } from './table.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 
@@ -183,19 +184,10 @@ export function writeResult(name: string, result: unknown): string {
   return path;
 }
 
-/**
- * Replaces the rows between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in the table of
- * docs/performance.md.
- */
+/** Replaces the benchmark's rows in the results table of docs/performance.md (see `bench/table.ts`). */
 export function updatePerformanceTable(name: string, markdown: string): void {
   const path = join(ROOT, 'docs', 'performance.md');
-  const page = readFileSync(path, 'utf8');
-  const start = `<!-- bench:${name} -->`;
-  const end = `<!-- /bench:${name} -->`;
-  const i = page.indexOf(start);
-  const j = page.indexOf(end);
-  if (i < 0 || j < i) throw new Error(`docs/performance.md has no ${start} … ${end} block`);
-  writeFileSync(path, `${page.slice(0, i + start.length)}\n${markdown.trim()}\n${page.slice(j)}`);
+  writeFileSync(path, replaceBenchRows(readFileSync(path, 'utf8'), name, markdown));
 }
 
 export function createKey(dataDir: string, plan: string, mode: string): string {
