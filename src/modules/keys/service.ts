@@ -84,27 +84,21 @@ export function createKeysService(deps: {
 }) {
   const { db, repository, clock, ids } = deps;
   const cacheMs = deps.cacheMs ?? KEY_CACHE_MS;
-  // Principals by key hash, timed by the clock port, so every paid request does not read its key.
-  const cache =
+  /** A cache of up to 10,000 entries kept `cacheMs` by the clock port; none when `cacheMs` is 0. */
+  const timedCache = <V extends {}>() =>
     cacheMs > 0
-      ? new LRUCache<string, ApiKeyPrincipal>({
+      ? new LRUCache<string, V>({
           max: 10_000,
           ttl: cacheMs,
           ttlResolution: 0,
           perf: { now: () => clock.millis() },
         })
       : null;
+  // Principals by key hash, so every paid request does not read its key.
+  const cache = timedCache<ApiKeyPrincipal>();
   // Whether each key id is active, for work stored on a key's behalf (batch jobs, monitors), timed
   // and dropped on revocation like the principals above.
-  const activity =
-    cacheMs > 0
-      ? new LRUCache<string, boolean>({
-          max: 10_000,
-          ttl: cacheMs,
-          ttlResolution: 0,
-          perf: { now: () => clock.millis() },
-        })
-      : null;
+  const activity = timedCache<boolean>();
   /** Look-ups of a key's state under way: concurrent askers of one key share one read. */
   const reading = new Map<string, Promise<boolean>>();
   // Bumped by each revocation: a look-up that started before one is not cached (it may have read
