@@ -155,7 +155,7 @@ for (const target of await databaseTargets()) {
       registry.hold();
       const before = registry.calls.length;
       const first = t.container.batchWorker.runOnce();
-      for (let i = 0; i < 200 && registry.heldCount() < 2; i++) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 2_000 && registry.heldCount() < 2; i++) await new Promise((r) => setTimeout(r, 5));
       assert.equal(registry.heldCount(), 2);
       assert.equal(await t.container.keys.revokeKey(key.id), true);
       registry.releaseAll();

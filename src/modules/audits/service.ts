@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { deleteInBatches } from '../../db/delete-in-batches.js';
 import type { AuditsTable, Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
@@ -104,13 +105,7 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
      * requests are never blocked for long. Confirmations live in their own table and are never touched.
      */
     async purgeExpired(batchSize = 500): Promise<number> {
-      let total = 0;
-      for (;;) {
-        const deleted = await repository.deleteExpired(clock.now().toISOString(), batchSize);
-        total += deleted;
-        if (deleted < batchSize) return total;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      return deleteInBatches(batchSize, () => repository.deleteExpired(clock.now().toISOString(), batchSize));
     },
   };
 }

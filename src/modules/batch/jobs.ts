@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.js';
+import { deleteInBatches } from '../../db/delete-in-batches.js';
 import type { BatchItemsTable, BatchJobsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
@@ -209,14 +210,8 @@ export function createJobStore(deps: {
    */
   async function purgeExpired(batchSize = PURGE_BATCH): Promise<number> {
     const at = expiry();
-    let jobs = 0;
-    for (;;) {
-      const items = await repository.deleteExpiredItems(at, batchSize);
-      const deleted = await repository.deleteExpiredJobs(at, batchSize);
-      jobs += deleted;
-      if (items < batchSize && deleted < batchSize) return jobs;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await deleteInBatches(batchSize, () => repository.deleteExpiredItems(at, batchSize));
+    return deleteInBatches(batchSize, () => repository.deleteExpiredJobs(at, batchSize));
   }
 
   /** Stores a batch job with one item per number; malformed numbers are answered at once. */

@@ -1,5 +1,6 @@
 import type { QuietWindow } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { deleteInBatches } from '../../db/delete-in-batches.js';
 import type { MonitorChangesTable, MonitorChecksTable, MonitorsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
@@ -778,13 +779,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
     /** Deletes checks older than the retention, in batches; returns how many. */
     async purgeHistory(batchSize = 1_000): Promise<number> {
       const before = new Date(clock.now().getTime() - deps.checkRetentionDays * DAY_MS).toISOString();
-      let total = 0;
-      for (;;) {
-        const deleted = await repository.deleteChecksBefore(before, batchSize);
-        total += deleted;
-        if (deleted < batchSize) return total;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      return deleteInBatches(batchSize, () => repository.deleteChecksBefore(before, batchSize));
     },
 
     /**
@@ -793,13 +788,9 @@ export function createMonitorsService(deps: MonitorsDeps) {
      */
     async purgePlayground(batchSize = 1_000): Promise<number> {
       const by = playgroundCutoff();
-      let total = 0;
-      for (;;) {
-        const deleted = await repository.deleteCreatedBy(PLAYGROUND_PRINCIPAL.id, by, batchSize);
-        total += deleted;
-        if (deleted < batchSize) return total;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      return deleteInBatches(batchSize, () =>
+        repository.deleteCreatedBy(PLAYGROUND_PRINCIPAL.id, by, batchSize),
+      );
     },
 
     /** Checks of each prefix in flight in this process (metrics, tests). */
