@@ -1,6 +1,9 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
-import { type Config, ConfigError } from './config.js';
+import type { Config } from './config.js';
+import { startBackground } from './container/background.js';
+import { createLiveRegistries } from './container/live-registries.js';
+import { connectRedis } from './container/redis.js';
 import { createDatabase, type Db } from './db/database.js';
 import { createWorker, type Timers, type Worker } from './jobs/worker.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -21,8 +24,6 @@ import { createEventsService, type EventsService } from './modules/events/servic
 import { createAuth, type RequireKey } from './modules/keys/auth.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService, type KeysService } from './modules/keys/service.js';
-import { registryStatusFrom } from './modules/metrics/registry-status.js';
-import { createMetricsRepository } from './modules/metrics/repository.js';
 import { createMetrics, type Metrics } from './modules/metrics/service.js';
 import { createMonitorsRepository } from './modules/monitors/repository.js';
 import { createMonitorsService, type MonitorsService } from './modules/monitors/service.js';
@@ -31,17 +32,10 @@ import { createOutbox, type Outbox } from './modules/outbox/service.js';
 import { createPlayground, type Playground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
-import { createInstancesRepository } from './modules/status/repository.js';
-import {
-  createStatusService,
-  HEARTBEAT_MS,
-  type StatusService,
-  type StatusSnapshot,
-} from './modules/status/service.js';
+import type { StatusService, StatusSnapshot } from './modules/status/service.js';
 import { createUsageRepository } from './modules/usage/repository.js';
 import { createUsageService, type UsageService } from './modules/usage/service.js';
-import { createLiveAnswers, type LiveAnswers } from './modules/validation/live.js';
-import { createRegistryAnswersRepository } from './modules/validation/repository.js';
+import type { LiveAnswers } from './modules/validation/live.js';
 import { createValidationService, type ValidationService } from './modules/validation/service.js';
 import { createTestModeAnswers } from './modules/validation/test-answers.js';
 import { createWebhooksRepository } from './modules/webhooks/repository.js';
@@ -50,19 +44,7 @@ import { createHttpTransport, type WebhookTransport } from './modules/webhooks/t
 import { type DnsResolver, systemDns } from './modules/webhooks/url-guard.js';
 import { createEvatrClient, type EvatrClient } from './registries/evatr.js';
 import { guardEvatr } from './registries/evatr-guard.js';
-import { createRegistryClients, type RegistryClients } from './registries/index.js';
-import {
-  type BreakerStore,
-  type Coalescer,
-  createCoalescer,
-  createLocalBreaker,
-  createPermits,
-  createRedisBreaker,
-  createSharedCoalescer,
-  type Permits,
-  type RedisLike,
-  withTimeout,
-} from './registries/resilience.js';
+import type { RegistryClients } from './registries/index.js';
 
 /** Side effects the container can be given instead of the real ones (tests, benchmarks). */
 export interface Ports {
@@ -143,39 +125,6 @@ export interface Container {
   close(): Promise<void>;
 }
 
-/** How often the usage counts kept in memory are added to the database. */
-const USAGE_FLUSH_MS = 5_000;
-
-/** Connects to `REDIS_URL` at start; one that does not answer is a start-up error naming it. */
-async function connectRedis(url: string): Promise<Redis> {
-  const client = new Redis(url, {
-    maxRetriesPerRequest: 2,
-    // Every user of this client falls back when a command fails (per-key limits pass, registry
-    // limits count locally), so a command must fail fast rather than wait: at once while the
-    // connection is down (no offline queue, whose reconnect retries reach seconds per command),
-    // after 1 s when Redis hangs (without it a keyed request would wait for ever).
-    enableOfflineQueue: false,
-    commandTimeout: 1_000,
-    lazyConnect: true,
-    connectTimeout: 3_000,
-  });
-  // Connection errors surface through the commands that fail (logged once a minute), not as events.
-  client.on('error', () => {});
-  try {
-    await withTimeout(
-      client.connect().then(() => client.ping()),
-      5_000,
-    );
-    return client;
-  } catch (error) {
-    client.disconnect();
-    const shown = url.replace(/\/\/[^@/]*@/, '//***@');
-    throw new ConfigError(
-      `REDIS_URL ${shown} does not answer (${(error as Error).message}); start Redis or unset REDIS_URL to keep limits per instance.`,
-    );
-  }
-}
-
 /** The composition root: every service is created and wired here, once. */
 export async function createContainer(config: Config, ports: Ports = {}): Promise<Container> {
   const log = ports.log ?? pino({ level: config.logLevel });
@@ -221,98 +170,18 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const metrics = createMetrics();
 
   const registryConfig = config.registries;
-  const registries =
-    ports.registries ??
-    createRegistryClients({
-      vies: {
-        baseUrl: registryConfig.viesUrl,
-        soapUrl: registryConfig.viesSoapUrl,
-        timeoutMs: registryConfig.timeoutMs,
-      },
-      hmrc: {
-        baseUrl: registryConfig.hmrcUrl,
-        ...(registryConfig.hmrcClientId ? { clientId: registryConfig.hmrcClientId } : {}),
-        ...(registryConfig.hmrcClientSecret ? { clientSecret: registryConfig.hmrcClientSecret } : {}),
-        timeoutMs: registryConfig.timeoutMs,
-      },
-      bfs: { baseUrl: registryConfig.bfsUrl, timeoutMs: registryConfig.timeoutMs },
-      brreg: { baseUrl: registryConfig.brregUrl, timeoutMs: registryConfig.timeoutMs },
-      // When an answer arrived: its `verified_at` when the registry gives no usable date.
-      now: () => clock.now(),
-    });
-  // Registry limits, breakers and coalescing: shared through Redis when it is configured.
-  const instanceId = ids.uuid();
-  let lastRedisWarning = 0;
-  const onDegraded = (error: unknown) => {
-    const now = Date.now();
-    if (now - lastRedisWarning < 60_000) return;
-    lastRedisWarning = now;
-    log.warn(
-      { err: error },
-      'Redis is unreachable: registry limits fall back to a per-instance share (ceil(limit / instances)) until it answers again',
-    );
-  };
-  const breakerOptions = {
-    failureThreshold: registryConfig.breakerThreshold,
-    openMs: registryConfig.breakerOpenMs,
-    // A trial whose caller died is presumed lost once no registry call could still be running.
-    trialMs: registryConfig.deadlineMs + registryConfig.timeoutMs + 1_000,
-    now: () => clock.millis(),
-  };
-  let status: StatusService | null = null;
-  const shared = redis
-    ? { redis: redis as unknown as RedisLike, prefix: config.redisPrefix, onDegraded }
-    : null;
-  const breaker: BreakerStore = shared
-    ? createRedisBreaker({ ...breakerOptions, ...shared })
-    : createLocalBreaker(breakerOptions);
-  const permits: Permits = createPermits({
-    limitFor: () => registryConfig.concurrencyPerCountry,
-    ...(shared
-      ? { shared: { ...shared, leaseMs: config.permitLeaseMs, instances: () => status?.instances() ?? null } }
-      : {}),
-  });
-  const coalescer: Coalescer = shared
-    ? createSharedCoalescer({
-        ...shared,
-        lockMs: registryConfig.deadlineMs + registryConfig.timeoutMs + 1_000,
-        encode: (value) => JSON.stringify(value),
-        decode: (text) => {
-          const value = JSON.parse(text) as { kind: string; checkedAt?: string | Date };
-          if (value.kind === 'answer' && typeof value.checkedAt === 'string')
-            value.checkedAt = new Date(value.checkedAt);
-          return value;
-        },
-      })
-    : createCoalescer();
-  const registryAnswers = createRegistryAnswersRepository(db.kysely);
-  const liveAnswers = createLiveAnswers({
-    clientFor: (prefix) => registries.clientForPrefix(prefix),
-    repository: registryAnswers,
+  const live = createLiveRegistries({
+    config,
+    log,
+    db,
     clock,
-    cache: config.cache,
-    concurrencyPerCountry: registryConfig.concurrencyPerCountry,
-    deadlineMs: registryConfig.deadlineMs,
-    backoffBaseMs: registryConfig.backoffMs,
-    breaker: breakerOptions,
-    stores: { breaker, permits, coalescer },
-    observer: metrics.observer,
+    ids,
+    redis,
+    metrics,
+    ...(ports.registries ? { registries: ports.registries } : {}),
   });
-  status = createStatusService({
-    clock,
-    instanceId,
-    repository: createInstancesRepository(db.kysely),
-    breaker,
-    permits,
-    concurrencyLimit: registryConfig.concurrencyPerCountry,
-    redisConfigured: redis !== null,
-    onWarning: (message) => log.warn(message),
-  });
-  const statusService = status;
-  metrics.connect({
-    registryStatus: registryStatusFrom(() => statusService.snapshot()),
-    pending: createMetricsRepository(db.kysely).pending,
-  });
+  const { breaker, permits, registryAnswers, liveAnswers } = live;
+  const statusService = live.status;
   const testAnswers = createTestModeAnswers({ clock });
   const validation = createValidationService({
     rates,
@@ -481,72 +350,19 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       webhookWorker.start();
       batchWorker.start();
       monitorScheduler.start();
-      // Retention: expired audit records, idempotency keys, monitor checks (and the demo key's
-      // monitors) and ended batch jobs are purged hourly, in bounded batches.
-      const purge = () => {
-        audits.purgeExpired().catch(() => {});
-        confirmations.purgeExpiredIdempotencyKeys().catch(() => {});
-        monitors
-          .purgeHistory()
-          .catch((error: unknown) => log.error({ err: error }, 'purging monitor checks failed'));
-        monitors
-          .purgePlayground()
-          .catch((error: unknown) => log.error({ err: error }, "purging the demo key's monitors failed"));
-        batch
-          .purgeExpired()
-          .catch((error: unknown) => log.error({ err: error }, 'purging ended batch jobs failed'));
-      };
-      purge();
-      timers.push(setInterval(purge, 3_600_000).unref());
       timers.push(
-        setInterval(() => {
-          usage.flush().catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed'));
-        }, USAGE_FLUSH_MS).unref(),
+        ...startBackground({
+          config,
+          log,
+          redis,
+          live,
+          audits,
+          confirmations,
+          monitors,
+          batch,
+          usage,
+        }),
       );
-      const beat = () => {
-        statusService
-          .heartbeat()
-          .catch((error: unknown) => log.error({ err: error }, 'instance heartbeat failed'));
-      };
-      beat();
-      timers.push(setInterval(beat, HEARTBEAT_MS).unref());
-      if (config.evidenceKey) {
-        // The signed chain head goes to the log at start and daily: a copy outside the database
-        // that a later `openvat evidence verify --head` can be run against.
-        const logHead = () => {
-          confirmations.exportHead().then(
-            (result) => {
-              if (result?.ok) log.info({ evidence_head: result.head }, 'evidence chain head');
-              else if (result) log.error({ evidence: result.report }, 'evidence chain does not verify');
-            },
-            (error: unknown) => log.error({ err: error }, 'exporting the evidence chain head failed'),
-          );
-        };
-        logHead();
-        timers.push(setInterval(logHead, 86_400_000).unref());
-      }
-      if (registryConfig.statusPollMs > 0) {
-        // With Redis one instance at a time polls (a lock that expires before the next round); the
-        // breakers it opens are shared, so every instance sees the result.
-        const lockKey = `${config.redisPrefix}vies-status:lock`;
-        const lockMs = Math.max(1_000, registryConfig.statusPollMs - 1_000);
-        const poll = async () => {
-          if (redis) {
-            try {
-              if ((await withTimeout(redis.set(lockKey, instanceId, 'PX', lockMs, 'NX'), 1_000)) !== 'OK')
-                return;
-            } catch (error) {
-              onDegraded(error);
-            }
-          }
-          await liveAnswers.applyStatus(registries.viesStatus);
-        };
-        const run = () => {
-          poll().catch(() => {});
-        };
-        run();
-        timers.push(setInterval(run, registryConfig.statusPollMs).unref());
-      }
     },
     async close() {
       await monitorScheduler.stop();

@@ -1,0 +1,103 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { AuditsService } from '../modules/audits/service.js';
+import type { BatchService } from '../modules/batch/service.js';
+import type { ConfirmationsService } from '../modules/confirmations/service.js';
+import type { MonitorsService } from '../modules/monitors/service.js';
+import { HEARTBEAT_MS } from '../modules/status/service.js';
+import type { UsageService } from '../modules/usage/service.js';
+import { withTimeout } from '../registries/resilience.js';
+import type { LiveRegistries } from './live-registries.js';
+
+/** How often the usage counts kept in memory are added to the database. */
+const USAGE_FLUSH_MS = 5_000;
+
+/**
+ * The service's periodic work besides the workers: retention purges, usage flushes, the instance
+ * heartbeat, the signed evidence head in the log, and the VIES status poll. Returns the timers,
+ * which the container clears on close.
+ */
+export function startBackground(deps: {
+  config: Config;
+  log: Logger;
+  redis: Redis | null;
+  live: LiveRegistries;
+  audits: AuditsService;
+  confirmations: ConfirmationsService;
+  monitors: MonitorsService;
+  batch: BatchService;
+  usage: UsageService;
+}): NodeJS.Timeout[] {
+  const { config, log, redis, audits, confirmations, monitors, batch, usage } = deps;
+  const { liveAnswers, registries, instanceId, onDegraded } = deps.live;
+  const statusService = deps.live.status;
+  const registryConfig = config.registries;
+  const timers: NodeJS.Timeout[] = [];
+  // Retention: expired audit records, idempotency keys, monitor checks (and the demo key's
+  // monitors) and ended batch jobs are purged hourly, in bounded batches.
+  const purge = () => {
+    audits.purgeExpired().catch(() => {});
+    confirmations.purgeExpiredIdempotencyKeys().catch(() => {});
+    monitors
+      .purgeHistory()
+      .catch((error: unknown) => log.error({ err: error }, 'purging monitor checks failed'));
+    monitors
+      .purgePlayground()
+      .catch((error: unknown) => log.error({ err: error }, "purging the demo key's monitors failed"));
+    batch
+      .purgeExpired()
+      .catch((error: unknown) => log.error({ err: error }, 'purging ended batch jobs failed'));
+  };
+  purge();
+  timers.push(setInterval(purge, 3_600_000).unref());
+  timers.push(
+    setInterval(() => {
+      usage.flush().catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed'));
+    }, USAGE_FLUSH_MS).unref(),
+  );
+  const beat = () => {
+    statusService
+      .heartbeat()
+      .catch((error: unknown) => log.error({ err: error }, 'instance heartbeat failed'));
+  };
+  beat();
+  timers.push(setInterval(beat, HEARTBEAT_MS).unref());
+  if (config.evidenceKey) {
+    // The signed chain head goes to the log at start and daily: a copy outside the database
+    // that a later `openvat evidence verify --head` can be run against.
+    const logHead = () => {
+      confirmations.exportHead().then(
+        (result) => {
+          if (result?.ok) log.info({ evidence_head: result.head }, 'evidence chain head');
+          else if (result) log.error({ evidence: result.report }, 'evidence chain does not verify');
+        },
+        (error: unknown) => log.error({ err: error }, 'exporting the evidence chain head failed'),
+      );
+    };
+    logHead();
+    timers.push(setInterval(logHead, 86_400_000).unref());
+  }
+  if (registryConfig.statusPollMs > 0) {
+    // With Redis one instance at a time polls (a lock that expires before the next round); the
+    // breakers it opens are shared, so every instance sees the result.
+    const lockKey = `${config.redisPrefix}vies-status:lock`;
+    const lockMs = Math.max(1_000, registryConfig.statusPollMs - 1_000);
+    const poll = async () => {
+      if (redis) {
+        try {
+          if ((await withTimeout(redis.set(lockKey, instanceId, 'PX', lockMs, 'NX'), 1_000)) !== 'OK') return;
+        } catch (error) {
+          onDegraded(error);
+        }
+      }
+      await liveAnswers.applyStatus(registries.viesStatus);
+    };
+    const run = () => {
+      poll().catch(() => {});
+    };
+    run();
+    timers.push(setInterval(run, registryConfig.statusPollMs).unref());
+  }
+  return timers;
+}
