@@ -7,6 +7,10 @@
 //
 // The run ends with one line, `N passed, N failed, N skipped`: skipped counts every test of a
 // skipped suite too (see test-runner/skipped-suites.mjs), so a run without PostgreSQL or Redis says so.
+//
+// PostgreSQL and Redis: TEST_DATABASE_URL and TEST_REDIS_URL when set (`off` leaves that service out);
+// otherwise a server listening on its standard local port (127.0.0.1:5432, database `test`, user
+// `postgres`; 127.0.0.1:6379) is used. The run says at its start which it used.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,9 +44,52 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+const services = [
+  {
+    name: 'PostgreSQL',
+    variable: 'TEST_DATABASE_URL',
+    port: 5432,
+    url: 'postgres://postgres@127.0.0.1:5432/test',
+  },
+  { name: 'Redis', variable: 'TEST_REDIS_URL', port: 6379, url: 'redis://127.0.0.1:6379' },
+];
+for (const service of services) {
+  const given = process.env[service.variable];
+  if (given === 'off') {
+    console.log(`# ${service.name}: off (${service.variable}=off): its tests skip`);
+  } else if (given) {
+    console.log(`# ${service.name}: ${given.replace(/\/\/[^@/]*@/, '//***@')} (from ${service.variable})`);
+  } else if (listens(service.port)) {
+    process.env[service.variable] = service.url;
+    console.log(
+      `# ${service.name}: ${service.url} (found on 127.0.0.1:${service.port}; set ${service.variable} to use another)`,
+    );
+  } else {
+    console.log(
+      `# ${service.name}: none on 127.0.0.1:${service.port} and ${service.variable} unset: its tests skip`,
+    );
+  }
+}
+
 const here = new URL('.', import.meta.url);
 const summaryDir = mkdtempSync(join(tmpdir(), 'openvat-tests-'));
 const summaryFile = join(summaryDir, 'summary.json');
+/** Whether something accepts TCP connections on 127.0.0.1:port (asked of a short-lived child, within 1 s). */
+function listens(port) {
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('node:net').connect(${port}, '127.0.0.1');
+       s.setTimeout(1000, () => process.exit(1));
+       s.on('connect', () => process.exit(0));
+       s.on('error', () => process.exit(1));`,
+    ],
+    { stdio: 'ignore', timeout: 2_000 },
+  );
+  return probe.status === 0;
+}
+
 const result = spawnSync(
   process.execPath,
   [

@@ -1,6 +1,23 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+function listens(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setTimeout(1_000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('connect', () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
 
 /** scripts/run-tests.mjs on a fixture folder, with the given environment on top of a clean one. */
 function runFixtures(dir: string, env: Record<string, string> = {}) {
@@ -35,16 +52,36 @@ describe('the test runner counts what ran', () => {
     assert.doesNotMatch(run.stdout, /a skipped test never runs|a skipped suite runs no hook/);
   });
 
-  it('suites of the database and Redis helpers are counted as skipped tests when the services are absent', () => {
-    const run = runFixtures('services');
+  it('suites of the database and Redis helpers are counted as skipped tests when the services are off', () => {
+    const run = runFixtures('services', { TEST_DATABASE_URL: 'off', TEST_REDIS_URL: 'off' });
     assert.equal(run.last, '2 passed, 0 failed, 5 skipped', run.stdout);
     assert.equal(run.status, 0);
-    assert.match(run.stdout, /﹣ one .*# TEST_DATABASE_URL is not set/);
-    assert.match(run.stdout, /﹣ three .*# TEST_REDIS_URL is not set/);
+    assert.match(run.stdout, /# PostgreSQL: off \(TEST_DATABASE_URL=off\)/);
+    assert.match(run.stdout, /﹣ one .*# TEST_DATABASE_URL=off/);
+    assert.match(run.stdout, /﹣ three .*# TEST_REDIS_URL=off/);
+  });
+
+  it('without TEST_DATABASE_URL and TEST_REDIS_URL it uses the servers on their standard local ports, and says so', async () => {
+    const run = runFixtures('services');
+    const postgres = await listens(5432);
+    const redis = await listens(6379);
+    if (postgres) {
+      assert.match(
+        run.stdout,
+        /# PostgreSQL: postgres:\/\/postgres@127\.0\.0\.1:5432\/test \(found on 127\.0\.0\.1:5432/,
+      );
+      assert.match(run.stdout, /✔ one/);
+    } else assert.match(run.stdout, /# PostgreSQL: none on 127\.0\.0\.1:5432 and TEST_DATABASE_URL unset/);
+    if (redis) {
+      assert.match(run.stdout, /# Redis: redis:\/\/127\.0\.0\.1:6379 \(found on 127\.0\.0\.1:6379/);
+      assert.match(run.stdout, /✔ three/);
+    } else assert.match(run.stdout, /# Redis: none on 127\.0\.0\.1:6379 and TEST_REDIS_URL unset/);
+    // On CI both servers run: there the whole suite must have been found, never skipped.
+    if (process.env.CI === 'true') assert.equal(run.last, '7 passed, 0 failed, 0 skipped', run.stdout);
   });
 
   it('with CI=true an absent PostgreSQL or Redis fails the run instead', () => {
-    const run = runFixtures('services', { CI: 'true' });
+    const run = runFixtures('services', { CI: 'true', TEST_DATABASE_URL: 'off', TEST_REDIS_URL: 'off' });
     assert.equal(run.last, '0 passed, 1 failed, 0 skipped', run.stdout);
     assert.equal(run.status, 1);
     assert.match(run.stdout, /CI=true requires PostgreSQL/);
