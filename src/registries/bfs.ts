@@ -4,6 +4,8 @@
  * answers a boolean: whether the number is an active Swiss VAT (MWST) registration. The register
  * returns no name or address for this operation. Faults (HTTP 200 or 500) carry the register's
  * error in `faultstring` and in `detail/*Fault/error`; `Request_limit_exceeded` is its throttle.
+ * `valid: false` only from a 2xx `ValidateVatNumberResponse` whose result is `false`; any other body
+ * (an HTML page, another envelope, JSON) is unavailability.
  */
 import {
   excerpt,
@@ -93,6 +95,13 @@ export function createBfsClient(options: BfsClientOptions): RegistryClient {
         'bfs',
         'bad_response',
         `the Swiss UID register answer has no ValidateVatNumberResult: ${excerpt(outcome.body)}`,
+      );
+    }
+    if (outcome.status < 200 || outcome.status >= 300) {
+      return unavailable(
+        'bfs',
+        outcome.status >= 500 ? 'down' : 'bad_response',
+        `the Swiss UID register answered HTTP ${outcome.status} with a ValidateVatNumberResponse`,
       );
     }
     return {

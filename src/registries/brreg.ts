@@ -1,7 +1,10 @@
 /**
  * Brønnøysund Enhetsregisteret client (Norway): `GET /enhetsregisteret/api/enheter/{orgnr}`.
  * A unit is a valid VAT number when it is registered in the VAT register
- * (`registrertIMvaregisteret: true`); 404 (no such unit) and 410 (deleted unit) are `valid: false`.
+ * (`registrertIMvaregisteret: true`). `valid: false` only on the register's own word about this unit:
+ * the unit with `registrertIMvaregisteret: false`, the register's 404 error body naming the unit's
+ * path (no such unit) or its 410 body naming the unit (deleted unit). Any other 404 or 410 (an HTML
+ * page from a proxy, an endpoint that moved, another JSON shape) is unavailability, never an answer.
  */
 import {
   cleanText,
@@ -9,6 +12,7 @@ import {
   type FetchFn,
   isRecord,
   joinUrl,
+  looksLikeHtml,
   parseJson,
   retryAfterSeconds,
   transportFailure,
@@ -48,6 +52,14 @@ export function createBrregClient(options: BrregClientOptions): RegistryClient {
     const status = outcome.status;
     const received = now();
     if (status === 404 || status === 410) {
+      if (!saysUnitNotFound(status, parseJson(outcome.body), orgnr)) {
+        const what = looksLikeHtml(outcome.body) ? 'an HTML page' : excerpt(outcome.body);
+        return unavailable(
+          'brreg',
+          'bad_response',
+          `Brønnøysund answered HTTP ${status} without the register's answer for unit ${orgnr}: ${what}`,
+        );
+      }
       return {
         kind: 'answer',
         source: 'brreg',
@@ -67,11 +79,13 @@ export function createBrregClient(options: BrregClientOptions): RegistryClient {
           `Brønnøysund answered 200 without registrertIMvaregisteret: ${excerpt(outcome.body)}`,
         );
       }
-      if (typeof json.organisasjonsnummer === 'string' && json.organisasjonsnummer !== orgnr) {
+      if (json.organisasjonsnummer !== orgnr) {
         return unavailable(
           'brreg',
           'bad_response',
-          `Brønnøysund answered for ${json.organisasjonsnummer} instead of ${orgnr}`,
+          typeof json.organisasjonsnummer === 'string'
+            ? `Brønnøysund answered for ${json.organisasjonsnummer} instead of ${orgnr}`
+            : `Brønnøysund answered 200 without organisasjonsnummer: ${excerpt(outcome.body)}`,
         );
       }
       return {
@@ -102,6 +116,21 @@ export function createBrregClient(options: BrregClientOptions): RegistryClient {
   }
 
   return { source: 'brreg', countries: BRREG_COUNTRIES, lookup };
+}
+
+/**
+ * Whether a 404 or 410 body is the register's own word that the unit does not exist or was deleted:
+ * for 404 its error body (`{timestamp, status: 404, error, message, path}`) whose `path` is this
+ * unit's; for 410 the deleted unit (`{organisasjonsnummer, slettedato, _links}`) with this number.
+ */
+function saysUnitNotFound(status: 404 | 410, json: unknown, orgnr: string): boolean {
+  if (!isRecord(json)) return false;
+  if (status === 410) return json.organisasjonsnummer === orgnr;
+  return (
+    json.status === 404 &&
+    typeof json.path === 'string' &&
+    json.path.replace(/\/+$/, '').endsWith(`/enhetsregisteret/api/enheter/${orgnr}`)
+  );
 }
 
 /** `{adresse: [...], postnummer, poststed, land}` → one multi-line string. */

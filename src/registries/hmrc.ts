@@ -2,6 +2,8 @@
  * HMRC "Check a UK VAT number" API v2.0 client: OAuth 2 client-credentials token (scope
  * `read:vat`, cached until shortly before `expires_in`, one token request shared by concurrent
  * look-ups), then `GET /organisations/vat/check-vat-number/lookup/{targetVrn}[/{requesterVrn}]`.
+ * `valid: true` needs the documented 200 body (`target` with this `vatNumber`); `valid: false` only
+ * HMRC's 404 body with code `NOT_FOUND`. Any other body, whatever its status, is unavailability.
  */
 import {
   cleanText,
@@ -165,7 +167,14 @@ export function createHmrcClient(options: HmrcClientOptions): RegistryClient {
         );
       }
       const answered = json.target.vatNumber;
-      if (typeof answered === 'string' && answered.replace(/\D/g, '').slice(0, 9) !== target) {
+      if (typeof answered !== 'string') {
+        return unavailable(
+          'hmrc',
+          'bad_response',
+          `HMRC answered 200 without the target's vatNumber: ${excerpt(outcome.body)}`,
+        );
+      }
+      if (answered.replace(/\D/g, '').slice(0, 9) !== target) {
         return unavailable('hmrc', 'bad_response', `HMRC answered for ${answered} instead of ${target}`);
       }
       return {

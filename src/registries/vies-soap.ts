@@ -1,7 +1,10 @@
 /**
  * VIES SOAP client (`checkVatService`): `checkVat`, or `checkVatApprox` when a requester is given
  * (the only SOAP operation that returns a `requestIdentifier`). Faults arrive with HTTP 200 or 500
- * and carry the VIES code in `faultstring`; the body is parsed whatever the status.
+ * and carry the VIES code in `faultstring`; the body is parsed whatever the status. An answer needs
+ * a 2xx status and the operation's response element with `countryCode`, `vatNumber` (the number
+ * asked) and `valid`; any other body (an HTML page, another envelope) is unavailability, never
+ * `valid: false`.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
@@ -180,15 +183,23 @@ export function createViesSoapClient(options: ViesSoapClientOptions): RegistryCl
     if (valid !== 'true' && valid !== 'false') {
       return unavailable('vies', 'bad_response', 'VIES SOAP answer has no valid flag');
     }
+    if (outcome.status < 200 || outcome.status >= 300) {
+      return unavailable(
+        'vies',
+        outcome.status >= 500 ? 'down' : 'bad_response',
+        `VIES SOAP answered HTTP ${outcome.status} with a ${operation}Response`,
+      );
+    }
     const answeredCountry = xmlText(answer.countryCode);
-    if (
-      (answeredCountry !== null && answeredCountry.toUpperCase() !== country) ||
-      (xmlText(answer.vatNumber) !== null && !sameNumber(xmlText(answer.vatNumber), country, national))
-    ) {
+    const answeredNumber = xmlText(answer.vatNumber);
+    if (answeredCountry === null || answeredNumber === null) {
+      return unavailable('vies', 'bad_response', 'VIES SOAP answer does not name the number it checked');
+    }
+    if (answeredCountry.toUpperCase() !== country || !sameNumber(answeredNumber, country, national)) {
       return unavailable(
         'vies',
         'bad_response',
-        `VIES SOAP answered for ${answeredCountry ?? '?'}${xmlText(answer.vatNumber) ?? '?'} instead of ${country}${national}`,
+        `VIES SOAP answered for ${answeredCountry}${answeredNumber} instead of ${country}${national}`,
       );
     }
     const received = now();

@@ -2,6 +2,8 @@
  * VIES REST client (`POST /check-vat-number`) with a fallback to the SOAP `checkVatService` when
  * the REST API itself fails (network error, HTML/5xx page, unreadable body). The body is always
  * parsed: the `{actionSucceed:false, errorWrappers:[…]}` envelope arrives with 200 as well as 4xx/5xx.
+ * An answer needs the documented `CheckVatResponse` (a 2xx body with `countryCode`, `vatNumber` of the
+ * number asked and a boolean `valid`); any other body is unavailability, never `valid: false`.
  */
 import {
   cleanText,
@@ -109,11 +111,17 @@ export function createViesClient(options: ViesClientOptions): RegistryClient {
         result: unavailable('vies', status >= 500 ? 'down' : 'bad_response', `VIES answered HTTP ${status}`),
       };
     }
-    const answeredCountry = typeof json.countryCode === 'string' ? json.countryCode.toUpperCase() : undefined;
-    if (
-      (answeredCountry !== undefined && answeredCountry !== country) ||
-      (json.vatNumber !== undefined && !sameNumber(json.vatNumber, country, national))
-    ) {
+    if (typeof json.countryCode !== 'string' || typeof json.vatNumber !== 'string') {
+      return {
+        kind: 'failed',
+        result: unavailable(
+          'vies',
+          'bad_response',
+          `VIES answered HTTP ${status} without the number it checked: ${excerpt(outcome.body)}`,
+        ),
+      };
+    }
+    if (json.countryCode.toUpperCase() !== country || !sameNumber(json.vatNumber, country, national)) {
       return {
         kind: 'result',
         result: unavailable(

@@ -207,12 +207,14 @@ describe('Swiss UID register and Brønnøysund clients', () => {
       );
       assert.equal(notVat.valid, false);
       assert.equal(notVat.name, 'EKSEMPEL FORENING');
-      for (const [status, file] of [
-        [404, 'brreg/404.json'],
-        [410, 'brreg/410.json'],
+      // Each body names the unit it answers for: the 404 in its path, the 410 as the deleted unit.
+      for (const [status, file, orgnr] of [
+        [404, 'brreg/404.json', '123456785'],
+        [410, 'brreg/410.json', '912345678'],
       ] as const) {
         server.use(() => ({ status, body: fixture(file) }));
-        assert.equal(asAnswer(await client().lookup({ vat: NO })).valid, false, String(status));
+        const answer = asAnswer(await client().lookup({ vat: { country: 'NO', national: orgnr } }));
+        assert.equal(answer.valid, false, String(status));
       }
     });
 
