@@ -18,10 +18,19 @@ export const MAX_ATTEMPTS = 4;
  * worker's 32 slots; the rest go to other endpoints.
  */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
+/**
+ * Deliveries in flight for one key at a time, across all its endpoints (it may have 5), every worker
+ * and every instance. Without it, a key whose receivers all hang holds 5 × 4 = 20 slots, and four such
+ * keys more than a worker's 32: every other key's webhooks waited for their attempts to time out.
+ * With 6, four such keys hold 24 of a worker's slots and the rest go to other keys; and since the
+ * claim serves the key with the fewest deliveries in flight first, a slot that frees goes to a
+ * waiting key before a key that already has some in flight.
+ */
+export const MAX_IN_FLIGHT_PER_KEY = 6;
 
 /**
  * The delivery queue: a delivery per enabled endpoint of an event's key, written with the event;
- * claims under a lease, each endpoint with at most its share in flight; one attempt at a time, with
+ * claims under a lease, each endpoint and each key with at most its share in flight; one attempt at a time, with
  * retries after an exponential backoff.
  */
 export function createDeliveries(deps: {
@@ -41,11 +50,13 @@ export function createDeliveries(deps: {
   leaseMs: number;
   /** Deliveries in flight to one endpoint at a time. */
   inFlightPerEndpoint: number;
+  /** Deliveries in flight for one key at a time, across its endpoints. */
+  inFlightPerKey: number;
   /** Told of every delivery attempt's outcome (metrics). */
   observer?: Pick<MetricsObserver, 'webhookAttempt'>;
 }) {
   const { db, repository, clock, ids, send, backoffMs, maxAttempts, random, workerId, leaseMs } = deps;
-  const { inFlightPerEndpoint } = deps;
+  const { inFlightPerEndpoint, inFlightPerKey } = deps;
 
   /** Delay before the attempt after `attemptsMade` failed ones: exponential with ±20 % jitter. */
   function backoff(attemptsMade: number): number {
@@ -100,9 +111,10 @@ export function createDeliveries(deps: {
     },
 
     /**
-     * Claims up to `limit` due deliveries for this worker, oldest due first, at most
-     * `inFlightPerEndpoint` in flight per endpoint counting every worker's unexpired leases: an
-     * endpoint at its share is passed over and the slots go to other endpoints' deliveries.
+     * Claims up to `limit` due deliveries for this worker, at most `inFlightPerEndpoint` in flight per
+     * endpoint and `inFlightPerKey` per key, counting every worker's unexpired leases: an endpoint or
+     * a key at its share is passed over and the slots go to others. Keys take turns (the one with the
+     * fewest in flight first), then a key's endpoints, then the oldest due.
      */
     async claimDue(limit: number): Promise<WebhookDeliveriesTable[]> {
       const now = clock.now();
@@ -112,6 +124,7 @@ export function createDeliveries(deps: {
         workerId,
         limit,
         perEndpoint: inFlightPerEndpoint,
+        perKey: inFlightPerKey,
       });
     },
 

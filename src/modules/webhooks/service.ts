@@ -3,14 +3,19 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { MetricsObserver } from '../metrics/index.js';
-import { createDeliveries, MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_ENDPOINT } from './deliveries.js';
+import {
+  createDeliveries,
+  MAX_ATTEMPTS,
+  MAX_IN_FLIGHT_PER_ENDPOINT,
+  MAX_IN_FLIGHT_PER_KEY,
+} from './deliveries.js';
 import { createEndpoints } from './endpoints.js';
 import type { WebhooksRepository } from './repository.js';
 import { ATTEMPT_TIMEOUT_MS, createSender } from './sender.js';
 import type { WebhookTransport } from './transport.js';
 import type { DnsResolver } from './url-guard.js';
 
-export { MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_ENDPOINT } from './deliveries.js';
+export { MAX_ATTEMPTS, MAX_IN_FLIGHT_PER_ENDPOINT, MAX_IN_FLIGHT_PER_KEY } from './deliveries.js';
 export type {
   AttemptView,
   CreatedEndpoint,
@@ -47,6 +52,8 @@ export interface WebhooksDeps {
   leaseMs?: number;
   /** Deliveries in flight to one endpoint at a time (default `MAX_IN_FLIGHT_PER_ENDPOINT`). */
   inFlightPerEndpoint?: number;
+  /** Deliveries in flight for one key at a time, across its endpoints (default `MAX_IN_FLIGHT_PER_KEY`). */
+  inFlightPerKey?: number;
 }
 
 /**
@@ -86,6 +93,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     workerId: deps.workerId,
     leaseMs: deps.leaseMs ?? timeoutMs + 20_000,
     inFlightPerEndpoint: deps.inFlightPerEndpoint ?? MAX_IN_FLIGHT_PER_ENDPOINT,
+    inFlightPerKey: deps.inFlightPerKey ?? MAX_IN_FLIGHT_PER_KEY,
     ...(deps.observer ? { observer: deps.observer } : {}),
   });
   return { ...endpoints, ...deliveries };
