@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import type { WebhookDeliveriesTable } from '../../src/db/schema.js';
 import { createWorker } from '../../src/jobs/worker.js';
 import { createManualClock } from '../../src/lib/clock.js';
 import { createIdGenerator } from '../../src/lib/ids.js';
@@ -12,6 +13,7 @@ import { createWebhooksRepository } from '../../src/modules/webhooks/repository.
 import {
   createWebhooksService,
   MAX_IN_FLIGHT_PER_ENDPOINT,
+  MAX_IN_FLIGHT_PER_KEY,
   type WebhooksService,
 } from '../../src/modules/webhooks/service.js';
 import { createHttpTransport, type WebhookTransport } from '../../src/modules/webhooks/transport.js';
@@ -521,6 +523,104 @@ for (const target of await databaseTargets()) {
       clock.advance(30_000 + 1);
       const retaken = await workers[0]!.claimDue(10);
       assert.equal(retaken.filter((r) => r.endpoint_id === full.id).length, MAX_IN_FLIGHT_PER_ENDPOINT);
+    });
+
+    it('four keys whose five endpoints all hang hold at most their share each: another key is delivered while they hang, from the first claim after it is queued', async () => {
+      const patient = service({ timeoutMs: 120_000 });
+      receiver.behave((req) => (req.path.startsWith('/hang/') ? 'hang' : 200));
+      const stuck: ApiKeyPrincipal[] = [];
+      for (let k = 0; k < 4; k += 1) {
+        const key = await newKey();
+        for (let e = 0; e < 5; e += 1) await register(`${receiver.origin}/hang/${k}/${e}`, key);
+        for (let i = 0; i < 3; i += 1) await emit(`{"data":{"k":${k},"n":${i}},"meta":{}}`, key);
+        stuck.push(key);
+      }
+      const other = await newKey();
+      await register(`${receiver.origin}/other`, other);
+
+      let queued = false;
+      const claims: Array<{ afterQueued: boolean; rows: WebhookDeliveriesTable[] }> = [];
+      const worker = createWorker({
+        name: 'keys',
+        claim: async (n) => {
+          const afterQueued = queued;
+          const rows = await patient.claimDue(n);
+          claims.push({ afterQueued, rows });
+          return rows;
+        },
+        handle: (row, signal) => patient.deliver(row, signal),
+        concurrency: 32,
+        idleDelayMs: 20,
+        onError: (error) => assert.fail(String(error)),
+      });
+      worker.start();
+      try {
+        await receiver.waitFor(4 * MAX_IN_FLIGHT_PER_KEY);
+        await emit('{"data":{"n":"other"},"meta":{}}', other);
+        queued = true;
+        worker.notify();
+        await receiver.waitFor(4 * MAX_IN_FLIGHT_PER_KEY + 1);
+        assert.equal(receiver.received.at(-1)?.path, '/other');
+        let rows = await deliveryRows();
+        for (let i = 0; rows.find((r) => r.key_id === other.id)?.status !== 'delivered'; i += 1) {
+          assert.ok(i < 200, 'the delivery is recorded as delivered');
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          rows = await deliveryRows();
+        }
+        const first = claims.find((c) => c.afterQueued && c.rows.length > 0);
+        assert.ok(
+          first?.rows.some((r) => r.key_id === other.id),
+          'the first claim after it was queued took it',
+        );
+        assert.ok(
+          claims.filter((c) => c.afterQueued).every((c) => c === first || c.rows.length === 0),
+          'no claim after it took a stuck key’s delivery',
+        );
+        stuck.forEach((key, k) => {
+          const sent = receiver.received.filter((r) => r.path.startsWith(`/hang/${k}/`)).length;
+          assert.equal(sent, MAX_IN_FLIGHT_PER_KEY, `key ${k} holds its share of the slots, no more`);
+          const leased = rows.filter((r) => r.key_id === key.id && r.claimed_by !== null);
+          assert.equal(leased.length, MAX_IN_FLIGHT_PER_KEY);
+          assert.ok(
+            leased.every((r) => r.status === 'pending' && r.attempts === 0),
+            'still hanging',
+          );
+          assert.equal(new Set(leased.map((r) => r.endpoint_id)).size, 5, "the key's endpoints take turns");
+        });
+      } finally {
+        await worker.stop();
+      }
+    });
+
+    it('the per-key share counts every worker’s leases: workers claiming at once take no more between them for a key with five endpoints', async () => {
+      for (let e = 0; e < 5; e += 1) await register(`${receiver.origin}/many/${e}`);
+      for (let i = 0; i < 10; i += 1) await emit(`{"data":{"n":${i}},"meta":{}}`);
+      const other = await newKey();
+      await register(`${receiver.origin}/else`, other);
+      for (let i = 0; i < 3; i += 1) await emit(`{"data":{"m":${i}},"meta":{}}`, other);
+      const workers = ['w1', 'w2', 'w3', 'w4'].map((workerId) => service({ workerId }));
+
+      const claims = await Promise.all(workers.map((w) => w.claimDue(10)));
+      const claimed = claims.flat();
+      assert.equal(new Set(claimed.map((r) => r.id)).size, claimed.length, 'no row claimed twice');
+      const mine = claimed.filter((r) => r.key_id === principal.id);
+      assert.equal(mine.length, MAX_IN_FLIGHT_PER_KEY);
+      assert.equal(new Set(mine.map((r) => r.endpoint_id)).size, 5, "the key's endpoints take turns");
+      assert.equal(claimed.filter((r) => r.key_id === other.id).length, 3, 'another key is not held back');
+      for (const w of workers)
+        assert.deepEqual(await w.claimDue(10), [], 'nothing more while the share is held');
+
+      // One delivery finishes: exactly one more of that key may be claimed.
+      const done = mine[0]!;
+      await workers[claims.findIndex((c) => c.includes(done))]!.deliver(done);
+      const next = await workers[3]!.claimDue(10);
+      assert.equal(next.length, 1);
+      assert.equal(next[0]?.key_id, principal.id);
+
+      // Leases that expired (their worker died) no longer count: the share is free again.
+      clock.advance(30_000 + 1);
+      const retaken = await workers[0]!.claimDue(20);
+      assert.equal(retaken.filter((r) => r.key_id === principal.id).length, MAX_IN_FLIGHT_PER_KEY);
     });
 
     it('a slow endpoint with a long queue is sent at most its share at a time, all of it in the end, while another key passes it', async () => {

@@ -2135,7 +2135,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a batch of VAT numbers
-         * @description Validates up to 100 numbers in one call (Pro and Business plans). Each item is answered exactly as `GET /v1/validate` would answer it: `{ok: true, data}` or `{ok: false, error: {code, message}}`, in input order; a malformed number or an unavailable registry fails only its own items. Duplicates are looked up once, and items go through the same cache and per-country limits as single validations. With `"async": true` up to 10,000 numbers are queued as a durable job (`202`); `GET /v1/validate/batch/{id}` shows its progress and, once completed, the same `summary` and `results`. Finishing a batch emits `batch.completed` (live keys).
+         * @description Validates up to 100 numbers in one call (Pro and Business plans). Each item is answered exactly as `GET /v1/validate` would answer it: `{ok: true, data}` or `{ok: false, error: {code, message}}`, in input order; a malformed number or an unavailable registry fails only its own items. Duplicates are looked up once, and items go through the same cache and per-country limits as single validations. With `"async": true` up to 10,000 numbers are queued as a durable job (`202`); `GET /v1/validate/batch/{id}` shows its progress and, once completed, the same `summary` and `results`. A key has at most 10 unfinished (queued or running) jobs on Pro, 25 on Business; one more is `429 rate_limited` with `Retry-After`. The jobs of every key are worked in turns, key by key, then job by job. Finishing a batch emits `batch.completed` (live keys).
          */
         post: {
             parameters: {

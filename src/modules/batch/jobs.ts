@@ -4,11 +4,13 @@ import { deleteInBatches } from '../../db/delete-in-batches.js';
 import type { BatchItemsTable, BatchJobsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/index.js';
+import type { Refusal } from '../../lib/refusal.js';
+import { type ApiKeyPrincipal, principalOfStoredWork, UNFINISHED_BATCH_JOBS } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
 import { PLAYGROUND_PRINCIPAL, PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { ValidationService } from '../validation/index.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
+import { tooManyJobs } from './limits.js';
 import type { BatchJob, BatchRepository, JobExpiry } from './repository.js';
 import {
   type BatchItemResult,
@@ -214,14 +216,18 @@ export function createJobStore(deps: {
     return deleteInBatches(batchSize, () => repository.deleteExpiredJobs(at, batchSize));
   }
 
-  /** Stores a batch job with one item per number; malformed numbers are answered at once. */
+  /**
+   * Stores a batch job with one item per number; malformed numbers are answered at once. Refused
+   * (`rate_limited`) when the key already has its plan's number of unfinished jobs: counted and
+   * inserted in one transaction, serialised per key.
+   */
   async function createJob(input: {
     principal: ApiKeyPrincipal;
     requestId: string;
     requestBody: unknown;
     vatNumbers: readonly string[];
     requester: string | null;
-  }): Promise<JobView> {
+  }): Promise<JobView | Refusal> {
     const now = clock.now().toISOString();
     const id = ids.uuid();
     const ranks = new Map<string, number>();
@@ -273,7 +279,15 @@ export function createJobStore(deps: {
       completed_at: null,
       cancel_reason: null,
     };
-    await db.kysely.transaction().execute((trx) => repository.insertJob(row, items, trx));
+    const limit = UNFINISHED_BATCH_JOBS[input.principal.plan] ?? 0;
+    const refused = await db.kysely.transaction().execute(async (trx) => {
+      await repository.lockKeyJobs(row.key_id, trx);
+      const unfinished = await repository.countUnfinished(row.key_id, trx);
+      if (unfinished >= limit) return tooManyJobs(limit, unfinished);
+      await repository.insertJob(row, items, trx);
+      return null;
+    });
+    if (refused) return refused;
     if (failed === items.length) {
       await finishJob(id);
       const answer = await getJob(input.principal, id);

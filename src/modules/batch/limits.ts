@@ -4,6 +4,23 @@ import { PLAYGROUND_JOB_LIMIT } from '../playground/index.js';
 import type { ValidationService } from '../validation/index.js';
 import { validationRefusal } from '../validation/index.js';
 
+/** When a key at its plan's number of unfinished jobs may try again (sent as `Retry-After`). */
+export const JOB_LIMIT_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * The refusal of a new job for a key that already has `limit` unfinished (queued or running) jobs:
+ * the jobs of every key are worked in turns, and a key's unfinished jobs are bounded so that what one
+ * key queues stays a bounded amount of stored work.
+ */
+export function tooManyJobs(limit: number, unfinished: number): Refusal {
+  return refusal(
+    'rate_limited',
+    `This API key already has ${unfinished} unfinished batch jobs, the most its plan allows at a time (${limit}); queue this one when one of them has completed (GET /v1/validate/batch/{id} shows their progress).`,
+    { limit, unfinished, retry_after_seconds: JOB_LIMIT_RETRY_AFTER_SECONDS },
+    JOB_LIMIT_RETRY_AFTER_SECONDS,
+  );
+}
+
 /** Most numbers in one synchronous batch, and in one batch job. */
 export const SYNC_BATCH_LIMIT = 100;
 export const ASYNC_BATCH_LIMIT = 10_000;

@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Dialect } from '../../db/database.js';
 import type { BatchItemsTable, BatchJobsTable, Database } from '../../db/schema.js';
-import { claimLeased } from '../../jobs/claim.js';
 
 /** Rows per INSERT statement (well under SQLite's bound-parameter limit). */
 const INSERT_CHUNK = 500;
@@ -27,6 +26,9 @@ export interface JobCounts {
   done: number;
   failed: number;
 }
+
+/** Above every item's rank (a job has at most 10,000 items). */
+const MAX_RANK = 2_147_483_647;
 
 /** Statuses of a job still being worked; the others (`completed`, `cancelled`) are final. */
 const UNFINISHED = ['queued', 'running'];
@@ -117,6 +119,27 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
       }
     },
 
+    /**
+     * Serialises the creation of a key's jobs (a transaction-scoped advisory lock on PostgreSQL), so
+     * two concurrent requests cannot both pass the key's limit of unfinished jobs. SQLite has a single
+     * writer and needs nothing.
+     */
+    async lockKeyJobs(keyId: string, trx: Kysely<Database>): Promise<void> {
+      if (dialect !== 'postgres') return;
+      await sql`SELECT pg_advisory_xact_lock(hashtext('batch_jobs of key'), hashtext(${keyId}))`.execute(trx);
+    },
+
+    /** How many queued and running jobs the key has. */
+    async countUnfinished(keyId: string, trx: Kysely<Database> = db): Promise<number> {
+      const row = await trx
+        .selectFrom('batch_jobs')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('status', 'in', UNFINISHED)
+        .where('key_id', '=', keyId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
     /** A job without its request body, which can be megabytes and is needed only at completion. */
     async findJob(id: string, trx: Kysely<Database> = db): Promise<BatchJob | undefined> {
       return trx.selectFrom('batch_jobs').select(JOB_COLUMNS).where('id', '=', id).executeTakeFirst();
@@ -186,9 +209,21 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /**
-     * Claims up to `limit` due items under a lease, lowest `rank` first so that consecutive claims
-     * take every country's next items side by side; `skipCountries` are left alone (their share of
-     * work in flight is full). `FOR UPDATE SKIP LOCKED` on PostgreSQL (see `claimLeased`).
+     * Claims up to `limit` due items under a lease, taking turns by key, then by job within a key,
+     * then by country within a job: each key with due items gets its next item before any key gets
+     * a second one, however many jobs it has queued; a key's jobs take turns the same way (lowest
+     * `rank` first, so each job's countries go side by side). `skipCountries` are left alone (their
+     * share of work in flight is full), and at most `capacity(country)` items of a country are
+     * taken, in turn order, among the first `limit × 2` candidates (at most `limit` of one job).
+     *
+     * The turns are one statement: it walks the unfinished jobs (`batch_jobs_unfinished_idx`), reads
+     * each one's first due items in claim order (`batch_items_claim_idx`; a `LATERAL` subquery on
+     * PostgreSQL, on SQLite a bound at the job's window-th due item with the jobs as the outer
+     * loop), numbers each key's candidates in rank order and orders them by that turn. The cost
+     * grows with the number of unfinished jobs (bounded per key by the plan), not with their length.
+     * On PostgreSQL the claims of every instance take one transaction-scoped advisory lock first,
+     * so each sees the leases the previous one committed; on SQLite the single writer serialises
+     * them. Only items still pending with a free lease are leased.
      */
     async claimDue(
       input: {
@@ -202,21 +237,71 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
       },
       trx: Kysely<Database> = db,
     ): Promise<BatchItemsTable[]> {
-      return claimLeased<BatchItemsTable, Database>(trx, dialect, {
-        table: 'batch_items',
-        due: (eb) =>
-          eb.and([
-            eb('status', '=', 'pending'),
-            eb('next_attempt_at', '<=', input.now),
-            ...(input.skipCountries.length > 0 ? [eb('country', 'not in', input.skipCountries)] : []),
-          ]),
-        orderBy: ['rank', 'id'],
-        limit: input.limit,
-        now: input.now,
-        leaseUntil: input.leaseUntil,
-        workerId: input.workerId,
-        perGroup: { column: 'country', capacity: input.capacity, window: input.limit * 2 },
-      });
+      if (input.limit <= 0) return [];
+      const { now } = input;
+      // A job gives at most `limit` candidates (no more of its items can be taken), the claim looks
+      // at twice that many, so that it can pass over items of countries at their capacity.
+      const perJob = input.limit;
+      const window = input.limit * 2;
+      const skip = (column: RawBuilder<unknown>) =>
+        input.skipCountries.length > 0 ? sql`AND ${column} NOT IN (${sql.join(input.skipCountries)})` : sql``;
+      const due = (t: string) =>
+        sql`${sql.ref(`${t}.status`)} = 'pending' AND ${sql.ref(`${t}.next_attempt_at`)} <= ${now}
+          AND (${sql.ref(`${t}.locked_until`)} IS NULL OR ${sql.ref(`${t}.locked_until`)} <= ${now})
+          ${skip(sql.ref(`${t}.country`))}`;
+      const candidates =
+        dialect === 'postgres'
+          ? sql<{ id: string; country: string }>`
+              SELECT c.id, c.country FROM (
+                SELECT i.id, i.country, i.rank,
+                  ROW_NUMBER() OVER (PARTITION BY j.key_id ORDER BY i.rank, i.id) AS turn
+                FROM batch_jobs j CROSS JOIN LATERAL (
+                  SELECT i.id, i.country, i.rank FROM batch_items i
+                  WHERE i.job_id = j.id AND ${due('i')}
+                  ORDER BY i.rank, i.id LIMIT ${perJob}
+                ) i
+                WHERE j.status IN ('queued', 'running')
+              ) c
+              ORDER BY c.turn, c.rank, c.id LIMIT ${window}`
+          : sql<{ id: string; country: string }>`
+              SELECT c.id, c.country FROM (
+                SELECT i.id, i.country, i.rank,
+                  ROW_NUMBER() OVER (PARTITION BY j.key_id ORDER BY i.rank, i.id) AS turn
+                FROM batch_jobs j CROSS JOIN batch_items i
+                WHERE j.status IN ('queued', 'running') AND i.job_id = j.id AND ${due('i')}
+                  AND i.rank <= COALESCE((
+                    SELECT x.rank FROM batch_items x WHERE x.job_id = j.id AND ${due('x')}
+                    ORDER BY x.rank, x.id LIMIT 1 OFFSET ${perJob - 1}
+                  ), ${MAX_RANK})
+              ) c
+              ORDER BY c.turn, c.rank, c.id LIMIT ${window}`;
+      const claim = async (conn: Kysely<Database>) => {
+        if (dialect === 'postgres') {
+          await sql`SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext('batch_items claim'))`.execute(
+            conn,
+          );
+        }
+        const { rows } = await candidates.execute(conn);
+        const taken = new Map<string, number>();
+        const ids: string[] = [];
+        for (const row of rows) {
+          const n = taken.get(row.country) ?? 0;
+          if (n >= input.capacity(row.country)) continue;
+          taken.set(row.country, n + 1);
+          ids.push(row.id);
+          if (ids.length >= input.limit) break;
+        }
+        if (ids.length === 0) return [];
+        return conn
+          .updateTable('batch_items')
+          .set({ locked_until: input.leaseUntil, claimed_by: input.workerId })
+          .where('id', 'in', ids)
+          .where('status', '=', 'pending')
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+          .returningAll()
+          .execute();
+      };
+      return trx.isTransaction ? claim(trx) : trx.transaction().execute(claim);
     },
 
     /** Gives claimed items back untouched (the worker has enough of their country, or is stopping). */

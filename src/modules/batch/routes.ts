@@ -168,6 +168,7 @@ export function batchRoutes(deps: {
             vatNumbers: body.vat_numbers,
             requester,
           });
+          if ('kind' in job) throw refusalError(job);
           return reply.code(202).send({ data: job, meta: baseMeta(request, reply) });
         }
         const validated = await batch.validateMany(body.vat_numbers, requester, principal);

@@ -58,6 +58,17 @@ export const AUDIT_RETENTION_DAYS: Record<Plan, number | null> = {
   business: 90,
 };
 
+/**
+ * Batch jobs a key may have unfinished (queued or running) at a time, by plan; `null` = no batch jobs
+ * (the plan has no batch validation: 402).
+ */
+export const UNFINISHED_BATCH_JOBS: Record<Plan, number | null> = {
+  free: null,
+  starter: null,
+  pro: 10,
+  business: 25,
+};
+
 export function isPlan(value: string): value is Plan {
   return (PLANS as readonly string[]).includes(value);
 }

@@ -44,14 +44,17 @@ for (const target of await databaseTargets()) {
       await db.dispose();
     });
 
-    const create = (vatNumbers: string[], requestId: string) =>
-      store.createJob({
+    const create = async (vatNumbers: string[], requestId: string) => {
+      const job = await store.createJob({
         principal: owner,
         requestId,
         requestBody: { vat_numbers: vatNumbers },
         vatNumbers,
         requester: null,
       });
+      if ('kind' in job) throw new Error(job.message);
+      return job;
+    };
 
     it('queues a job of well-formed numbers and shows its progress to its key only', async () => {
       const job = await create(['DE100000008', 'DE123', 'FR40303265045'], 'req-queued');
