@@ -13,7 +13,7 @@ import {
   type AnchoredReport,
   exportSignedHead,
   verifyEvidenceChain,
-} from '../modules/confirmations/service.js';
+} from '../modules/confirmations/verify.js';
 import { counted } from './counts.js';
 import { openExistingDatabase } from './database.js';
 import { cannotRun, EXIT_CANNOT_RUN, UsageError } from './usage-error.js';

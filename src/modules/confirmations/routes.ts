@@ -8,9 +8,9 @@ import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
+import { toTaxauthCode } from './authority.js';
 import { storedConfirmationDescription } from './schemas.js';
 import type { ConfirmationData, ConfirmationsService } from './service.js';
-import { toTaxauthCode } from './service.js';
 
 const MatchCode = Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C'), Type.Literal('D')], {
   description:
