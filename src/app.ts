@@ -290,7 +290,18 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), limit];
   });
 
-  await app.register(systemRoutes({ db: container.db, warnings: () => container.status.warnings() }));
+  await app.register(
+    systemRoutes({
+      db: container.db,
+      warnings: () => container.status.warnings(),
+      ...(container.config.evidenceKey
+        ? {
+            evidence: () =>
+              container.confirmations.checkEvidence().catch(() => container.confirmations.evidenceProblem()),
+          }
+        : {}),
+    }),
+  );
   await app.register(statusRoutes({ status: container.status }));
   await app.register(
     validationRoutes({

@@ -13,6 +13,7 @@ import * as monitors from './2026-11-23-017-monitors.js';
 import * as webhookClaimIndexes from './2026-11-26-001-webhook-claim-indexes.js';
 import * as retention from './2026-11-26-002-retention.js';
 import * as upstreamText from './2026-11-27-010-upstream-text.js';
+import * as evidenceAcknowledgements from './2026-11-27-011-evidence-acknowledgements.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-001-webhook-claim-indexes': webhookClaimIndexes,
   '2026-11-26-002-retention': retention,
   '2026-11-27-010-upstream-text': upstreamText,
+  '2026-11-27-011-evidence-acknowledgements': evidenceAcknowledgements,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ConfirmationsTable, Database } from '../../db/schema.js';
+import type { ConfirmationsTable, Database, EvidenceAcknowledgementsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { seconds } from '../../lib/errors.js';
@@ -8,17 +8,17 @@ import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
 import type { ApiKeyPrincipal, Mode } from '../keys/index.js';
 import { PLAYGROUND_RETENTION_MS } from '../playground/index.js';
-import type { HeadSigner } from './anchor.js';
+import type { HeadSigner, SignedHead } from './anchor.js';
 import { toTaxauthCode, upstreamRefusal } from './authority.js';
 import type { BurstLimiter } from './burst.js';
 import { hashRecord } from './chain.js';
+import { createEvidenceGuard, type EvidenceProblem } from './guard.js';
 import type { ConfirmationsRepository, IdempotencyRow } from './repository.js';
 import { canonicalJson, checkRequester, normaliseTarget } from './request.js';
 import {
   type AnchoredReport,
   type AnchorOptions,
-  type ExportedHeadResult,
-  exportSignedHead,
+  signedHeadDocument,
   verifyEvidenceChain,
 } from './verify.js';
 
@@ -84,6 +84,17 @@ function addYears(at: Date, years: number): Date {
   return out;
 }
 
+export type HeadLogResult = { ok: true; head: SignedHead } | { ok: false; problem: EvidenceProblem };
+
+/** The refusal of a confirmation while the chain head cannot be verified. */
+export function evidenceRefusal(problem: EvidenceProblem): Refusal {
+  return refusal(
+    'evidence_unverified',
+    `Confirmations are stopped: ${problem.message}. Nothing is signed or appended until an operator reviews the evidence chain ("openvat evidence verify") and acknowledges its head ("openvat evidence acknowledge").`,
+    { reason: problem.reason, seq: problem.seq, since: problem.since },
+  );
+}
+
 export function createConfirmationsService(deps: {
   repository: ConfirmationsRepository;
   clock: Clock;
@@ -95,9 +106,20 @@ export function createConfirmationsService(deps: {
   inFlightTimeoutMs: number;
   /** Signs every new chain head (OPENVAT_EVIDENCE_KEY); without it heads are stored unsigned. */
   signer?: HeadSigner | null;
+  /** Told once each time confirmations stop because the chain head cannot be verified. */
+  onEvidenceProblem?: (problem: EvidenceProblem) => void;
+  /** Told when an operator's acknowledgement lets confirmations resume. */
+  onEvidenceResume?: (acknowledgement: EvidenceAcknowledgementsTable) => void;
 }) {
   const { repository, clock, ids, upstream, limiter, inFlightTimeoutMs } = deps;
   const signer = deps.signer ?? null;
+  const guard = createEvidenceGuard({
+    repository,
+    signer,
+    clock,
+    ...(deps.onEvidenceProblem ? { onProblem: deps.onEvidenceProblem } : {}),
+    ...(deps.onEvidenceResume ? { onResume: deps.onEvidenceResume } : {}),
+  });
 
   /** A request's idempotency fingerprint: its body under its key's mode. */
   const fingerprintOf = (mode: string, body: unknown) => sha256Hex(canonicalJson({ mode, body }));
@@ -183,6 +205,11 @@ export function createConfirmationsService(deps: {
           if (resolved) return resolved;
         }
       }
+
+      // The chain is never extended from a head this instance cannot verify: nothing is asked of
+      // the authority then.
+      const stopped = await guard.check();
+      if (stopped) return evidenceRefusal(stopped);
 
       const burst = limiter.take(principal.id);
       if (!burst.allowed) {
@@ -285,6 +312,7 @@ export function createConfirmationsService(deps: {
         async store(trx, responseBody) {
           const created = clock.now();
           const link = await repository.claimNextLink(trx);
+          await guard.beforeAppend(trx, link.previous);
           const record: Omit<ConfirmationsTable, 'hash'> = {
             id: confirmationId,
             seq: link.seq,
@@ -315,6 +343,7 @@ export function createConfirmationsService(deps: {
           const hash = hashRecord(record);
           await repository.insert({ ...record, hash }, trx);
           await repository.setHeadHash(link.seq, hash, signer ? signer.sign(link.seq, hash) : null, trx);
+          guard.appended(link.seq, hash);
           if (idempotencyKey !== undefined) {
             const done = await repository.completeIdempotency(
               principal.accountId,
@@ -344,9 +373,25 @@ export function createConfirmationsService(deps: {
       return verifyEvidenceChain(repository, pageSize, anchor);
     },
 
-    /** The current chain head signed with the evidence key (see `exportSignedHead`); null without a key. */
-    async exportHead(): Promise<ExportedHeadResult | null> {
-      return signer ? exportSignedHead(repository, signer, clock.now()) : null;
+    /**
+     * The start-up and daily check (see `EvidenceGuard.audit`): the current head, already signed,
+     * for the log, or why confirmations are stopped. Signs nothing. Null without an evidence key.
+     */
+    async exportHead(): Promise<HeadLogResult | null> {
+      if (!signer) return null;
+      const audited = await guard.audit();
+      if (!audited.ok) return audited;
+      return { ok: true, head: signedHeadDocument(audited.head, signer, clock.now()) };
+    },
+
+    /** Why confirmations are stopped (null when they are not), as `/ready` and the metrics report it. */
+    evidenceProblem(): EvidenceProblem | null {
+      return guard.problem();
+    },
+
+    /** Re-checks the chain head now (what `/ready` does); the problem, or null. */
+    checkEvidence(): Promise<EvidenceProblem | null> {
+      return guard.check();
     },
 
     /** Deletes idempotency keys past their 24 hours; confirmations themselves are never deleted. */
