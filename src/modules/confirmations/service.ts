@@ -86,11 +86,19 @@ function addYears(at: Date, years: number): Date {
 
 export type HeadLogResult = { ok: true; head: SignedHead } | { ok: false; problem: EvidenceProblem };
 
+/**
+ * What a stopped instance says about the problem outside its log (API callers, `/ready`): the reason
+ * and the link, never a confirmation's id (the chain spans every account).
+ */
+export function evidenceSummary(problem: Pick<EvidenceProblem, 'reason' | 'seq'>): string {
+  return `the evidence chain head does not verify against the last signed head (${problem.reason} at seq ${problem.seq})`;
+}
+
 /** The refusal of a confirmation while the chain head cannot be verified. */
 export function evidenceRefusal(problem: EvidenceProblem): Refusal {
   return refusal(
     'evidence_unverified',
-    `Confirmations are stopped: ${problem.message}. Nothing is signed or appended until an operator reviews the evidence chain ("openvat evidence verify") and acknowledges its head ("openvat evidence acknowledge").`,
+    `Confirmations are stopped: ${evidenceSummary(problem)}. Nothing is signed or appended until an operator reviews the evidence chain ("openvat evidence verify") and acknowledges its head ("openvat evidence acknowledge").`,
     { reason: problem.reason, seq: problem.seq, since: problem.since },
   );
 }
