@@ -178,6 +178,7 @@ for (const target of await databaseTargets()) {
       const result = await acknowledgeHead(
         createConfirmationsRepository(db.kysely),
         createHeadSigner(parseEvidenceKey(PRIVATE_PEM)),
+        // Made by the operator after the instances started (only such an acknowledgement resumes them).
         { id: randomUUID(), seq: current.seq, hash: current.hash, reason, now: new Date(Date.now() + 1_000) },
       );
       assert.equal(result.ok, true);
