@@ -17,6 +17,7 @@ import { unstorableText } from './lib/json-text.js';
 import { auditsRoutes } from './modules/audits/routes.js';
 import { batchRoutes } from './modules/batch/routes.js';
 import { confirmationsRoutes } from './modules/confirmations/routes.js';
+import { evidenceSummary } from './modules/confirmations/service.js';
 import { dashboardRoutes } from './modules/dashboard/routes.js';
 import { decideRoutes } from './modules/decide/routes.js';
 import { guidesIndex, guidesRoutes, loadGuides } from './modules/guides/routes.js';
@@ -290,7 +291,22 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), limit];
   });
 
-  await app.register(systemRoutes({ db: container.db, warnings: () => container.status.warnings() }));
+  await app.register(
+    systemRoutes({
+      db: container.db,
+      warnings: () => container.status.warnings(),
+      ...(container.config.evidenceKey
+        ? {
+            evidence: async () => {
+              const problem = await container.confirmations
+                .checkEvidence()
+                .catch(() => container.confirmations.evidenceProblem());
+              return problem ? { message: evidenceSummary(problem) } : null;
+            },
+          }
+        : {}),
+    }),
+  );
   await app.register(statusRoutes({ status: container.status }));
   await app.register(
     validationRoutes({

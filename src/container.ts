@@ -214,7 +214,20 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     // An in-flight idempotency key is abandoned once the upstream call cannot still be running.
     inFlightTimeoutMs: registryConfig.timeoutMs + 60_000,
     signer: config.evidenceKey ? createHeadSigner(parseEvidenceKey(config.evidenceKey)) : null,
+    onEvidenceProblem: (problem) =>
+      log.error(
+        { evidence: problem },
+        'evidence chain head cannot be verified: confirmations are stopped until an operator acknowledges it (openvat evidence acknowledge)',
+      ),
+    onEvidenceResume: (ack) =>
+      log.warn(
+        {
+          evidence_acknowledgement: { id: ack.id, seq: Number(ack.seq), hash: ack.hash, reason: ack.reason },
+        },
+        'evidence chain head acknowledged by an operator: confirmations resume',
+      ),
   });
+  metrics.watchEvidence(() => confirmations.evidenceProblem() !== null);
   const timers: NodeJS.Timeout[] = [];
 
   const webhookTransport = ports.webhookTransport ?? createHttpTransport();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Config } from '../config.js';
@@ -11,9 +12,10 @@ import {
 import { createConfirmationsRepository } from '../modules/confirmations/repository.js';
 import {
   type AnchoredReport,
+  acknowledgeHead,
   exportSignedHead,
   verifyEvidenceChain,
-} from '../modules/confirmations/service.js';
+} from '../modules/confirmations/verify.js';
 import { counted } from './counts.js';
 import { openExistingDatabase } from './database.js';
 import { cannotRun, EXIT_CANNOT_RUN, UsageError } from './usage-error.js';
@@ -129,7 +131,7 @@ export function createEvidenceCommands(config: () => Config): Command {
   evidence
     .command('export-head')
     .description(
-      'verify the chain, then print its head signed with OPENVAT_EVIDENCE_KEY (JSON) to keep outside the database',
+      'verify the chain and its head signature, then print the signed head (JSON) to keep outside the database',
     )
     .option('--out <file>', 'write the signed head to this file instead of stdout')
     .action((options: { out?: string }) =>
@@ -141,12 +143,61 @@ export function createEvidenceCommands(config: () => Config): Command {
         );
         if (!result.ok) {
           for (const line of describe(result.report)) console.error(line);
-          console.error('The head was not exported: a broken chain is never signed.');
+          console.error(
+            'The head was not exported: a chain that does not verify, or a head without a valid signature, is never signed here. Review it, then run "openvat evidence acknowledge" (docs/evidence.md).',
+          );
           return 1;
         }
         const text = `${JSON.stringify(result.head, null, 2)}\n`;
         if (options.out) writeFileSync(options.out, text);
         else process.stdout.write(text);
+        return 0;
+      }),
+    );
+
+  evidence
+    .command('acknowledge')
+    .description(
+      'after a review, accept the current chain head: sign it and record the acknowledgement, so that confirmations stopped by the evidence check resume from it',
+    )
+    .requiredOption(
+      '--seq <n>',
+      'the seq of the head that was reviewed (as "openvat evidence verify" shows it)',
+    )
+    .requiredOption('--hash <hex>', 'the hash of the head that was reviewed')
+    .requiredOption('--reason <text>', 'why the head is accepted (kept with the acknowledgement)')
+    .option('--json', 'print one JSON object with the acknowledgement on stdout')
+    .action((options: { seq: string; hash: string; reason: string; json?: boolean }) =>
+      guarded(async () => {
+        const c = config();
+        const signer = signerFrom(c);
+        const seq = Number(options.seq);
+        if (!Number.isInteger(seq) || seq < 0) throw new UsageError('--seq must be a whole number');
+        if (!/^[0-9a-f]{64}$/.test(options.hash))
+          throw new UsageError('--hash must be 64 lowercase hex digits');
+        if (options.reason.trim() === '') throw new UsageError('--reason must say why the head is accepted');
+        const result = await withRepository(c, (repository) =>
+          acknowledgeHead(repository, signer, {
+            id: randomUUID(),
+            seq,
+            hash: options.hash,
+            reason: options.reason.trim(),
+            now: new Date(),
+          }),
+        );
+        if (!result.ok) {
+          console.error(`openvat: nothing was acknowledged: ${result.message}`);
+          return 1;
+        }
+        const { acknowledgement, report } = result;
+        if (options.json) {
+          console.log(JSON.stringify({ acknowledgement: { ...acknowledgement, report: undefined }, report }));
+        } else {
+          console.log(
+            `Acknowledged head seq ${acknowledgement.seq} (${acknowledgement.hash}) at ${acknowledgement.acknowledged_at}; the head is signed and confirmations resume from it.`,
+          );
+          for (const line of describe(report)) console.log(`Before the acknowledgement: ${line}`);
+        }
         return 0;
       }),
     );

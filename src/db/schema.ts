@@ -144,6 +144,20 @@ export interface ConfirmationChainHeadTable {
   signature: string | null;
 }
 
+/** An operator's signed acknowledgement of a chain head (`openvat evidence acknowledge`). */
+export interface EvidenceAcknowledgementsTable {
+  id: string;
+  seq: number;
+  hash: string;
+  acknowledged_at: string;
+  /** The operator's words: why the head is accepted. */
+  reason: string;
+  /** The verification report (JSON) the operator reviewed. */
+  report: string;
+  /** Ed25519 signature (base64) of `acknowledgementMessage(id, seq, hash, acknowledged_at)`. */
+  signature: string;
+}
+
 /** Idempotency keys of confirmation requests, per account. */
 export interface ConfirmationIdempotencyTable {
   account_id: string;
@@ -312,6 +326,7 @@ export interface Database {
   confirmations: ConfirmationsTable;
   confirmation_chain_head: ConfirmationChainHeadTable;
   confirmation_idempotency: ConfirmationIdempotencyTable;
+  evidence_acknowledgements: EvidenceAcknowledgementsTable;
   batch_jobs: BatchJobsTable;
   batch_items: BatchItemsTable;
   usage_daily: UsageDailyTable;

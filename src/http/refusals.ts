@@ -29,6 +29,8 @@ export const REFUSAL_HTTP: Readonly<Record<RefusalReason, { status: number; code
   authority_unavailable: { status: 503, code: 'taxauth_unavailable' },
   authority_unreachable: { status: 502, code: 'taxauth_unavailable' },
   authority_error: { status: 503, code: 'taxauth_server_error' },
+  // Until an operator acknowledges the chain head (docs/evidence.md): no Retry-After.
+  evidence_unverified: { status: 503, code: 'evidence_unverified' },
 };
 
 /** The API error of a refusal: its status and code, its message and details, `Retry-After` when known. */

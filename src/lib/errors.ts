@@ -2,7 +2,8 @@
  * The closed list of error codes of the API (DESIGN §2, docs/compatibility.md). Every error response
  * carries one of them. They are the codes of the hosted API's published contract (a malformed
  * request of any kind is `invalid_format`, as there; the confirmation codes are those of its SDK),
- * plus the three it has no word for: `idempotency_conflict`, `payload_too_large`, `internal_error`.
+ * plus the four it has no word for: `idempotency_conflict`, `payload_too_large`, `internal_error`,
+ * `evidence_unverified` (confirmations stopped until an operator acknowledges the evidence chain).
  */
 export const ERROR_CODES = [
   'unauthorized',
@@ -24,6 +25,7 @@ export const ERROR_CODES = [
   'taxauth_rejected',
   'payload_too_large',
   'internal_error',
+  'evidence_unverified',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -35,7 +35,9 @@ export type RefusalReason =
   /** The tax authority could not be reached or did not answer in time. */
   | 'authority_unreachable'
   /** The tax authority failed with a server error or an unreadable answer. */
-  | 'authority_error';
+  | 'authority_error'
+  /** The evidence chain head cannot be verified, so no confirmation may be appended (confirm). */
+  | 'evidence_unverified';
 
 export interface Refusal {
   kind: 'refused';

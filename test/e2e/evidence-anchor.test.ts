@@ -195,6 +195,58 @@ describe('evidence chain anchored by a signed head (OPENVAT_EVIDENCE_KEY)', () =
     assert.match(result.stderr, /BROKEN at seq 2/);
   });
 
+  it('export-head never signs a head left without a signature; acknowledge does, after a review', async () => {
+    const copy = `sqlite:${join(dir, 'unsigned.sqlite')}`;
+    copyFileSync(join(dir, 'openvat.sqlite'), join(dir, 'unsigned.sqlite'));
+    // The tail cut back and the signature removed: the chain alone is consistent.
+    let head = { seq: 0, hash: '' };
+    await withDb(copy, async (db) => {
+      await db.kysely.deleteFrom('confirmations').where('seq', '>', 2).execute();
+      const kept = await db.kysely
+        .selectFrom('confirmations')
+        .select('hash')
+        .where('seq', '=', 2)
+        .executeTakeFirstOrThrow();
+      await db.kysely
+        .updateTable('confirmation_chain_head')
+        .set({ seq: 2, hash: kept.hash, signature: null })
+        .where('id', '=', 1)
+        .execute();
+      head = { seq: 2, hash: kept.hash };
+    });
+    const exported = cli(copy, ['evidence', 'export-head'], key);
+    assert.equal(exported.status, 1, exported.stdout);
+    assert.equal(exported.stdout, '');
+    assert.match(exported.stderr, /head_unsigned[\s\S]*openvat evidence acknowledge/);
+    const still = cli(copy, ['evidence', 'verify', '--json'], key);
+    assert.equal(JSON.parse(still.stdout).reason, 'head_unsigned', 'nothing was signed');
+
+    const wrong = cli(
+      copy,
+      ['evidence', 'acknowledge', '--seq', '2', '--hash', 'a'.repeat(64), '--reason', 'reviewed'],
+      key,
+    );
+    assert.equal(wrong.status, 1);
+    assert.match(wrong.stderr, /nothing was acknowledged: the chain head is seq 2/);
+
+    const acknowledged = cli(
+      copy,
+      ['evidence', 'acknowledge', '--seq', String(head.seq), '--hash', head.hash, '--reason', 'restored'],
+      key,
+    );
+    assert.equal(acknowledged.status, 0, acknowledged.stderr);
+    assert.match(acknowledged.stdout, /^Acknowledged head seq 2 /);
+    const verified = cli(copy, ['evidence', 'verify'], key);
+    assert.equal(verified.status, 0, verified.stdout);
+    assert.match(verified.stdout, /head signature valid/);
+    await withDb(copy, async (db) => {
+      const rows = await db.kysely.selectFrom('evidence_acknowledgements').selectAll().execute();
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]?.reason, 'restored');
+      assert.equal(JSON.parse(rows[0]?.report ?? '{}').reason, 'head_unsigned');
+    });
+  });
+
   it('a bad OPENVAT_EVIDENCE_KEY is refused at start', () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
       .privateKey.export({ format: 'pem', type: 'pkcs8' })

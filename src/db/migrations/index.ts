@@ -12,6 +12,8 @@ import * as evidenceHeadSignature from './2026-11-23-016-evidence-head-signature
 import * as monitors from './2026-11-23-017-monitors.js';
 import * as webhookClaimIndexes from './2026-11-26-001-webhook-claim-indexes.js';
 import * as retention from './2026-11-26-002-retention.js';
+import * as upstreamText from './2026-11-27-010-upstream-text.js';
+import * as evidenceAcknowledgements from './2026-11-27-011-evidence-acknowledgements.js';
 import * as batchFairClaim from './2026-11-27-040-batch-fair-claim.js';
 import * as webhookKeyShare from './2026-11-27-041-webhook-key-share.js';
 
@@ -33,6 +35,8 @@ const migrations: Record<string, Migration> = {
   '2026-11-23-017-monitors': monitors,
   '2026-11-26-001-webhook-claim-indexes': webhookClaimIndexes,
   '2026-11-26-002-retention': retention,
+  '2026-11-27-010-upstream-text': upstreamText,
+  '2026-11-27-011-evidence-acknowledgements': evidenceAcknowledgements,
   '2026-11-27-040-batch-fair-claim': batchFairClaim,
   '2026-11-27-041-webhook-key-share': webhookKeyShare,
 };

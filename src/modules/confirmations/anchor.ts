@@ -75,16 +75,51 @@ export function publicKeyPem(key: KeyObject): string {
   return publicKey.export({ format: 'pem', type: 'spki' }).toString();
 }
 
+/** What an operator's acknowledgement of a chain head says (`openvat evidence acknowledge`). */
+export interface Acknowledgement {
+  id: string;
+  seq: number;
+  hash: string;
+  acknowledged_at: string;
+}
+
+export const ACKNOWLEDGEMENT_FORMAT = 'openvat-evidence-ack/1';
+
+/**
+ * The bytes signed for an acknowledgement: another format than a head's, so no signed head (they
+ * are logged daily) can pass for an acknowledgement, and the time is signed with it.
+ */
+export function acknowledgementMessage(ack: Acknowledgement): Buffer {
+  return Buffer.from(
+    `${ACKNOWLEDGEMENT_FORMAT}\n${ack.id}\n${ack.seq}\n${ack.hash}\n${ack.acknowledged_at}`,
+    'utf8',
+  );
+}
+
 export interface HeadSigner {
   sign(seq: number, hash: string): string;
+  signAcknowledgement(ack: Acknowledgement): string;
   readonly publicKey: KeyObject;
 }
 
 export function createHeadSigner(privateKey: KeyObject): HeadSigner {
   return {
     sign: (seq, hash) => sign(null, headMessage(seq, hash), privateKey).toString('base64'),
+    signAcknowledgement: (ack) => sign(null, acknowledgementMessage(ack), privateKey).toString('base64'),
     publicKey: createPublicKey(privateKey),
   };
+}
+
+export function verifyAcknowledgement(
+  publicKey: KeyObject,
+  ack: Acknowledgement,
+  signature: string,
+): boolean {
+  try {
+    return verify(null, acknowledgementMessage(ack), publicKey, Buffer.from(signature, 'base64'));
+  } catch {
+    return false;
+  }
 }
 
 export function verifyHeadSignature(

@@ -76,11 +76,11 @@ export type ChainReport =
 
 /**
  * Walks the chain incrementally: feed rows in `seq` order with `add`, then `finish` with the chain
- * head. Stops at the first break.
+ * head. Stops at the first break. Starts at the genesis, or after a link already verified (`from`).
  */
-export function createChainVerifier() {
-  let expectedSeq = 1;
-  let prev = GENESIS_HASH;
+export function createChainVerifier(from: { seq: number; hash: string } = { seq: 0, hash: GENESIS_HASH }) {
+  let expectedSeq = from.seq + 1;
+  let prev = from.hash;
   let count = 0;
   let broken: Extract<ChainReport, { ok: false }> | null = null;
 

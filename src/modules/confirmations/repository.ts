@@ -4,6 +4,7 @@ import type {
   ConfirmationIdempotencyTable,
   ConfirmationsTable,
   Database,
+  EvidenceAcknowledgementsTable,
 } from '../../db/schema.js';
 
 export type IdempotencyRow = ConfirmationIdempotencyTable;
@@ -12,18 +13,26 @@ export function createConfirmationsRepository(db: Kysely<Database>) {
   return {
     /**
      * Claims the next link of the chain: increments the head's `seq` and returns the new `seq` with
-     * the previous link's hash. Being an UPDATE, it is the first write of the transaction, so it
-     * serialises appends on both databases (a row lock on PostgreSQL until commit; SQLite's single
-     * writer lock). Must run inside the transaction that inserts the row and sets the head's hash.
+     * the head it extends (the previous link's `seq`, `hash` and the head's stored signature). Being
+     * an UPDATE, it is the first write of the transaction, so it serialises appends on both
+     * databases (a row lock on PostgreSQL until commit; SQLite's single writer lock). Must run inside
+     * the transaction that inserts the row and sets the head's hash.
      */
-    async claimNextLink(trx: Kysely<Database>): Promise<{ seq: number; prevHash: string }> {
+    async claimNextLink(
+      trx: Kysely<Database>,
+    ): Promise<{ seq: number; prevHash: string; previous: ConfirmationChainHeadTable }> {
       const row = await trx
         .updateTable('confirmation_chain_head')
         .set((eb) => ({ seq: eb('seq', '+', 1) }))
         .where('id', '=', 1)
-        .returning(['seq', 'hash'])
+        .returning(['seq', 'hash', 'signature'])
         .executeTakeFirstOrThrow();
-      return { seq: Number(row.seq), prevHash: row.hash };
+      const seq = Number(row.seq);
+      return {
+        seq,
+        prevHash: row.hash,
+        previous: { id: 1, seq: seq - 1, hash: row.hash, signature: row.signature },
+      };
     },
 
     /** Names the appended link in the head, with its signature (null without an evidence key). */
@@ -82,15 +91,46 @@ export function createConfirmationsRepository(db: Kysely<Database>) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    /** Up to `limit` rows with `seq` greater than `afterSeq`, in `seq` order. */
-    async page(afterSeq: number, limit: number, trx: Kysely<Database> = db): Promise<ConfirmationsTable[]> {
-      return trx
+    /** Up to `limit` rows with `seq` greater than `afterSeq` (and at most `upToSeq`), in `seq` order. */
+    async page(
+      afterSeq: number,
+      limit: number,
+      trx: Kysely<Database> = db,
+      upToSeq?: number,
+    ): Promise<ConfirmationsTable[]> {
+      let query = trx.selectFrom('confirmations').selectAll().where('seq', '>', afterSeq);
+      if (upToSeq !== undefined) query = query.where('seq', '<=', upToSeq);
+      return query.orderBy('seq').limit(limit).execute();
+    },
+
+    /** The stored hash of link `seq`, or undefined when there is no such row. */
+    async hashAt(seq: number, trx: Kysely<Database> = db): Promise<string | undefined> {
+      const row = await trx
         .selectFrom('confirmations')
+        .select('hash')
+        .where('seq', '=', seq)
+        .executeTakeFirst();
+      return row?.hash;
+    },
+
+    /** The newest operator acknowledgement of a chain head, if any. */
+    async latestAcknowledgement(
+      trx: Kysely<Database> = db,
+    ): Promise<EvidenceAcknowledgementsTable | undefined> {
+      return trx
+        .selectFrom('evidence_acknowledgements')
         .selectAll()
-        .where('seq', '>', afterSeq)
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
+        .orderBy('acknowledged_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+    },
+
+    async insertAcknowledgement(
+      row: EvidenceAcknowledgementsTable,
+      trx: Kysely<Database> = db,
+    ): Promise<void> {
+      await trx.insertInto('evidence_acknowledgements').values(row).execute();
     },
 
     async findIdempotency(

@@ -8,9 +8,10 @@ import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
+import { toTaxauthCode } from './authority.js';
+import { EvidenceUnverifiedError } from './guard.js';
 import { storedConfirmationDescription } from './schemas.js';
-import type { ConfirmationData, ConfirmationsService } from './service.js';
-import { toTaxauthCode } from './service.js';
+import { type ConfirmationData, type ConfirmationsService, evidenceRefusal } from './service.js';
 
 const MatchCode = Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C'), Type.Literal('D')], {
   description:
@@ -233,6 +234,9 @@ export function confirmationsRoutes(deps: {
               });
             } catch (error) {
               await outcome.abandon();
+              // The chain head changed between the check and the append and does not verify.
+              if (error instanceof EvidenceUnverifiedError)
+                throw refusalError(evidenceRefusal(error.problem));
               throw error;
             }
         }

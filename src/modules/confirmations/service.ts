@@ -1,25 +1,28 @@
-import type { KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { ConfirmationsTable, Database } from '../../db/schema.js';
+import type { ConfirmationsTable, Database, EvidenceAcknowledgementsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { seconds } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { type Refusal, refusal } from '../../lib/refusal.js';
-import type { EvatrAnswer, EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
+import type { EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
 import type { ApiKeyPrincipal, Mode } from '../keys/index.js';
 import { PLAYGROUND_RETENTION_MS } from '../playground/index.js';
-import { compactInput, isValidGermanVatDigits } from '../vat-numbers/index.js';
-import {
-  HEAD_FORMAT,
-  type HeadSigner,
-  publicKeyPem,
-  type SignedHead,
-  verifyHeadSignature,
-} from './anchor.js';
+import type { HeadSigner, SignedHead } from './anchor.js';
+import { toTaxauthCode, upstreamRefusal } from './authority.js';
 import type { BurstLimiter } from './burst.js';
-import { type ChainReport, createChainVerifier, GENESIS_HASH, hashRecord } from './chain.js';
+import { hashRecord } from './chain.js';
+import { createEvidenceGuard, type EvidenceProblem } from './guard.js';
 import type { ConfirmationsRepository, IdempotencyRow } from './repository.js';
+import { canonicalJson, checkRequester, normaliseTarget } from './request.js';
+import {
+  type AnchoredReport,
+  type AnchorOptions,
+  signedHeadDocument,
+  verifyEvidenceChain,
+} from './verify.js';
+
+export { OFFICIAL_TEST_REQUESTER } from './request.js';
 
 /** The body of `POST /v1/confirm` (spec §2.3), as validated by the route schema. */
 export interface ConfirmBody {
@@ -74,29 +77,6 @@ const DAY_MS = 86_400_000;
 export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 /** Confirmations are evidence for 10 years (spec §8). */
 export const RETENTION_YEARS = 10;
-/** `Retry-After` when the authority's session limit (`evatr-0008`) was reached. */
-export const SESSION_LIMIT_RETRY_AFTER_SECONDS = 60;
-/** `Retry-After` when the authority is unavailable; it asks callers not to repeat a request at once. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 300;
-/** The authority's documented test requester; its check digit is wrong on purpose. */
-export const OFFICIAL_TEST_REQUESTER = 'DE123456789';
-
-/** `evatr-0000` → `taxauth-0000`. */
-export function toTaxauthCode(status: string): string {
-  return `taxauth-${status.replace(/^evatr-/i, '')}`;
-}
-
-/** JSON with object keys sorted at every level: equal documents give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 function addYears(at: Date, years: number): Date {
   const out = new Date(at.getTime());
@@ -104,193 +84,24 @@ function addYears(at: Date, years: number): Date {
   return out;
 }
 
-/** The target number without separators, upper case, `GR` read as `EL`. */
-export function normaliseTarget(input: string): string | null {
-  const compact = compactInput(input);
-  if (compact === null) return null;
-  return compact.startsWith('GR') ? `EL${compact.slice(2)}` : compact;
-}
-
-/** The requester checked before any call: `DE` + 9 digits with a valid MOD 11,10 check digit. */
-export function checkRequester(input: string): { ok: true; vat: string } | Refusal {
-  const vat = compactInput(input) ?? input;
-  if (vat === OFFICIAL_TEST_REQUESTER) return { ok: true, vat };
-  const fail = (reason: 'country' | 'characters' | 'length' | 'checksum', message: string) =>
-    refusal('requester_invalid', message, { reason, field: 'requester_vat_number' });
-  if (!vat.startsWith('DE')) {
-    return fail('country', 'The requester VAT number must be a German VAT number (DE followed by 9 digits).');
-  }
-  const national = vat.slice(2);
-  if (!/^\d*$/.test(national)) {
-    return fail('characters', 'The requester VAT number must be DE followed by 9 digits.');
-  }
-  if (national.length !== 9) {
-    return fail(
-      'length',
-      `The requester VAT number must be DE followed by 9 digits; got ${national.length}.`,
-    );
-  }
-  if (!isValidGermanVatDigits(national)) {
-    return fail(
-      'checksum',
-      `The requester VAT number ${vat} fails the German check-digit test (ISO 7064 MOD 11,10).`,
-    );
-  }
-  return { ok: true, vat };
-}
+export type HeadLogResult = { ok: true; head: SignedHead } | { ok: false; problem: EvidenceProblem };
 
 /**
- * Walks the whole evidence chain in `seq` order, page by page, and reports OK or the first broken
- * link (edited row, deleted row, broken link, or a head that does not name the last row).
+ * What a stopped instance says about the problem outside its log (API callers, `/ready`): the reason
+ * and the link, never a confirmation's id (the chain spans every account).
  */
-/** What a verification checks beyond the hashes: the head's signature and an exported head. */
-export interface AnchorOptions {
-  /** The evidence public key: the stored head must carry a valid signature by it. */
-  publicKey?: KeyObject | undefined;
-  /** A head exported earlier: the chain must still contain it, unchanged. Needs `publicKey`. */
-  exported?: SignedHead | undefined;
+export function evidenceSummary(problem: Pick<EvidenceProblem, 'reason' | 'seq'>): string {
+  return `the evidence chain head does not verify against the last signed head (${problem.reason} at seq ${problem.seq})`;
 }
 
-export type AnchoredReport =
-  | (Extract<ChainReport, { ok: true }> & { signed: boolean; exportedSeq: number | null })
-  | Extract<ChainReport, { ok: false }>
-  | {
-      ok: false;
-      count: number;
-      seq: number;
-      reason:
-        | 'head_unsigned'
-        | 'head_signature_invalid'
-        | 'exported_head_invalid'
-        | 'exported_head_mismatch'
-        | 'rolled_back';
-      message: string;
-    };
-
-/**
- * Walks the whole chain (hashes and links, see `createChainVerifier`), then checks the anchors
- * given: the stored head's signature, and that an exported head is still part of the chain.
- */
-export async function verifyEvidenceChain(
-  repository: Pick<ConfirmationsRepository, 'page' | 'head'>,
-  pageSize = 500,
-  anchor: AnchorOptions = {},
-): Promise<AnchoredReport> {
-  const { publicKey, exported } = anchor;
-  if (exported && !publicKey) throw new Error('verifying against an exported head needs the public key');
-  const verifier = createChainVerifier();
-  let exportedHash: string | null = exported?.seq === 0 ? GENESIS_HASH : null;
-  let after = 0;
-  let report: ChainReport | null = null;
-  for (;;) {
-    const rows = await repository.page(after, pageSize);
-    for (const row of rows) {
-      if (!verifier.add(row)) {
-        report = verifier.finish(await repository.head());
-        break;
-      }
-      if (exported && Number(row.seq) === exported.seq) exportedHash = row.hash;
-    }
-    if (report || rows.length < pageSize) break;
-    after = Number(rows[rows.length - 1]?.seq ?? after);
-  }
-  const head = await repository.head();
-  report ??= verifier.finish(head);
-  if (!report.ok) return report;
-  const { count, headSeq, headHash } = report;
-  const fail = (seq: number, reason: Extract<AnchoredReport, { ok: false }>['reason'], message: string) =>
-    ({ ok: false, count, seq, reason, message }) as AnchoredReport;
-
-  if (exported && publicKey) {
-    if (publicKeyPem(publicKey).trim() !== exported.public_key.trim()) {
-      return fail(
-        exported.seq,
-        'exported_head_invalid',
-        'the exported head was signed with another evidence key',
-      );
-    }
-    if (!verifyHeadSignature(publicKey, exported.seq, exported.hash, exported.signature)) {
-      return fail(
-        exported.seq,
-        'exported_head_invalid',
-        'the exported head does not carry a valid signature',
-      );
-    }
-    if (exported.seq > headSeq) {
-      return fail(
-        headSeq + 1,
-        'rolled_back',
-        `the chain ends at seq ${headSeq}, but the exported head names seq ${exported.seq}: confirmations were removed from the end`,
-      );
-    }
-    if (exportedHash !== exported.hash) {
-      return fail(
-        exported.seq,
-        'exported_head_mismatch',
-        `confirmation seq ${exported.seq} is not the one in the exported head: the chain was rewritten up to it`,
-      );
-    }
-  }
-  let signed = false;
-  if (publicKey && headSeq > 0) {
-    const signature = head?.signature ?? null;
-    if (signature === null) {
-      return fail(
-        headSeq,
-        'head_unsigned',
-        'the chain head carries no signature (no confirmation was stored since OPENVAT_EVIDENCE_KEY was set, or it was removed); run "openvat evidence export-head" to sign the current head',
-      );
-    }
-    if (!verifyHeadSignature(publicKey, headSeq, headHash, signature)) {
-      return fail(
-        headSeq,
-        'head_signature_invalid',
-        'the chain head signature is not valid for this evidence key',
-      );
-    }
-    signed = true;
-  }
-  return { ...report, signed, exportedSeq: exported?.seq ?? null };
+/** The refusal of a confirmation while the chain head cannot be verified. */
+export function evidenceRefusal(problem: EvidenceProblem): Refusal {
+  return refusal(
+    'evidence_unverified',
+    `Confirmations are stopped: ${evidenceSummary(problem)}. Nothing is signed or appended until an operator reviews the evidence chain ("openvat evidence verify") and acknowledges its head ("openvat evidence acknowledge").`,
+    { reason: problem.reason, seq: problem.seq, since: problem.since },
+  );
 }
-
-export type ExportedHeadResult = { ok: true; head: SignedHead } | { ok: false; report: AnchoredReport };
-
-/**
- * The current chain head, signed with the evidence key, for the operator to keep outside the
- * database. The chain is verified first and a broken one is never signed; a head stored unsigned
- * (no confirmation since the key was set) is signed now.
- */
-export async function exportSignedHead(
-  repository: Pick<ConfirmationsRepository, 'page' | 'head' | 'signHead'>,
-  signer: HeadSigner,
-  now: Date,
-): Promise<ExportedHeadResult> {
-  const report = await verifyEvidenceChain(repository, 500, { publicKey: signer.publicKey });
-  if (!report.ok && report.reason !== 'head_unsigned') return { ok: false, report };
-  const head = await repository.head();
-  if (!head) return { ok: false, report };
-  const seq = Number(head.seq);
-  let signature = head.signature;
-  if (!report.ok || signature === null) {
-    signature = signer.sign(seq, head.hash);
-    // Stored only if no confirmation was appended meanwhile (that one is signed already).
-    await repository.signHead(seq, head.hash, signature);
-  }
-  return {
-    ok: true,
-    head: {
-      format: HEAD_FORMAT,
-      seq,
-      hash: head.hash,
-      signature,
-      public_key: publicKeyPem(signer.publicKey),
-      exported_at: now.toISOString(),
-    },
-  };
-}
-
-/** Upstream codes that say the authority (or the foreign registry behind it) is unavailable. */
-const AUTHORITY_UNAVAILABLE_CODES = new Set(['evatr-0011', 'evatr-0013']);
 
 export function createConfirmationsService(deps: {
   repository: ConfirmationsRepository;
@@ -303,9 +114,20 @@ export function createConfirmationsService(deps: {
   inFlightTimeoutMs: number;
   /** Signs every new chain head (OPENVAT_EVIDENCE_KEY); without it heads are stored unsigned. */
   signer?: HeadSigner | null;
+  /** Told once each time confirmations stop because the chain head cannot be verified. */
+  onEvidenceProblem?: (problem: EvidenceProblem) => void;
+  /** Told when an operator's acknowledgement lets confirmations resume. */
+  onEvidenceResume?: (acknowledgement: EvidenceAcknowledgementsTable) => void;
 }) {
   const { repository, clock, ids, upstream, limiter, inFlightTimeoutMs } = deps;
   const signer = deps.signer ?? null;
+  const guard = createEvidenceGuard({
+    repository,
+    signer,
+    clock,
+    ...(deps.onEvidenceProblem ? { onProblem: deps.onEvidenceProblem } : {}),
+    ...(deps.onEvidenceResume ? { onResume: deps.onEvidenceResume } : {}),
+  });
 
   /** A request's idempotency fingerprint: its body under its key's mode. */
   const fingerprintOf = (mode: string, body: unknown) => sha256Hex(canonicalJson({ mode, body }));
@@ -338,75 +160,6 @@ export function createConfirmationsService(deps: {
       'idempotency_in_flight',
       'A request with this Idempotency-Key is still in progress; retry after it has finished.',
     );
-  }
-
-  function upstreamDetails(answer: EvatrAnswer): Record<string, unknown> {
-    return { taxauth_status_code: toTaxauthCode(answer.status), taxauth_id: answer.id };
-  }
-
-  /** DESIGN's mapping of an upstream result that is not a 200. */
-  function upstreamRefusal(result: EvatrResult): Refusal | null {
-    if (result.kind === 'failure') {
-      if (result.reason === 'circuit_open') {
-        const wait = result.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS;
-        return refusal(
-          'authority_unavailable',
-          `The tax authority is unavailable (${result.message}); nothing was confirmed. Retry after ${wait} seconds.`,
-          undefined,
-          wait,
-        );
-      }
-      if (result.reason === 'bad_response') {
-        return refusal(
-          'authority_error',
-          `The tax authority is unavailable (${result.message}); try again later.`,
-          undefined,
-          UNAVAILABLE_RETRY_AFTER_SECONDS,
-        );
-      }
-      return refusal(
-        'authority_unreachable',
-        result.reason === 'timeout'
-          ? 'The tax authority did not answer in time; nothing was confirmed. Try again later.'
-          : 'The tax authority could not be reached; nothing was confirmed. Try again later.',
-        { reason: result.reason },
-      );
-    }
-    const code = toTaxauthCode(result.status);
-    switch (result.category) {
-      case 'qualified':
-      case 'valid_not_qualified':
-      case 'invalid':
-        return null;
-      case 'caller_error':
-        return refusal(
-          'authority_rejected',
-          `The tax authority rejected the request (${code}): ${result.description}`,
-          upstreamDetails(result),
-        );
-      case 'requester_refused':
-        return refusal(
-          'requester_not_accepted',
-          `The tax authority does not accept the requester VAT number (${code}): ${result.description}`,
-          upstreamDetails(result),
-        );
-      case 'session_limit':
-        return refusal(
-          'authority_session_limit',
-          `The tax authority's limit of qualified confirmations was reached (${code}); retry after ${seconds(SESSION_LIMIT_RETRY_AFTER_SECONDS)}.`,
-          { ...upstreamDetails(result), retry_after_seconds: SESSION_LIMIT_RETRY_AFTER_SECONDS },
-          SESSION_LIMIT_RETRY_AFTER_SECONDS,
-        );
-      case 'unavailable':
-        // The authority's own "unavailable" codes (taxauth-0011, -0013) and its server errors
-        // (1001–1004, 2004, 2011, 3011, unknown codes) keep apart, as the hosted SDK's codes do.
-        return refusal(
-          AUTHORITY_UNAVAILABLE_CODES.has(result.status) ? 'authority_unavailable' : 'authority_error',
-          `The tax authority is unavailable (${code}): ${result.description}`,
-          { ...upstreamDetails(result), retry_after_seconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
-          UNAVAILABLE_RETRY_AFTER_SECONDS,
-        );
-    }
   }
 
   return {
@@ -460,6 +213,11 @@ export function createConfirmationsService(deps: {
           if (resolved) return resolved;
         }
       }
+
+      // The chain is never extended from a head this instance cannot verify: nothing is asked of
+      // the authority then.
+      const stopped = await guard.check();
+      if (stopped) return evidenceRefusal(stopped);
 
       const burst = limiter.take(principal.id);
       if (!burst.allowed) {
@@ -562,6 +320,7 @@ export function createConfirmationsService(deps: {
         async store(trx, responseBody) {
           const created = clock.now();
           const link = await repository.claimNextLink(trx);
+          await guard.beforeAppend(trx, link.previous);
           const record: Omit<ConfirmationsTable, 'hash'> = {
             id: confirmationId,
             seq: link.seq,
@@ -592,6 +351,7 @@ export function createConfirmationsService(deps: {
           const hash = hashRecord(record);
           await repository.insert({ ...record, hash }, trx);
           await repository.setHeadHash(link.seq, hash, signer ? signer.sign(link.seq, hash) : null, trx);
+          guard.appended(link.seq, hash);
           if (idempotencyKey !== undefined) {
             const done = await repository.completeIdempotency(
               principal.accountId,
@@ -621,9 +381,25 @@ export function createConfirmationsService(deps: {
       return verifyEvidenceChain(repository, pageSize, anchor);
     },
 
-    /** The current chain head signed with the evidence key (see `exportSignedHead`); null without a key. */
-    async exportHead(): Promise<ExportedHeadResult | null> {
-      return signer ? exportSignedHead(repository, signer, clock.now()) : null;
+    /**
+     * The start-up and daily check (see `EvidenceGuard.audit`): the current head, already signed,
+     * for the log, or why confirmations are stopped. Signs nothing. Null without an evidence key.
+     */
+    async exportHead(): Promise<HeadLogResult | null> {
+      if (!signer) return null;
+      const audited = await guard.audit();
+      if (!audited.ok) return audited;
+      return { ok: true, head: signedHeadDocument(audited.head, signer, clock.now()) };
+    },
+
+    /** Why confirmations are stopped (null when they are not), as `/ready` and the metrics report it. */
+    evidenceProblem(): EvidenceProblem | null {
+      return guard.problem();
+    },
+
+    /** Re-checks the chain head now (what `/ready` does); the problem, or null. */
+    checkEvidence(): Promise<EvidenceProblem | null> {
+      return guard.check();
     },
 
     /** Deletes idempotency keys past their 24 hours; confirmations themselves are never deleted. */

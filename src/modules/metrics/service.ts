@@ -144,6 +144,15 @@ export function createMetrics() {
     registers: [registry],
   });
   for (const outcome of ['delivered', 'retry', 'failed']) webhookAttempts.inc({ outcome }, 0);
+  let evidenceStopped: () => boolean = () => false;
+  new Gauge({
+    name: 'openvat_evidence_confirmations_stopped',
+    help: 'Whether this instance stopped confirmations because the evidence chain head does not verify against the last signed head (1) or not (0); see docs/evidence.md.',
+    registers: [registry],
+    collect() {
+      this.set(evidenceStopped() ? 1 : 0);
+    },
+  });
 
   const observer: MetricsObserver = {
     registryCall(call) {
@@ -162,6 +171,10 @@ export function createMetrics() {
   return {
     registry,
     observer,
+    /** Reads, at scrape time, whether confirmations are stopped by the evidence check. */
+    watchEvidence(stopped: () => boolean) {
+      evidenceStopped = stopped;
+    },
     /** Connects the scrape-time sources (the container does it once everything exists). */
     connect(next: MetricsSources) {
       sources = next;

@@ -7,6 +7,11 @@ export function systemRoutes(deps: {
   db: Pick<Db, 'ping'>;
   /** Operator warnings shown in `/ready` (e.g. several instances without Redis). */
   warnings?: () => string[];
+  /**
+   * The evidence check, with an evidence key: null when the chain head verifies, else why
+   * confirmations are stopped (reported in `/ready`, which stays 200: everything else still works).
+   */
+  evidence?: () => Promise<{ message: string } | null>;
 }) {
   return async function register(app: FastifyInstance) {
     app.get(
@@ -31,6 +36,12 @@ export function systemRoutes(deps: {
             200: Type.Object({
               ok: Type.Literal(true),
               database: Type.Literal('ok'),
+              evidence: Type.Optional(
+                Type.Union([Type.Literal('ok'), Type.Literal('unverified')], {
+                  description:
+                    'With an evidence key: `unverified` while confirmations are stopped because the evidence chain head does not verify (see the warning and docs/evidence.md).',
+                }),
+              ),
               warnings: Type.Optional(
                 Type.Array(Type.String(), {
                   description:
@@ -49,7 +60,20 @@ export function systemRoutes(deps: {
       async (request, reply) => {
         if (await deps.db.ping()) {
           const warnings = deps.warnings?.() ?? [];
-          return { ok: true as const, database: 'ok' as const, ...(warnings.length > 0 ? { warnings } : {}) };
+          const evidence = deps.evidence ? await deps.evidence() : undefined;
+          if (evidence) {
+            warnings.push(
+              `confirmations are stopped: ${evidence.message}; review the chain and run "openvat evidence acknowledge" (docs/evidence.md)`,
+            );
+          }
+          return {
+            ok: true as const,
+            database: 'ok' as const,
+            ...(evidence !== undefined
+              ? { evidence: evidence ? ('unverified' as const) : ('ok' as const) }
+              : {}),
+            ...(warnings.length > 0 ? { warnings } : {}),
+          };
         }
         return reply
           .code(503)
