@@ -40,8 +40,10 @@ program
     // cost of every request (instructions per request on GET /v1/rates/de: 83k without it; 83k or
     // 154k, depending on the run, with it).
     setFlagsFromString('--no-allocation-site-pretenuring');
+    // The settings are checked before the service is loaded, so a bad one is reported at once.
+    const settings = config();
     const { serve } = await import('../main.js');
-    await serve(config());
+    await serve(settings);
   });
 
 program

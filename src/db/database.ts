@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -72,6 +72,10 @@ function checkSqliteLocation(path: string): void {
   const file = resolve(path);
   const directory = dirname(file);
   const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  if (existsSync(directory) && !statSync(directory).isDirectory())
+    throw new DatabaseLocationError(
+      `DATABASE_URL: ${directory}, the SQLite file's directory, is not a directory`,
+    );
   try {
     mkdirSync(directory, { recursive: true });
   } catch (error) {
@@ -233,7 +237,7 @@ function wrap(
     // application's, another instance's), skips creating its own, and then cannot use them.
     const unusable = (error: unknown) =>
       new Error(
-        `The database at ${describe} cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+        `DATABASE_URL: the database at ${describe} cannot be used: ${error instanceof Error ? error.message : String(error)}`,
         { cause: error },
       );
     let tableSchema = schema;
