@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDatabase } from '../db/database.js';
+import { createBackupCommands } from './backup.js';
 import { createEvidenceCommands } from './evidence.js';
 import { createKeysCommands } from './keys.js';
 import { createMonitorsCommands } from './monitors.js';
@@ -60,6 +61,7 @@ program.addCommand(createKeysCommands(config));
 program.addCommand(createEvidenceCommands(config));
 program.addCommand(createValidateFileCommand(config));
 program.addCommand(createMonitorsCommands(config));
+for (const command of createBackupCommands(config)) program.addCommand(command);
 
 program
   .command('simulate')
