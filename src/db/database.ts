@@ -1,7 +1,15 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
@@ -251,7 +259,7 @@ function wrap(
     }
     const migrator = new Migrator({
       db: kysely,
-      provider: migrationProvider,
+      provider: await withNewerMigrations(kysely, tableSchema),
       allowUnorderedMigrations: true,
       ...(tableSchema ? { migrationTableSchema: tableSchema } : {}),
     });
@@ -263,4 +271,32 @@ function wrap(
       throw new Error(`Migration ${failed.migrationName} failed: ${String(error)}`, { cause: error });
     }
   }
+}
+
+/**
+ * Our migrations, and those a newer version applied to this database as done: a release's migrations
+ * are additive, so the previous version runs on the upgraded schema (rolling upgrades, rollback).
+ * Without them the migrator would refuse to start, the applied migrations not being its own.
+ */
+async function withNewerMigrations(
+  kysely: Kysely<Database>,
+  tableSchema: string | undefined,
+): Promise<MigrationProvider> {
+  const ours = await migrationProvider.getMigrations();
+  const table = tableSchema ? sql.id(tableSchema, 'kysely_migration') : sql.id('kysely_migration');
+  let applied: string[];
+  try {
+    applied = (await sql<{ name: string }>`SELECT name FROM ${table}`.execute(kysely)).rows.map(
+      (r) => r.name,
+    );
+  } catch {
+    // No migration table yet (a new database), or one the migrator reports on itself.
+    return migrationProvider;
+  }
+  const newer = applied.filter((name) => !(name in ours));
+  if (newer.length === 0) return migrationProvider;
+  const done: Migration = { up: async () => {} };
+  return {
+    getMigrations: async () => ({ ...ours, ...Object.fromEntries(newer.map((name) => [name, done])) }),
+  };
 }
