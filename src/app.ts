@@ -7,6 +7,7 @@ import Fastify, {
   type onSendHookHandler,
 } from 'fastify';
 import type { Container } from './container.js';
+import { clientAddress } from './http/client-address.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { serializeRequest } from './http/log-redaction.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -118,6 +119,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   // Today's rates of one country are answered before the framework when no request log needs
   // writing (see `ratesFastPath`); the route answers them otherwise, and every other case.
   let closing = false;
+  // The client address behind trusted proxies (OPENVAT_TRUST_PROXY): per-IP limits and logs use it.
+  const client = clientAddress(config.trustProxy);
   const fastPath = requestLogging
     ? null
     : ratesFastPath({
@@ -125,12 +128,14 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         limiter: container.publicLimiter,
         ids,
         closing: () => closing,
+        clientAddress: client.address,
       });
   const app = Fastify({
     ...(requestLogging
       ? { loggerInstance: log.child({}, { serializers: { req: serializeRequest } }) as FastifyBaseLogger }
       : { logger: false }),
     ...(fastPath ? { serverFactory: serverWithFastPath(fastPath) } : {}),
+    trustProxy: client.trustProxy,
     genReqId: () => ids.uuid(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,

@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ipaddr from 'ipaddr.js';
 import { parseEvidenceKey } from './modules/confirmations/anchor.js';
 
 /** The package root (one level above `src/` or `dist/`). */
@@ -9,6 +10,18 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly databaseUrl: string;
+  /** PostgreSQL only: the connection pool of each instance and a bound on every statement. */
+  readonly postgres: {
+    /** Connections one instance opens at most. */
+    readonly poolSize: number;
+    /** A statement running longer is cancelled by the server (0 = no bound); migrations are not bound. */
+    readonly statementTimeoutMs: number;
+  };
+  /**
+   * The proxies whose `X-Forwarded-For` is believed (addresses, CIDR ranges, or `loopback`,
+   * `linklocal`, `uniquelocal`); empty: the client is the connection's peer.
+   */
+  readonly trustProxy: readonly string[];
   readonly redisUrl: string | null;
   /** Prefix of every Redis key the service writes, so several deployments can share one Redis. */
   readonly redisPrefix: string;
@@ -218,6 +231,35 @@ function databaseUrl(env: Env): string {
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${value}"`);
 }
 
+/** proxy-addr's names of address ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `OPENVAT_TRUST_PROXY`: a comma-separated list of the proxies' addresses and ranges, or off. */
+function trustProxy(env: Env): string[] {
+  const name = 'OPENVAT_TRUST_PROXY';
+  const raw = env[name]?.trim() ?? '';
+  if (raw === '' || ['off', 'false', 'no', 'none'].includes(raw.toLowerCase())) return [];
+  if (/^\d+$/.test(raw) || ['true', 'on', 'yes', 'all', '*'].includes(raw.toLowerCase())) {
+    throw new ConfigError(
+      `${name} must list the proxies' addresses or ranges (e.g. 10.0.0.0/8 or uniquelocal), got "${raw}": a hop count or "trust all" would let any client that reaches the service directly choose its address`,
+    );
+  }
+  return raw.split(',').map((part) => {
+    const entry = part.trim();
+    const valid =
+      PROXY_RANGE_NAMES.includes(entry) ||
+      ipaddr.IPv4.isValidFourPartDecimal(entry) ||
+      ipaddr.IPv6.isValid(entry) ||
+      ipaddr.IPv4.isValidCIDRFourPartDecimal(entry) ||
+      ipaddr.IPv6.isValidCIDR(entry);
+    if (!valid)
+      throw new ConfigError(
+        `${name}: "${entry}" is not an IP address, a CIDR range (10.0.0.0/8, fd00::/8) or one of ${PROXY_RANGE_NAMES.join(', ')}`,
+      );
+    return entry;
+  });
+}
+
 function redisPrefix(env: Env): string {
   const value = str(env, 'OPENVAT_REDIS_PREFIX', 'openvat:');
   if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(value))
@@ -271,6 +313,11 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST', '127.0.0.1'),
     port: int(env, 'PORT', 8080, 0, 65_535),
     databaseUrl: databaseUrl(env),
+    postgres: {
+      poolSize: int(env, 'OPENVAT_PG_POOL_SIZE', 10, 1, 1_000),
+      statementTimeoutMs: int(env, 'OPENVAT_PG_STATEMENT_TIMEOUT_MS', 0, 0, 86_400_000),
+    },
+    trustProxy: trustProxy(env),
     redisUrl: optional(env, 'REDIS_URL'),
     redisPrefix: redisPrefix(env),
     permitLeaseMs: int(env, 'OPENVAT_PERMIT_LEASE_MS', 5_000, 300, 600_000),

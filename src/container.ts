@@ -131,6 +131,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const db =
     ports.db ??
     createDatabase(config.databaseUrl, {
+      poolSize: config.postgres.poolSize,
+      statementTimeoutMs: config.postgres.statementTimeoutMs,
       onConnectionError: (error) =>
         log.warn({ err: error }, 'PostgreSQL ended an idle connection; the pool opens a new one on next use'),
     });

@@ -41,7 +41,17 @@ export async function startServer(
     print('');
   }
   const app = await buildApp(container);
-  const address = await app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close().catch(() => {});
+    await container.close().catch(() => {});
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`HOST, PORT: cannot listen on ${config.host}:${config.port} (${reason})`, {
+      cause: error,
+    });
+  }
   container.start();
   let stopping: Promise<void> | null = null;
   return {

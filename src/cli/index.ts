@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDatabase } from '../db/database.js';
+import { createBackupCommands } from './backup.js';
 import { createEvidenceCommands } from './evidence.js';
 import { createKeysCommands } from './keys.js';
 import { createMonitorsCommands } from './monitors.js';
@@ -40,8 +41,10 @@ program
     // cost of every request (instructions per request on GET /v1/rates/de: 83k without it; 83k or
     // 154k, depending on the run, with it).
     setFlagsFromString('--no-allocation-site-pretenuring');
+    // The settings are checked before the service is loaded, so a bad one is reported at once.
+    const settings = config();
     const { serve } = await import('../main.js');
-    await serve(config());
+    await serve(settings);
   });
 
 program
@@ -58,6 +61,7 @@ program.addCommand(createKeysCommands(config));
 program.addCommand(createEvidenceCommands(config));
 program.addCommand(createValidateFileCommand(config));
 program.addCommand(createMonitorsCommands(config));
+for (const command of createBackupCommands(config)) program.addCommand(command);
 
 program
   .command('simulate')

@@ -19,6 +19,7 @@ export function cannotRun(error: unknown): boolean {
     error instanceof UsageError ||
     error instanceof ConfigError ||
     error instanceof EvidenceKeyError ||
-    (error as Error | null)?.name === 'MissingDatabaseError'
+    (error as Error | null)?.name === 'MissingDatabaseError' ||
+    (error as Error | null)?.name === 'DatabaseLocationError'
   );
 }

@@ -1,7 +1,15 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
@@ -26,6 +34,11 @@ export interface DatabaseOptions {
   schema?: string;
   /** PostgreSQL only: pool size. */
   poolSize?: number;
+  /**
+   * PostgreSQL only: statements running longer are cancelled by the server (0 or absent: no bound).
+   * Migrations run on a connection of their own without it: an index on a large table may take longer.
+   */
+  statementTimeoutMs?: number;
   /**
    * PostgreSQL only: told when the server ends an idle connection of the pool (a restart, a
    * failover, a pooler's idle timeout). The pool drops it and opens a new one on next use.
@@ -53,11 +66,58 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   throw new Error(`Unsupported DATABASE_URL "${url}": use sqlite:PATH or postgres://…`);
 }
 
+/** A SQLite file that cannot be created or written where its URL puts it; the message names `DATABASE_URL`. */
+export class DatabaseLocationError extends Error {
+  override name = 'DatabaseLocationError';
+}
+
+/**
+ * Makes sure the SQLite file's directory exists and, with the file, can be written: SQLite creates
+ * its write-ahead log and shared-memory files next to the database, and would otherwise fail later,
+ * at the first write, or open the file read-only.
+ */
+function checkSqliteLocation(path: string): void {
+  const file = resolve(path);
+  const directory = dirname(file);
+  const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  if (existsSync(directory) && !statSync(directory).isDirectory())
+    throw new DatabaseLocationError(
+      `DATABASE_URL: ${directory}, the SQLite file's directory, is not a directory`,
+    );
+  try {
+    mkdirSync(directory, { recursive: true });
+  } catch (error) {
+    throw new DatabaseLocationError(
+      `DATABASE_URL: the directory ${directory} of the SQLite file cannot be created (${reason(error)})`,
+    );
+  }
+  for (const [what, target] of [
+    ['directory', directory],
+    ['file', file],
+  ] as const) {
+    if (what === 'file' && !existsSync(file)) continue;
+    try {
+      accessSync(target, constants.R_OK | constants.W_OK);
+    } catch (error) {
+      throw new DatabaseLocationError(
+        `DATABASE_URL: the SQLite ${what} ${target} is not writable by this process (${reason(error)})`,
+      );
+    }
+  }
+}
+
 function openSqlite(path: string, options: DatabaseOptions): Db {
   const memory = path === ':memory:' || path === '';
-  if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const database = new SQLite(memory ? ':memory:' : path);
-  database.pragma('journal_mode = WAL');
+  if (!memory) checkSqliteLocation(path);
+  let database: SQLite.Database;
+  try {
+    database = new SQLite(memory ? ':memory:' : path);
+    database.pragma('journal_mode = WAL');
+  } catch (error) {
+    throw new DatabaseLocationError(
+      `DATABASE_URL: the SQLite file ${resolve(path)} cannot be opened (${(error as Error).message})`,
+    );
+  }
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
@@ -91,25 +151,57 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
   });
 }
 
+/**
+ * A pool of connections to the database at `url`, in `schema` when given, whose statements are cancelled
+ * after `statementTimeoutMs` when it is above 0. The settings are made with SET as each connection
+ * opens (before its first query), rather than as start-up parameters, which poolers such as PgBouncer
+ * refuse.
+ */
+function postgresPool(url: string, max: number, schema: string | undefined, statementTimeoutMs: number) {
+  // A name in pg_stat_activity (the URL's `application_name` wins), to count an instance's connections.
+  const pool = new pg.Pool({ connectionString: url, max, application_name: 'openvat' });
+  const settings = [
+    ...(schema ? [`SET search_path TO ${schema}`] : []),
+    ...(statementTimeoutMs > 0 ? [`SET statement_timeout = ${Math.floor(statementTimeoutMs)}`] : []),
+  ];
+  if (settings.length > 0) {
+    pool.on('connect', (client) => {
+      client.query(settings.join('; ')).catch(() => {});
+    });
+  }
+  return pool;
+}
+
 function openPostgres(url: string, options: DatabaseOptions): Db {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  if (options.schema && !/^[a-z_][a-z0-9_]*$/.test(options.schema))
+    throw new Error(`Invalid schema name "${options.schema}"`);
+  const statementTimeoutMs = options.statementTimeoutMs ?? 0;
+  const pool = postgresPool(url, options.poolSize ?? 10, options.schema, statementTimeoutMs);
   // A connection the server ends emits `error`: on the pool while idle, on the client while a query
   // holds it (its query fails too, and the pool discards it on release). Without listeners either
   // would end the process, as an EventEmitter's unhandled `error` does.
   const connectionError = (error: Error) => options.onConnectionError?.(error);
   pool.on('error', connectionError);
   pool.on('connect', (client) => client.on('error', connectionError));
-  if (options.schema) {
-    const schema = options.schema;
-    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name "${schema}"`);
-    pool.on('connect', (client) => {
-      client.query(`SET search_path TO ${schema}`).catch(() => {});
-    });
-  }
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';
-  return wrap(kysely, 'postgres', `postgres://${safe.host}${safe.pathname}`, options.schema, async () => {});
+  // Migrations go through a connection without the statement timeout.
+  const forMigrations =
+    statementTimeoutMs > 0
+      ? () =>
+          new Kysely<Database>({
+            dialect: new PostgresDialect({ pool: postgresPool(url, 1, options.schema, 0) }),
+          })
+      : undefined;
+  return wrap(
+    kysely,
+    'postgres',
+    `postgres://${safe.host}${safe.pathname}`,
+    options.schema,
+    async () => {},
+    forMigrations,
+  );
 }
 
 function wrap(
@@ -118,42 +210,18 @@ function wrap(
   describe: string,
   schema: string | undefined,
   beforeClose: () => Promise<void>,
+  forMigrations?: () => Kysely<Database>,
 ): Db {
   return {
     kysely,
     dialect,
     describe,
     async migrate() {
-      if (schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(kysely);
-      // On PostgreSQL the migration tables are looked for in the schema the tables go to (the first
-      // of the search path): the migrator otherwise finds them in any schema of the database (another
-      // application's, another instance's), skips creating its own, and then cannot use them.
-      const unusable = (error: unknown) =>
-        new Error(
-          `The database at ${describe} cannot be used: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
-        );
-      let tableSchema = schema;
-      if (!tableSchema && dialect === 'postgres') {
-        try {
-          tableSchema = (await sql<{ name: string }>`SELECT current_schema() AS name`.execute(kysely)).rows[0]
-            ?.name;
-        } catch (error) {
-          throw unusable(error);
-        }
-      }
-      const migrator = new Migrator({
-        db: kysely,
-        provider: migrationProvider,
-        allowUnorderedMigrations: true,
-        ...(tableSchema ? { migrationTableSchema: tableSchema } : {}),
-      });
-      const { error, results } = await migrator.migrateToLatest();
-      if (error) {
-        const failed = results?.find((r) => r.status === 'Error');
-        // No migration ran at all: the database did not answer (or refused the connection).
-        if (!failed) throw unusable(error);
-        throw new Error(`Migration ${failed.migrationName} failed: ${String(error)}`, { cause: error });
+      const migrating = forMigrations?.();
+      try {
+        await migrateWith(migrating ?? kysely);
+      } finally {
+        await migrating?.destroy();
       }
     },
     async ping() {
@@ -168,5 +236,67 @@ function wrap(
       await beforeClose();
       await kysely.destroy();
     },
+  };
+
+  async function migrateWith(kysely: Kysely<Database>): Promise<void> {
+    if (schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(kysely);
+    // On PostgreSQL the migration tables are looked for in the schema the tables go to (the first
+    // of the search path): the migrator otherwise finds them in any schema of the database (another
+    // application's, another instance's), skips creating its own, and then cannot use them.
+    const unusable = (error: unknown) =>
+      new Error(
+        `DATABASE_URL: the database at ${describe} cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    let tableSchema = schema;
+    if (!tableSchema && dialect === 'postgres') {
+      try {
+        tableSchema = (await sql<{ name: string }>`SELECT current_schema() AS name`.execute(kysely)).rows[0]
+          ?.name;
+      } catch (error) {
+        throw unusable(error);
+      }
+    }
+    const migrator = new Migrator({
+      db: kysely,
+      provider: await withNewerMigrations(kysely, tableSchema),
+      allowUnorderedMigrations: true,
+      ...(tableSchema ? { migrationTableSchema: tableSchema } : {}),
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error');
+      // No migration ran at all: the database did not answer (or refused the connection).
+      if (!failed) throw unusable(error);
+      throw new Error(`Migration ${failed.migrationName} failed: ${String(error)}`, { cause: error });
+    }
+  }
+}
+
+/**
+ * Our migrations, and those a newer version applied to this database as done: a release's migrations
+ * are additive, so the previous version runs on the upgraded schema (rolling upgrades, rollback).
+ * Without them the migrator would refuse to start, the applied migrations not being its own.
+ */
+async function withNewerMigrations(
+  kysely: Kysely<Database>,
+  tableSchema: string | undefined,
+): Promise<MigrationProvider> {
+  const ours = await migrationProvider.getMigrations();
+  const table = tableSchema ? sql.id(tableSchema, 'kysely_migration') : sql.id('kysely_migration');
+  let applied: string[];
+  try {
+    applied = (await sql<{ name: string }>`SELECT name FROM ${table}`.execute(kysely)).rows.map(
+      (r) => r.name,
+    );
+  } catch {
+    // No migration table yet (a new database), or one the migrator reports on itself.
+    return migrationProvider;
+  }
+  const newer = applied.filter((name) => !(name in ours));
+  if (newer.length === 0) return migrationProvider;
+  const done: Migration = { up: async () => {} };
+  return {
+    getMigrations: async () => ({ ...ours, ...Object.fromEntries(newer.map((name) => [name, done])) }),
   };
 }

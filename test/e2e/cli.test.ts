@@ -103,7 +103,10 @@ describe('the CLI', () => {
   it('a database that does not answer is named as such, not as a failed migration', async () => {
     const res = await cli(['keys', 'list'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
     assert.equal(res.code, 1);
-    assert.match(res.stderr, /^openvat: The database at postgres:\/\/127\.0\.0\.1:1\/none cannot be used: /);
+    assert.match(
+      res.stderr,
+      /^openvat: DATABASE_URL: the database at postgres:\/\/127\.0\.0\.1:1\/none cannot be used: /,
+    );
     assert.doesNotMatch(res.stderr, /Migration/);
   });
 

@@ -183,6 +183,7 @@ describe('ratesFastPath', () => {
       limiter: t.container.publicLimiter,
       ids: t.container.ids,
       closing: () => closing,
+      clientAddress: (request) => request.socket.remoteAddress ?? '',
     });
     const written: Array<{ status: number; headers: Record<string, unknown>; body: string }> = [];
     const response = {

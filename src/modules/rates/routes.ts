@@ -103,8 +103,10 @@ export function ratesFastPath(deps: {
   limiter: WindowLimiter;
   ids: IdGenerator;
   closing(): boolean;
+  /** The request's client address, as `request.ip` has it (behind trusted proxies, the forwarded one). */
+  clientAddress(request: IncomingMessage): string;
 }): FastPath {
-  const { rates, limiter, ids, closing } = deps;
+  const { rates, limiter, ids, closing, clientAddress } = deps;
   const body = bodyWriter(rates);
   return (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
@@ -122,7 +124,7 @@ export function ratesFastPath(deps: {
     if (match === null || closing()) return false;
     const found = rates.country(match[1] as string);
     // Counted only once the answer is known to be ours; over the limit, the route counts it and answers 429.
-    if (found.kind !== 'found' || limiter.take(request.socket.remoteAddress ?? '') !== 0) return false;
+    if (found.kind !== 'found' || limiter.take(clientAddress(request)) !== 0) return false;
     const id = ids.uuid();
     const latency = String(msSince(startedAt));
     response.writeHead(200, {

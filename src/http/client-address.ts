@@ -1,0 +1,23 @@
+import type { IncomingMessage } from 'node:http';
+import proxyaddr from '@fastify/proxy-addr';
+
+/** How the service tells a request's client address: Fastify's `trustProxy` and the same rule for raw requests. */
+export interface ClientAddress {
+  /** Fastify's `trustProxy` option: whether the address at hop `i` (0 = the connection's peer) is a trusted proxy. */
+  readonly trustProxy: ((address: string, hop: number) => boolean) | false;
+  /** The client address of a raw request (what `request.ip` is for the same request). */
+  address(request: IncomingMessage): string;
+}
+
+/**
+ * The client address of a request: the connection's peer, or, when that peer is one of the trusted
+ * proxies, the nearest address in `X-Forwarded-For` that is not (proxy-addr's rule, which Fastify
+ * applies to `request.ip`). A header sent by anyone else is ignored.
+ */
+export function clientAddress(trusted: readonly string[]): ClientAddress {
+  if (trusted.length === 0) {
+    return { trustProxy: false, address: (request) => request.socket.remoteAddress ?? '' };
+  }
+  const trust = proxyaddr.compile([...trusted]);
+  return { trustProxy: trust, address: (request) => proxyaddr(request, trust) };
+}
