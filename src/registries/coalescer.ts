@@ -6,20 +6,64 @@ import { randomUUID } from 'node:crypto';
 import { type SharedOptions, withTimeout } from './shared-store.js';
 
 export interface Coalescer {
-  run<T>(key: string, task: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `task` once for the concurrent callers of `key`. A caller with a `signal` stops waiting when
+   * it aborts (rejecting with its reason); the task's own signal aborts once every caller that joined
+   * has gone, so a call nobody waits for any more is cancelled while one that another caller still
+   * waits for goes on. A caller without a signal (batch items, monitor checks) waits to the end.
+   */
+  run<T>(key: string, task: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T>;
   readonly size: number;
+}
+
+interface SharedCall {
+  promise: Promise<unknown>;
+  controller: AbortController;
+  /** Callers still waiting; a caller without a signal never leaves. */
+  waiting: number;
 }
 
 /** Concurrent calls with the same key in this process share one promise. */
 export function createCoalescer(): Coalescer {
-  const inFlight = new Map<string, Promise<unknown>>();
+  const inFlight = new Map<string, SharedCall>();
   return {
-    run<T>(key: string, task: () => Promise<T>): Promise<T> {
-      const existing = inFlight.get(key);
-      if (existing) return existing as Promise<T>;
-      const promise = task().finally(() => inFlight.delete(key));
-      inFlight.set(key, promise);
-      return promise;
+    run<T>(key: string, task: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      let call = inFlight.get(key);
+      if (!call) {
+        const controller = new AbortController();
+        const created: SharedCall = { controller, waiting: 0, promise: Promise.resolve() };
+        created.promise = task(controller.signal).finally(() => {
+          if (inFlight.get(key) === created) inFlight.delete(key);
+        });
+        inFlight.set(key, created);
+        call = created;
+      }
+      const shared = call;
+      shared.waiting += 1;
+      if (!signal) return shared.promise as Promise<T>;
+      return new Promise<T>((resolve, reject) => {
+        const leave = () => {
+          shared.waiting -= 1;
+          if (shared.waiting === 0) {
+            // Nobody waits any more: later callers start afresh, and the shared call is cancelled.
+            if (inFlight.get(key) === shared) inFlight.delete(key);
+            shared.controller.abort(signal.reason);
+          }
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', leave, { once: true });
+        shared.promise.then(
+          (value) => {
+            signal.removeEventListener('abort', leave);
+            resolve(value as T);
+          },
+          (error: unknown) => {
+            signal.removeEventListener('abort', leave);
+            reject(error);
+          },
+        );
+      });
     },
     get size() {
       return inFlight.size;
@@ -48,11 +92,16 @@ export function createSharedCoalescer(
   const timeout = options.commandTimeoutMs ?? 1_000;
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  async function lead<T>(lock: string, token: string, task: () => Promise<T>): Promise<T> {
+  async function lead<T>(
+    lock: string,
+    token: string,
+    task: (signal: AbortSignal) => Promise<T>,
+    signal: AbortSignal,
+  ): Promise<T> {
     let value: T | undefined;
     let ok = false;
     try {
-      value = await task();
+      value = await task(signal);
       ok = true;
       return value;
     } finally {
@@ -75,9 +124,10 @@ export function createSharedCoalescer(
   }
 
   /** `{ lead }` when this call must run the task, else the result another instance published. */
-  async function follow(lock: string): Promise<{ lead: string } | { value: unknown }> {
+  async function follow(lock: string, signal: AbortSignal): Promise<{ lead: string } | { value: unknown }> {
     const started = Date.now();
     for (;;) {
+      signal.throwIfAborted();
       const token = randomUUID();
       if ((await withTimeout(redis.set(lock, token, 'PX', options.lockMs, 'NX'), timeout)) === 'OK')
         return { lead: token };
@@ -85,6 +135,7 @@ export function createSharedCoalescer(
       if (holder === null) continue;
       for (;;) {
         await sleep(10 + Math.floor(random() * 20));
+        signal.throwIfAborted();
         const result = await withTimeout(redis.get(`${lock}:${holder}`), timeout);
         if (result !== null) return { value: options.decode(result) };
         if ((await withTimeout(redis.get(lock), timeout)) !== holder) break;
@@ -95,21 +146,27 @@ export function createSharedCoalescer(
     }
   }
 
-  async function across<T>(key: string, task: () => Promise<T>): Promise<T> {
+  async function across<T>(
+    key: string,
+    task: (signal: AbortSignal) => Promise<T>,
+    signal: AbortSignal,
+  ): Promise<T> {
     const lock = `${prefix}coalesce:${key}`;
     let step: { lead: string } | { value: unknown };
     try {
-      step = await follow(lock);
+      step = await follow(lock, signal);
     } catch (error) {
+      // Every caller here has gone: nothing is left to wait for.
+      if (signal.aborted) throw error;
       options.onDegraded(error);
-      return task();
+      return task(signal);
     }
     if ('value' in step) return step.value as T;
-    return lead(lock, step.lead, task);
+    return lead(lock, step.lead, task, signal);
   }
 
   return {
-    run: (key, task) => local.run(key, () => across(key, task)),
+    run: (key, task, signal) => local.run(key, (shared) => across(key, task, shared), signal),
     get size() {
       return local.size;
     },
