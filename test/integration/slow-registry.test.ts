@@ -178,6 +178,45 @@ for (const target of await databaseTargets()) {
       assert.ok(answer, 'the answer the registry gave is stored');
     });
 
+    it('an answer whose client went away before the commit leaves no audit record and no event', async () => {
+      const container = t.container;
+      // The client's connection closes once its answer is ready, before it is recorded.
+      let app: FastifyInstance | null = null;
+      app = await buildApp({
+        ...container,
+        validation: {
+          ...container.validation,
+          async validate(...args: Parameters<typeof container.validation.validate>) {
+            const outcome = await container.validation.validate(...args);
+            app?.server.closeAllConnections();
+            return outcome;
+          },
+        },
+      });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      try {
+        const appPort = (app.server.address() as { port: number }).port;
+        const vat = DE[8] as string;
+        const socket = await rawGet(appPort, `/v1/validate?vat_number=${vat}`, live.key);
+        await once(socket, 'close');
+        assert.equal(socket.received(), '', 'nothing reached the client');
+        // The registry's answer is stored (the same path commits it), and nothing else.
+        await waitFor(
+          async () =>
+            (await db.kysely
+              .selectFrom('registry_answers')
+              .select('vat_number')
+              .where('vat_number', '=', vat)
+              .executeTakeFirst()) !== undefined,
+          'the registry answer is stored',
+        );
+        assert.deepEqual(await auditsOf(live), [], 'no record of an answer that was never sent');
+        assert.deepEqual(await eventsOf(live), [], 'no event of an answer that was never sent');
+      } finally {
+        await app.close();
+      }
+    });
+
     it('an answer recorded but not written to its client is marked as not delivered', async () => {
       const container = t.container;
       // The connection closes while the record is being committed: the write that follows fails.
