@@ -325,9 +325,12 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
       const key = `${client.source}:${vat.country}`;
       const started = performance.now();
       // A consultation number belongs to the key that asked for it: never shared with another key.
+      // A client's bounded wait never rides on a call that waits without bound (a batch item's), nor
+      // the other way round: the two kinds share calls only among themselves.
+      const kind = query.clientWaiting ? '' : '|unbounded';
       const coalesceKey = requester
-        ? `${vat.normalised}|${requester.normalised}|${query.caller ?? ''}`
-        : `${vat.normalised}|`;
+        ? `${vat.normalised}|${requester.normalised}|${query.caller ?? ''}${kind}`
+        : `${vat.normalised}|${kind}`;
       let result: RegistryResult | Refused | Busy;
       try {
         // The shared call runs under the coalescer's signal: cancelled once every caller has gone.
