@@ -37,6 +37,9 @@ export async function benchRegistries(duration = 10) {
     VIES_SOAP_URL: urls.VIES_SOAP_URL,
     OPENVAT_REGISTRY_CONCURRENCY: String(LIMIT),
     OPENVAT_REGISTRY_DEADLINE_MS: '120000',
+    // Every number is sent at once and waits its turn: the waits are bounded only by the idle timeout.
+    OPENVAT_REGISTRY_PERMIT_WAIT_MS: '120000',
+    OPENVAT_IDLE_TIMEOUT_MS: '300000',
     OPENVAT_STATUS_POLL_MS: '0',
   });
   try {

@@ -73,6 +73,8 @@ export interface Config {
     readonly concurrencyPerCountry: number;
     /** How long one validation may spend retrying a throttled registry. */
     readonly deadlineMs: number;
+    /** How long a client's validation waits for a free registry call before the registry counts as busy. */
+    readonly permitWaitMs: number;
     /** Base of the jittered backoff between those retries. */
     readonly backoffMs: number;
     /** Consecutive failures that open a country's circuit breaker, and how long it stays open. */
@@ -351,6 +353,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int(env, 'OPENVAT_REGISTRY_TIMEOUT_MS', 10_000, 100, 120_000),
       concurrencyPerCountry: int(env, 'OPENVAT_REGISTRY_CONCURRENCY', 2, 1, 1_000),
       deadlineMs: int(env, 'OPENVAT_REGISTRY_DEADLINE_MS', 8_000, 0, 600_000),
+      permitWaitMs: int(env, 'OPENVAT_REGISTRY_PERMIT_WAIT_MS', 5_000, 0, 600_000),
       backoffMs: int(env, 'OPENVAT_REGISTRY_BACKOFF_MS', 100, 1, 60_000),
       breakerThreshold: int(env, 'OPENVAT_BREAKER_THRESHOLD', 5, 1, 1_000),
       breakerOpenMs: int(env, 'OPENVAT_BREAKER_OPEN_MS', 30_000, 100, 3_600_000),
@@ -402,7 +405,37 @@ export function loadConfig(env: Env = process.env): Config {
       ),
     },
   };
+  checkAnswerBound(config);
   return deepFreeze(config);
+}
+
+/** Time a request needs besides its registry work: Redis commands of the breaker, the store, the commit. */
+export const ANSWER_MARGIN_MS = 2_000;
+
+/**
+ * The longest a client's validation spends on its registry: the permit wait or the retry deadline,
+ * whichever is longer, plus one call's timeout (see `createLiveAnswers`).
+ */
+export function registryAnswerBoundMs(r: Config['registries']): number {
+  return Math.max(r.permitWaitMs, r.deadlineMs) + r.timeoutMs;
+}
+
+/**
+ * Every request is answered before the server's idle timeout destroys its socket: the registry work
+ * with its margin must fit. (Node's request timeout covers receiving the request only, not the
+ * handler's work, so it does not enter.)
+ */
+function checkAnswerBound(config: Config): void {
+  const idle = config.connections.idleTimeoutMs;
+  const needed = registryAnswerBoundMs(config.registries) + ANSWER_MARGIN_MS;
+  if (idle > 0 && idle < needed) {
+    const r = config.registries;
+    throw new ConfigError(
+      `OPENVAT_IDLE_TIMEOUT_MS (${idle}) must be at least max(OPENVAT_REGISTRY_PERMIT_WAIT_MS (${r.permitWaitMs}), ` +
+        `OPENVAT_REGISTRY_DEADLINE_MS (${r.deadlineMs})) + OPENVAT_REGISTRY_TIMEOUT_MS (${r.timeoutMs}) + ` +
+        `${ANSWER_MARGIN_MS} = ${needed}, so a validation is answered before its connection is cut`,
+    );
+  }
 }
 
 function deepFreeze<T>(value: T): T {

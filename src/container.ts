@@ -346,7 +346,9 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     audits,
     events,
     outbox,
-    sendRecorded: createResponseRecorder(outbox),
+    sendRecorded: createResponseRecorder(outbox, audits, (error) =>
+      log.error({ err: error }, 'could not mark an audit record as not delivered'),
+    ),
     validation,
     decide,
     liveAnswers,

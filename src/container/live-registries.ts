@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import { type Config, registryAnswerBoundMs } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { IdGenerator } from '../lib/ids.js';
@@ -89,7 +89,7 @@ export function createLiveRegistries(deps: {
     failureThreshold: registryConfig.breakerThreshold,
     openMs: registryConfig.breakerOpenMs,
     // A trial whose caller died is presumed lost once no registry call could still be running.
-    trialMs: registryConfig.deadlineMs + registryConfig.timeoutMs + 1_000,
+    trialMs: registryAnswerBoundMs(registryConfig) + 1_000,
     now: () => clock.millis(),
   };
   let status: StatusService | null = null;
@@ -108,7 +108,7 @@ export function createLiveRegistries(deps: {
   const coalescer: Coalescer = shared
     ? createSharedCoalescer({
         ...shared,
-        lockMs: registryConfig.deadlineMs + registryConfig.timeoutMs + 1_000,
+        lockMs: registryAnswerBoundMs(registryConfig) + 1_000,
         encode: (value) => JSON.stringify(value),
         decode: (text) => {
           const value = JSON.parse(text) as { kind: string; checkedAt?: string | Date };
@@ -126,6 +126,7 @@ export function createLiveRegistries(deps: {
     cache: config.cache,
     concurrencyPerCountry: registryConfig.concurrencyPerCountry,
     deadlineMs: registryConfig.deadlineMs,
+    permitWaitMs: registryConfig.permitWaitMs,
     backoffBaseMs: registryConfig.backoffMs,
     breaker: breakerOptions,
     stores: { breaker, permits, coalescer },

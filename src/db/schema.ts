@@ -37,6 +37,8 @@ export interface AuditsTable {
   latency_ms: number | null;
   status_code: number | null;
   valid: number | null;
+  /** When the answer could not be written to the client after this record was committed; null = written. */
+  undelivered_at?: string | null;
 }
 
 /** Domain events (`validation.completed`, `batch.completed`, `vat_number.changed`, …), written with the call's other writes. */

@@ -8,11 +8,13 @@ export interface FakeEntry {
 
 /**
  * A registry whose answers a test sets per number (`down` = unavailable), which counts its calls and
- * can hold them until released (to see who is waiting for a slot).
+ * can hold them until released (to see who is waiting for a slot). A held call whose caller aborts
+ * it ends at once, as a real client's would, and is listed in `aborted`.
  */
 export function createFakeRegistry(countries: readonly string[] = ['DE', 'AT', 'FR', 'NL']) {
   const answers = new Map<string, FakeEntry | 'down'>();
   const calls: string[] = [];
+  const aborted: string[] = [];
   let holding = false;
   const held: Array<() => void> = [];
   const client: RegistryClient = {
@@ -21,7 +23,24 @@ export function createFakeRegistry(countries: readonly string[] = ['DE', 'AT', '
     async lookup(request: RegistryLookup): Promise<RegistryResult> {
       const number = `${request.vat.country}${request.vat.national}`;
       calls.push(number);
-      if (holding) await new Promise<void>((resolve) => held.push(resolve));
+      if (holding) {
+        const signal = request.signal;
+        const outcome = await new Promise<'released' | 'aborted'>((resolve) => {
+          if (signal?.aborted) return resolve('aborted');
+          signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
+          held.push(() => resolve('released'));
+        });
+        if (outcome === 'aborted') {
+          aborted.push(number);
+          return {
+            kind: 'unavailable',
+            source: 'vies',
+            reason: 'timeout',
+            retryable: true,
+            message: `The ${request.vat.country} registry call was abandoned.`,
+          };
+        }
+      }
       const entry = answers.get(number) ?? {
         valid: true,
         name: `Company ${number}`,
@@ -42,6 +61,8 @@ export function createFakeRegistry(countries: readonly string[] = ['DE', 'AT', '
   };
   return {
     calls,
+    /** Numbers whose held call was aborted by its caller. */
+    aborted,
     set(number: string, entry: FakeEntry | 'down') {
       answers.set(number, entry);
     },

@@ -1,2 +1,2 @@
 /** What other modules may use of `audits`; everything else in the folder is its own. */
-export type { AuditEndpoint, AuditInput } from './service.js';
+export type { AuditEndpoint, AuditInput, AuditsService } from './service.js';

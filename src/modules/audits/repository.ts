@@ -41,6 +41,16 @@ export function createAuditsRepository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
+    /** Marks a record whose answer could not be written to its client. */
+    async markUndelivered(requestId: string, at: string, trx: Kysely<Database> = db): Promise<void> {
+      await trx
+        .updateTable('audits')
+        .set({ undelivered_at: at })
+        .where('request_id', '=', requestId)
+        .where('undelivered_at', 'is', null)
+        .execute();
+    },
+
     /** Deletes up to `limit` records that expired before `now`; returns how many. */
     async deleteExpired(now: string, limit: number, trx: Kysely<Database> = db): Promise<number> {
       const batch = trx

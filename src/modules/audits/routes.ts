@@ -30,6 +30,10 @@ const AuditRecord = Type.Object({
   latency_ms: Nullable(Type.Integer()),
   status_code: Nullable(Type.Integer()),
   valid: Nullable(Type.Boolean()),
+  delivered: Type.Boolean({
+    description:
+      'False when the response was recorded but could not be written to the client (its connection closed first); the client never received it.',
+  }),
 });
 
 export function auditsRoutes(deps: { audits: AuditsService; requireKey: RequireKey }) {
@@ -65,7 +69,7 @@ export function auditsRoutes(deps: { audits: AuditsService; requireKey: RequireK
           `{"data":{"request_id":${JSON.stringify(record.requestId)},"endpoint":${JSON.stringify(record.endpoint)},` +
           `"response":${record.responseJson},"created_at":"${record.createdAt}","expires_at":"${record.expiresAt}",` +
           `"request_body":${record.requestBodyJson ?? 'null'},"latency_ms":${record.latencyMs ?? 'null'},` +
-          `"status_code":${record.statusCode ?? 'null'},"valid":${record.valid ?? 'null'}},` +
+          `"status_code":${record.statusCode ?? 'null'},"valid":${record.valid ?? 'null'},"delivered":${record.delivered}},` +
           `"meta":{"request_id":"${request.id}","latency_ms":${latencyMs(reply)}}}`;
         return reply.type('application/json; charset=utf-8').send(body);
       },

@@ -30,6 +30,8 @@ export interface StoredAudit {
   latencyMs: number | null;
   statusCode: number | null;
   valid: boolean | null;
+  /** False when the answer could not be written to the client after the record was committed. */
+  delivered: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -97,7 +99,16 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
         latencyMs: row.latency_ms,
         statusCode: row.status_code,
         valid: row.valid === null ? null : row.valid === 1,
+        delivered: (row.undelivered_at ?? null) === null,
       };
+    },
+
+    /**
+     * Marks the record of `requestId` as not delivered: the answer it holds was committed but could
+     * not be written to the client (its connection closed first).
+     */
+    async markUndelivered(requestId: string): Promise<void> {
+      await repository.markUndelivered(requestId, clock.now().toISOString());
     },
 
     /**

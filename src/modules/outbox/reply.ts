@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { clientGone } from '../../http/client-signal.js';
 import { latencyMs } from '../../http/meta.js';
-import type { AuditEndpoint } from '../audits/index.js';
+import type { AuditEndpoint, AuditsService } from '../audits/index.js';
 import type { EventType } from '../events/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { Outbox, RegistryAnswer } from './service.js';
@@ -34,8 +35,17 @@ export interface RecordedResponse {
  * Finishes a successful audited HTTP call: builds the envelope, serialises it once through the
  * route's response schema (so only contract fields leave the service), records it through the
  * outbox, and sends exactly the recorded bytes once they are committed.
+ *
+ * A record describes an answer a client was sent. When the client has closed its connection before
+ * the commit, no audit record and no event are written (the call's own rows and the registry's
+ * answers still are). When the connection closes after the commit, before the answer was written
+ * to it, the record is marked as not delivered (`delivered: false` in `GET /v1/audits/{id}`).
  */
-export function createResponseRecorder(outbox: Pick<Outbox, 'record'>) {
+export function createResponseRecorder(
+  outbox: Pick<Outbox, 'record'>,
+  audits: Pick<AuditsService, 'markUndelivered'>,
+  onError: (error: unknown) => void = () => {},
+) {
   return async function sendRecorded(r: RecordedResponse): Promise<FastifyReply> {
     const latency = latencyMs(r.reply);
     const statusCode = r.statusCode ?? 200;
@@ -47,9 +57,17 @@ export function createResponseRecorder(outbox: Pick<Outbox, 'record'>) {
       }),
     );
     const own = r.own;
-    await outbox.record({
-      ...(own ? { own: async (trx) => void (await own(trx, body)) } : {}),
+    const ownAndAnswers = {
+      ...(own ? { own: async (trx: Kysely<Database>) => void (await own(trx, body)) } : {}),
       ...(r.answers?.length ? { answers: r.answers } : {}),
+    };
+    if (clientGone(r.reply)) {
+      // Nobody is left to receive the answer: what the registry said is kept, no answer is recorded.
+      if (own || r.answers?.length) await outbox.record(ownAndAnswers);
+      return r.reply.type('application/json; charset=utf-8').send(body);
+    }
+    await outbox.record({
+      ...ownAndAnswers,
       audit: {
         principal: r.principal,
         requestId: r.request.id,
@@ -68,6 +86,14 @@ export function createResponseRecorder(outbox: Pick<Outbox, 'record'>) {
           }
         : {}),
     });
+    const raw = r.reply.raw;
+    const requestId = r.request.id;
+    const notWritten = () => audits.markUndelivered(requestId).catch(onError);
+    if (clientGone(r.reply)) void notWritten();
+    else
+      raw.once('close', () => {
+        if (!raw.writableFinished) void notWritten();
+      });
     return r.reply.type('application/json; charset=utf-8').send(body);
   };
 }

@@ -17,7 +17,18 @@ export interface AnswerQuery {
   caller?: string;
   /** `false` forces a live call. */
   useCache: boolean;
+  /**
+   * Aborts when nobody waits for this answer any more (the client closed its connection, the worker
+   * stops): this caller stops waiting, and the registry call is cancelled unless another caller
+   * shares it.
+   */
   signal?: AbortSignal;
+  /**
+   * A client waits on an open connection: the wait for a registry permit is bounded
+   * (`OPENVAT_REGISTRY_PERMIT_WAIT_MS`), so the answer comes before the server's idle timeout.
+   * Background work (batch items, monitor checks) waits for its turn instead.
+   */
+  clientWaiting?: boolean;
   /**
    * `background` callers (monitoring, scheduled re-checks) take a registry permit only when no
    * `interactive` caller waits for the same registry and member state. Default `interactive`.

@@ -15,6 +15,7 @@ import {
   createCoalescer,
   createLocalBreaker,
   createPermits,
+  type Permit,
   type Permits,
 } from '../../registries/resilience.js';
 import type { MetricsObserver } from '../metrics/index.js';
@@ -33,6 +34,12 @@ export interface LiveAnswersOptions {
   concurrencyPerCountry: number;
   /** How long one validation may spend retrying throttled calls. */
   deadlineMs: number;
+  /**
+   * How long a caller with a client waiting (`AnswerQuery.clientWaiting`) waits for a registry permit
+   * before the registry counts as busy (a degraded answer, or `unavailable`); a retry waits at most
+   * until the deadline. Default 5 s.
+   */
+  permitWaitMs?: number;
   /** Base of the jittered exponential backoff between retries. */
   backoffBaseMs: number;
   breaker: { failureThreshold: number; openMs: number; trialMs?: number };
@@ -83,6 +90,11 @@ export function outcomeOf(result: RegistryResult): CallOutcome {
 
 /** The result of an upstream call the breaker refused. */
 type Refused = { kind: 'refused'; retryAfterSeconds: number };
+/** No permit came free within the wait a waiting client allows: the registry was not asked. */
+type Busy = { kind: 'busy' };
+
+/** Why a permit wait ended: its bound passed. */
+class PermitWaitOver extends Error {}
 
 const REGISTRY_NAMES: Record<string, string> = {
   vies: 'VIES',
@@ -120,6 +132,7 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     });
   const permits = options.stores?.permits ?? createPermits({ limitFor: () => options.concurrencyPerCountry });
   const coalescer = options.stores?.coalescer ?? createCoalescer();
+  const permitWaitMs = options.permitWaitMs ?? 5_000;
 
   async function stored(vatNumber: string): Promise<RegistryAnswersTable | null> {
     const hit = memory.get(vatNumber);
@@ -170,33 +183,69 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     };
   }
 
+  /**
+   * A permit for `key`, waiting at most `waitMs` when given (`null` once that passes); rejects when
+   * `signal` aborts meanwhile.
+   */
+  async function permitWithin(
+    key: string,
+    waitMs: number | null,
+    signal: AbortSignal,
+    priority: 'interactive' | 'background',
+  ): Promise<Permit | null> {
+    if (waitMs === null) return permits.acquire(key, { priority, signal });
+    const bound = new AbortController();
+    const timer = setTimeout(() => bound.abort(new PermitWaitOver()), waitMs);
+    try {
+      return await permits.acquire(key, { priority, signal: AbortSignal.any([signal, bound.signal]) });
+    } catch (error) {
+      if (bound.signal.aborted && !signal.aborted) return null;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async function callWithRetries(
     client: RegistryClient,
     key: string,
     vat: ParsedVatNumber,
     requester: ParsedVatNumber | null,
-    signal: AbortSignal | undefined,
+    signal: AbortSignal,
     priority: 'interactive' | 'background',
-  ): Promise<RegistryResult> {
+    clientWaiting: boolean,
+  ): Promise<RegistryResult | Busy> {
     const deadline = Date.now() + options.deadlineMs;
+    let last: RegistryResult | null = null;
     for (let attempt = 0; ; attempt++) {
-      const result = await permits.run(
-        key,
-        () =>
-          client.lookup({
-            vat: { country: vat.country, national: vat.national },
-            ...(requester ? { requester: { country: requester.country, national: requester.national } } : {}),
-            ...(signal ? { signal } : {}),
-          }),
-        { priority, ...(signal ? { signal } : {}) },
-      );
+      // With a client waiting, the wait for a permit is bounded: the first by the permit wait, a
+      // retry also by the deadline, so the whole answer fits in max(permit wait, deadline) + timeout.
+      const waitMs = clientWaiting
+        ? attempt === 0
+          ? permitWaitMs
+          : Math.min(permitWaitMs, Math.max(0, deadline - Date.now()))
+        : null;
+      const permit = await permitWithin(key, waitMs, signal, priority);
+      if (!permit) return last ?? { kind: 'busy' };
+      let result: RegistryResult;
+      try {
+        result = await client.lookup({
+          vat: { country: vat.country, national: vat.national },
+          ...(requester ? { requester: { country: requester.country, national: requester.national } } : {}),
+          signal,
+        });
+      } finally {
+        permit.release();
+      }
+      last = result;
       if (result.kind === 'answer') return result;
       // The registry says we send too much: fewer calls at once, for every caller of this key.
       if (result.reason === 'throttled') permits.throttled(key);
       if (!retryable(result)) return result;
       const delay = backoffDelay(attempt, options.backoffBaseMs, 5_000, random);
-      if (Date.now() + delay >= deadline || signal?.aborted) return result;
+      if (Date.now() + delay >= deadline || signal.aborted) return result;
       await sleep(delay);
+      if (signal.aborted) return result;
     }
   }
 
@@ -209,16 +258,17 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     key: string,
     vat: ParsedVatNumber,
     requester: ParsedVatNumber | null,
-    signal: AbortSignal | undefined,
+    signal: AbortSignal,
     priority: 'interactive' | 'background',
-  ): Promise<RegistryResult | Refused> {
+    clientWaiting: boolean,
+  ): Promise<RegistryResult | Refused | Busy> {
     const gate = await breaker.check(key);
     if (!gate.allowed) return { kind: 'refused', retryAfterSeconds: gate.retryAfterSeconds };
-    let result: RegistryResult;
+    let result: RegistryResult | Busy;
     try {
-      result = await callWithRetries(client, key, vat, requester, signal, priority);
+      result = await callWithRetries(client, key, vat, requester, signal, priority, clientWaiting);
     } catch (error) {
-      const aborted = signal?.aborted === true;
+      const aborted = signal.aborted;
       await breaker.report(key, aborted ? 'neutral' : 'failure', gate.trial);
       return {
         kind: 'unavailable',
@@ -230,9 +280,9 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
           : `The ${vat.country} registry call failed unexpectedly (${error instanceof Error ? error.name : 'error'}).`,
       };
     }
-    // A call cut short by its caller says nothing about the registry.
-    const aborted = result.kind === 'unavailable' && signal?.aborted === true;
-    await breaker.report(key, aborted ? 'neutral' : outcomeOf(result), gate.trial);
+    // A call cut short by its callers, or never made, says nothing about the registry.
+    const neutral = result.kind === 'busy' || (result.kind === 'unavailable' && signal.aborted);
+    await breaker.report(key, neutral ? 'neutral' : outcomeOf(result as RegistryResult), gate.trial);
     return result;
   }
 
@@ -275,12 +325,39 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
       const key = `${client.source}:${vat.country}`;
       const started = performance.now();
       // A consultation number belongs to the key that asked for it: never shared with another key.
+      // A client's bounded wait never rides on a call that waits without bound (a batch item's), nor
+      // the other way round: the two kinds share calls only among themselves.
+      const kind = query.clientWaiting ? '' : '|unbounded';
       const coalesceKey = requester
-        ? `${vat.normalised}|${requester.normalised}|${query.caller ?? ''}`
-        : `${vat.normalised}|`;
-      const result = await coalescer.run(coalesceKey, () =>
-        guarded(client, key, vat, requester, query.signal, query.priority ?? 'interactive'),
-      );
+        ? `${vat.normalised}|${requester.normalised}|${query.caller ?? ''}${kind}`
+        : `${vat.normalised}|${kind}`;
+      let result: RegistryResult | Refused | Busy;
+      try {
+        // The shared call runs under the coalescer's signal: cancelled once every caller has gone.
+        result = await coalescer.run(
+          coalesceKey,
+          (shared) =>
+            guarded(
+              client,
+              key,
+              vat,
+              requester,
+              shared,
+              query.priority ?? 'interactive',
+              query.clientWaiting === true,
+            ),
+          query.signal,
+        );
+      } catch (error) {
+        if (!query.signal?.aborted) throw error;
+        // This caller went away; a call another caller shares goes on for them.
+        return {
+          kind: 'unavailable',
+          source: client.source,
+          message: `No answer from ${REGISTRY_NAMES[client.source] ?? client.source} for ${vat.country}: the caller went away before it answered.`,
+          retryAfterSeconds: 1,
+        };
+      }
       options.observer?.registryCall({
         registry: client.source,
         country: vat.country,
@@ -291,9 +368,20 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
               : 'invalid'
             : result.kind === 'refused'
               ? 'circuit_open'
-              : result.reason,
+              : result.kind === 'busy'
+                ? 'busy'
+                : result.reason,
         durationMs: performance.now() - started,
       });
+      if (result.kind === 'busy') {
+        return fallback(
+          row,
+          client.source,
+          vat.country,
+          `every permitted call to it is taken and none came free within ${permitWaitMs} ms; retry shortly`,
+          Math.max(1, Math.ceil(permitWaitMs / 1000)),
+        );
+      }
       if (result.kind === 'refused') {
         return fallback(
           row,

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { clientSignal } from '../../http/client-signal.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
@@ -67,8 +68,11 @@ export function validationRoutes(deps: {
             vatNumber: query.vat_number,
             requesterVatNumber: query.requester_vat_number ?? null,
             useCache: query.cache !== 'false',
+            // Answered before the server's idle timeout; the registry work stops if the client goes.
+            clientWaiting: true,
           },
           principal,
+          clientSignal(request, reply),
         );
         if (outcome.kind !== 'ok') throw refusalError(validationRefusal(outcome));
         return sendRecorded({

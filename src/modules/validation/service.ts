@@ -100,6 +100,7 @@ export function createValidationService(deps: {
         caller: principal.id,
         useCache: request.useCache !== false,
         ...(request.priority ? { priority: request.priority } : {}),
+        ...(request.clientWaiting ? { clientWaiting: true } : {}),
         ...(signal ? { signal } : {}),
       });
       if (outcome.kind !== 'answer') return outcome;

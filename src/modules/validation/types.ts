@@ -71,6 +71,8 @@ export interface ValidationRequest {
   useCache?: boolean;
   /** `background` waits behind interactive callers for a registry permit (default `interactive`). */
   priority?: 'interactive' | 'background';
+  /** A client waits on an open connection: the registry work is bounded (see `AnswerQuery`). */
+  clientWaiting?: boolean;
 }
 
 /** The one path every validation takes (single, batch items, decide's buyer and seller numbers). */
