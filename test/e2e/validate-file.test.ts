@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { detectDelimiter, formatCsvRow, parseCsv, readInput } from '../../src/cli/validate-file.js';
+import { detectDelimiter, formatCsvRow, parseCsv, readInput } from '../../src/cli/csv.js';
 import { createDatabase } from '../../src/db/database.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
