@@ -78,11 +78,7 @@ export function createMonitorChecks(deps: MonitorsDeps) {
    * with its check row, its changes, its audit record and its events, all or nothing. A scheduled
    * check whose lease was taken over by another instance writes nothing (null).
    */
-  async function apply(
-    monitorId: string,
-    trigger: CheckTrigger,
-    asked: Asked,
-  ): Promise<CheckResult | null> {
+  async function apply(monitorId: string, trigger: CheckTrigger, asked: Asked): Promise<CheckResult | null> {
     const finding = findingOf(asked.outcome);
     let stored = null as CheckResult | null;
     await deps.outbox.record({

@@ -1,5 +1,8 @@
-import type { MonitorsTable } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { Database, MonitorsTable } from '../../db/schema.js';
+import { sha256Hex } from '../../lib/crypto.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
+import { PLAYGROUND_MONITOR_LIMIT } from '../playground/index.js';
 import type { ValidationOutcome } from '../validation/index.js';
 import type { MonitorChecks } from './checks.js';
 import type { MonitorsDeps } from './deps.js';
@@ -13,7 +16,7 @@ export const BULK_LIMIT = 10_000;
 export type CreateOutcome =
   | { kind: 'created'; result: CheckResult }
   | { kind: 'existing'; monitor: MonitorView }
-  | { kind: 'limit_reached'; max: number }
+  | ({ kind: 'limit_reached' } & MonitorLimit)
   | Extract<ValidationOutcome, { kind: 'invalid_format' | 'country_unsupported' }>;
 
 export type BulkRow =
@@ -37,6 +40,19 @@ export function capOf(deps: Pick<MonitorsDeps, 'maxPerKey'>, principal: ApiKeyPr
   return principal.plan === 'pro' || principal.plan === 'business' ? deps.maxPerKey[principal.plan] : 0;
 }
 
+/** The cap a creation reached: the plan's per key, or the demo key's per visitor address. */
+export interface MonitorLimit {
+  scope: 'key' | 'visitor';
+  max: number;
+}
+
+/** Why a monitor was not created over a cap, in words (the `monitor_limit_reached` refusal). */
+export function limitMessage(limit: MonitorLimit): string {
+  return limit.scope === 'visitor'
+    ? `The playground's demo key monitors at most ${limit.max.toLocaleString('en')} VAT numbers per address (each kept 24 hours); use a key of your own to monitor more.`
+    : `This key's plan monitors at most ${limit.max.toLocaleString('en')} VAT numbers; delete monitors or use a plan with more.`;
+}
+
 /** Creating monitors, one with its first check at once, or many queued for the scheduler. */
 export function createMonitorCreation(
   deps: MonitorsDeps,
@@ -46,7 +62,13 @@ export function createMonitorCreation(
   const { db, repository, validation, clock, ids, workerId } = deps;
   const { ask, apply } = checks;
 
-  function newRow(principal: ApiKeyPrincipal, input: MonitorInput, normalised: string, country: string) {
+  function newRow(
+    principal: ApiKeyPrincipal,
+    input: MonitorInput,
+    normalised: string,
+    country: string,
+    address: string | null,
+  ) {
     const now = clock.now().toISOString();
     const row: MonitorsTable = {
       id: ids.uuid(),
@@ -76,46 +98,75 @@ export function createMonitorCreation(
       locked_until: null,
       claimed_by: null,
       created_at: now,
+      visitor: visitorOf(principal, address),
     };
     return row;
   }
 
   /** The demo key's monitors of these numbers past their retention make way for new ones. */
-  async function clearExpired(owner: Owner, vatNumbers: string[]): Promise<void> {
+  async function clearExpired(owner: Owner, vatNumbers: string[], trx: Kysely<Database>): Promise<void> {
     if (owner.createdAfter !== null)
-      await repository.removeCreatedBy(owner.keyId, owner.createdAfter, vatNumbers);
+      await repository.removeCreatedBy(owner.keyId, owner.createdAfter, vatNumbers, trx);
+  }
+
+  /**
+   * How many more monitors may be created now, and the cap that bounds it: the plan's per key and,
+   * for a visitor of the demo key, the per-address one. Read under the key's lock (`lockKey`).
+   */
+  async function roomFor(
+    principal: ApiKeyPrincipal,
+    owner: Owner,
+    visitor: string | null,
+    trx: Kysely<Database>,
+  ): Promise<{ room: number; limit: MonitorLimit }> {
+    const max = capOf(deps, principal);
+    const room = max - (await repository.countForKey(owner, trx));
+    if (visitor !== null) {
+      const left = PLAYGROUND_MONITOR_LIMIT - (await repository.countForVisitor(owner, visitor, trx));
+      if (left < room) return { room: left, limit: { scope: 'visitor', max: PLAYGROUND_MONITOR_LIMIT } };
+    }
+    return { room, limit: { scope: 'key', max } };
+  }
+
+  /** A hash of the address of a visitor of the demo key (which caps each visitor's monitors); null for other keys. */
+  function visitorOf(principal: ApiKeyPrincipal, address: string | null): string | null {
+    return principal.playground ? sha256Hex(`openvat monitor visitor ${address ?? ''}`) : null;
   }
 
   return {
     /**
      * Starts monitoring a number and checks it at once (a fresh stored answer is used). The key's
-     * existing monitor of the same number is returned as it is.
+     * existing monitor of the same number is returned as it is. `address` is the client's (it
+     * counts against the per-address cap of the demo key).
      */
-    async create(principal: ApiKeyPrincipal, input: MonitorInput): Promise<CreateOutcome> {
+    async create(
+      principal: ApiKeyPrincipal,
+      input: MonitorInput,
+      address: string | null = null,
+    ): Promise<CreateOutcome> {
       const parsed = validation.parse(input.vat_number, 'vat_number');
       if (!('ok' in parsed)) return parsed;
       const owner = ownerOf(principal);
-      await clearExpired(owner, [parsed.vat.normalised]);
-      const [existing] = await repository.findByNumbers(owner, [parsed.vat.normalised]);
-      if (existing) {
-        const row = await repository.findOfKey(owner, existing.id);
-        if (row) return { kind: 'existing', monitor: monitorView(row) };
-      }
-      const max = capOf(deps, principal);
-      if ((await repository.countForKey(owner)) >= max) return { kind: 'limit_reached', max };
-      const row = newRow(principal, input, parsed.vat.normalised, parsed.vat.country);
+      const row = newRow(principal, input, parsed.vat.normalised, parsed.vat.country, address);
       // Held under this instance's lease while its first check runs; if the process dies, the
       // lease expires and the scheduler makes the first check instead.
-      const now = clock.now();
-      row.locked_until = new Date(now.getTime() + deps.leaseMs).toISOString();
+      row.locked_until = new Date(clock.millis() + deps.leaseMs).toISOString();
       row.claimed_by = workerId;
-      await repository.insertMany([row]);
-      const [stored] = await repository.findByNumbers(owner, [row.vat_number]);
-      if (!stored || stored.id !== row.id) {
-        // A concurrent request created it first.
-        const other = stored ? await repository.findOfKey(owner, stored.id) : undefined;
-        if (other) return { kind: 'existing', monitor: monitorView(other) };
-      }
+      // The count and the insert under the key's lock: concurrent creations never pass the cap.
+      const settled = await db.kysely.transaction().execute(async (trx): Promise<CreateOutcome | null> => {
+        await repository.lockKey(owner.keyId, trx);
+        await clearExpired(owner, [row.vat_number], trx);
+        const [existing] = await repository.findByNumbers(owner, [row.vat_number], trx);
+        if (existing) {
+          const other = await repository.findOfKey(owner, existing.id, trx);
+          if (other) return { kind: 'existing', monitor: monitorView(other) };
+        }
+        const { room, limit } = await roomFor(principal, owner, row.visitor, trx);
+        if (room <= 0) return { kind: 'limit_reached', ...limit };
+        await repository.insertMany([row], trx);
+        return null;
+      });
+      if (settled) return settled;
       const result = await apply(row.id, 'created', await ask(row, 'created', undefined));
       if (!result) throw new Error(`monitor ${row.id} lost its first check`);
       return { kind: 'created', result };
@@ -125,8 +176,13 @@ export function createMonitorCreation(
      * Starts monitoring many numbers at once; each is checked soon after by the scheduler. Bad rows
      * (malformed, unsupported, over the plan's cap) are listed with their reasons, the others created.
      */
-    async createMany(principal: ApiKeyPrincipal, inputs: MonitorInput[]): Promise<BulkResult> {
+    async createMany(
+      principal: ApiKeyPrincipal,
+      inputs: MonitorInput[],
+      address: string | null = null,
+    ): Promise<BulkResult> {
       const results: BulkRow[] = new Array(inputs.length);
+      const visitor = visitorOf(principal, address);
       const fresh = new Map<string, { row: MonitorsTable; positions: number[] }>();
       inputs.forEach((input, i) => {
         const parsed = validation.parse(input.vat_number, 'vat_number');
@@ -142,40 +198,41 @@ export function createMonitorCreation(
         if (known) known.positions.push(i);
         else
           fresh.set(parsed.vat.normalised, {
-            row: newRow(principal, input, parsed.vat.normalised, parsed.vat.country),
+            row: newRow(principal, input, parsed.vat.normalised, parsed.vat.country, address),
             positions: [i],
           });
       });
       const numbers = [...fresh.keys()];
       const owner = ownerOf(principal);
-      await clearExpired(owner, numbers);
-      const existing = new Map(
-        (await repository.findByNumbers(owner, numbers)).map((r) => [r.vat_number, r.id]),
-      );
-      let room = capOf(deps, principal) - (await repository.countForKey(owner));
       const toInsert: MonitorsTable[] = [];
-      for (const [number, entry] of fresh) {
-        if (existing.has(number)) continue;
-        if (room <= 0) {
-          for (const i of entry.positions)
-            results[i] = {
-              ok: false,
-              vat_number: number,
-              error: {
-                code: 'monitor_limit_reached',
-                message: `This key's plan monitors at most ${capOf(deps, principal).toLocaleString('en')} VAT numbers.`,
-              },
-            };
-          fresh.delete(number);
-          continue;
+      // The count and the inserts under the key's lock: concurrent requests never pass the cap.
+      const stored = await db.kysely.transaction().execute(async (trx) => {
+        await repository.lockKey(owner.keyId, trx);
+        await clearExpired(owner, numbers, trx);
+        const existing = new Map(
+          (await repository.findByNumbers(owner, numbers, trx)).map((r) => [r.vat_number, r.id]),
+        );
+        let { room, limit } = await roomFor(principal, owner, visitor, trx);
+        for (const [number, entry] of fresh) {
+          if (existing.has(number)) continue;
+          if (room <= 0) {
+            for (const i of entry.positions)
+              results[i] = {
+                ok: false,
+                vat_number: number,
+                error: { code: 'monitor_limit_reached', message: limitMessage(limit) },
+              };
+            fresh.delete(number);
+            continue;
+          }
+          room -= 1;
+          toInsert.push(entry.row);
         }
-        room -= 1;
-        toInsert.push(entry.row);
-      }
-      await db.kysely.transaction().execute((trx) => repository.insertMany(toInsert, trx));
-      const stored = new Map(
-        (await repository.findByNumbers(owner, [...fresh.keys()])).map((r) => [r.vat_number, r.id]),
-      );
+        await repository.insertMany(toInsert, trx);
+        return new Map(
+          (await repository.findByNumbers(owner, [...fresh.keys()], trx)).map((r) => [r.vat_number, r.id]),
+        );
+      });
       const inserted = new Set(toInsert.map((r) => r.id));
       let created = 0;
       let already = 0;
