@@ -2,14 +2,10 @@ import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { CsvError, parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { stringify as stringifySync } from 'csv-stringify/sync';
+import { checkInputFile } from './input-file.js';
 
 // CSV: read and written through csv-parse and csv-stringify, streaming, so a file of any size is
-// processed in constant memory (see bench/results/validate-file-1m.md).
-
-/** Parses CSV text (RFC 4180, a leading BOM, CRLF or LF); rows may have different lengths. */
-export function parseCsv(text: string, delimiter = ','): string[][] {
-  return parseSync(text, { delimiter, bom: true, relax_column_count: true, relax_quotes: true });
-}
+// processed in bounded memory: no row is held beyond MAX_ROW_BYTES (see bench/results/validate-file-1m.md).
 
 /** The delimiter of a CSV from its first line: `;` or tab when they outnumber commas, else `,`. */
 export function detectDelimiter(text: string): string {
@@ -30,38 +26,84 @@ export function formatCsvRow(fields: readonly string[], delimiter = ','): string
   return formatCsvRows([fields], delimiter);
 }
 
-/** A file's records, streamed, with the line each ends on; a malformed file throws a CsvInputError. */
+/**
+ * The most a row of an input file may hold (1 MiB): a file without the line ends or quotes it seems
+ * to have (a binary file, an unclosed quote) is refused at this point instead of being read into
+ * memory whole.
+ */
+export const MAX_ROW_BYTES = 1_048_576;
+
+/** One record of a file, with the line it ends on and the bytes read up to its end. */
+export interface CsvRecord {
+  record: string[];
+  line: number;
+  bytes: number;
+}
+
+/**
+ * The options of every reading of an input file: a UTF-8 BOM, quoted fields (with delimiters, quotes
+ * and line breaks; a stray quote inside an unquoted field is kept as text), empty lines skipped, rows
+ * bounded by `MAX_ROW_BYTES`, and no row with more fields than the first (the header): a shorter row
+ * is read as if its missing fields were empty.
+ */
+function readingOptions(delimiter: string, maxRowBytes: number) {
+  return {
+    delimiter,
+    bom: true,
+    relax_quotes: true,
+    relax_column_count_less: true,
+    skip_empty_lines: true,
+    max_record_size: maxRowBytes,
+  };
+}
+
+/** Parses CSV text (small texts: tests and previews) with the rules of `csvRecords`. */
+export function parseCsv(text: string, delimiter = ',', maxRowBytes = MAX_ROW_BYTES): string[][] {
+  return parseSync(text, readingOptions(delimiter, maxRowBytes));
+}
+
+/** A file's records, streamed, with the line each ends on; a file that breaks a rule throws a CsvInputError. */
 export async function* csvRecords(
   path: string,
   delimiter: string,
-): AsyncGenerator<{ record: string[]; line: number; bytes: number }> {
-  const parser = createReadStream(path).pipe(
-    parse({
-      delimiter,
-      bom: true,
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_empty_lines: true,
-      info: true,
-    }),
-  );
+  maxRowBytes = MAX_ROW_BYTES,
+): AsyncGenerator<CsvRecord> {
+  const source = createReadStream(path);
+  const parser = source.pipe(parse({ ...readingOptions(delimiter, maxRowBytes), info: true }));
+  let width: number | null = null;
   try {
     for await (const { record, info } of parser as AsyncIterable<{
       record: string[];
       info: { lines: number; bytes: number };
     }>) {
+      width ??= record.length;
       yield { record, line: info.lines, bytes: info.bytes };
     }
   } catch (error) {
-    if (error instanceof CsvError) throw new CsvInputError(path, error);
+    if (error instanceof CsvError) throw new CsvInputError(path, error, { width, maxRowBytes });
     throw error;
+  } finally {
+    // Stopped early (a refused row, or the caller is done): the file is closed at once.
+    source.destroy();
   }
 }
 
+/** A file that breaks a rule of `csvRecords`, named with its line. */
 export class CsvInputError extends Error {
-  constructor(path: string, error: CsvError) {
-    const line = (error as CsvError & { lines?: number }).lines;
-    super(`${path} is not valid CSV${line ? ` (line ${line})` : ''}: ${error.message}`);
+  constructor(path: string, error: CsvError, context: { width: number | null; maxRowBytes: number }) {
+    const details = error as CsvError & { lines?: number; record?: string[] };
+    const line = details.lines;
+    if (error.code === 'CSV_MAX_RECORD_SIZE') {
+      super(
+        `${path}, line ${line}: a row longer than ${context.maxRowBytes.toLocaleString('en')} bytes, the most a row may hold (an unclosed quote, or not a CSV file?)`,
+      );
+    } else if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
+      super(
+        `${path}, line ${line}: ${details.record?.length ?? 'more'} fields, but the first row has ${context.width ?? 'fewer'}; a row may not have more fields than the header (quote a field that holds the delimiter)`,
+      );
+    } else {
+      super(`${path} is not valid CSV${line ? ` (line ${line})` : ''}: ${error.message}`);
+    }
   }
 }
 
@@ -112,4 +154,54 @@ export function readSample(path: string): string {
   } finally {
     closeSync(fd);
   }
+}
+
+/** An input file opened for its rows: its delimiter, its header and the column of the VAT numbers. */
+export interface CsvInput {
+  delimiter: string;
+  /** The header row (for a plain list of numbers, which has none: `vat_number`). */
+  header: string[];
+  hasHeader: boolean;
+  /** The column of the VAT numbers. */
+  column: number;
+  /** The data rows, streamed (the first record too when the file has no header). */
+  rows: AsyncGenerator<CsvRecord>;
+  /** Closes the file when the rows are not read to the end. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens an input file of VAT numbers as every command reads one (validate-file, monitors import):
+ * a CSV with a header row, comma, semicolon or tab (from the first line), or a plain list with one
+ * number per line; the VAT column is `column`, else the first named like `vat`, `vat_number` or
+ * `vat_id`, else the first. Throws a message naming the file when it cannot be read.
+ */
+export async function openCsvInput(path: string, column?: string): Promise<CsvInput> {
+  checkInputFile(path);
+  const delimiter = detectDelimiter(readSample(path));
+  const records = csvRecords(path, delimiter);
+  const first = await records.next();
+  if (first.done) throw new Error(`${path} is empty`);
+  let inspected: ReturnType<typeof inspectHeader>;
+  try {
+    inspected = inspectHeader(first.value.record, column);
+  } catch (error) {
+    await records.return(undefined);
+    throw error;
+  }
+  const rows = inspected.hasHeader
+    ? records
+    : (async function* () {
+        yield first.value;
+        yield* records;
+      })();
+  return {
+    delimiter,
+    ...inspected,
+    rows,
+    close: async () => {
+      await rows.return(undefined);
+      await records.return(undefined);
+    },
+  };
 }

@@ -4,14 +4,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
 import type { BatchItemResult } from '../modules/batch/service.js';
 import { counted } from './counts.js';
-import {
-  csvRecords,
-  detectDelimiter,
-  formatCsvRow,
-  formatCsvRows,
-  inspectHeader,
-  readSample,
-} from './csv.js';
+import { csvRecords, formatCsvRow, formatCsvRows, openCsvInput } from './csv.js';
 import { checkInputFile, checkOutputFile, spreadsheetSafe } from './input-file.js';
 import { directValidator, remoteValidator, type Validator } from './validate-backends.js';
 
@@ -65,7 +58,7 @@ function countryOf(input: string, normalised: string): string {
 }
 
 interface Entry {
-  /** The row as written: the input fields padded to the header, results, then any extra fields. */
+  /** The row as written: the input fields padded to the header, then the results. */
   output: string[] | null;
   row: string[];
   number: string;
@@ -94,23 +87,20 @@ export async function validateFile(
   checkInputFile(path);
   const out = options.out ?? `${path}.results.csv`;
   checkOutputFile(out, path);
-  const delimiter = detectDelimiter(readSample(path));
-  // The whole input is read once before anything is written: a malformed file leaves no output
-  // behind (and an earlier run's output untouched).
-  for await (const _ of csvRecords(path, delimiter)) {
-    // parsing is the check
-  }
-  const input = csvRecords(path, delimiter);
-  const first = await input.next();
-  if (first.done) throw new Error(`${path} is empty`);
-  let inspected: ReturnType<typeof inspectHeader>;
+  const csv = await openCsvInput(path, options.column);
+  const { delimiter, header: inputHeader } = csv;
+  const input = csv.rows;
+  // The whole input is read once before anything is written: a file that breaks a rule leaves no
+  // output behind (and an earlier run's output untouched).
   try {
-    inspected = inspectHeader(first.value.record, options.column);
+    for await (const _ of csvRecords(path, delimiter)) {
+      // parsing is the check
+    }
   } catch (error) {
-    await input.return(undefined);
+    await csv.close();
     throw error;
   }
-  const { header: inputHeader, hasHeader, column } = inspected;
+  const { column } = csv;
   const header = [...inputHeader, ...RESULT_COLUMNS];
   const errorColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_error');
   const normalisedColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_normalised');
@@ -126,7 +116,7 @@ export async function validateFile(
       formatCsvRow(oldHeader.value.record, delimiter) !== formatCsvRow(header, delimiter)
     ) {
       await old.return(undefined);
-      await input.return(undefined);
+      await csv.close();
       throw new Error(`${out} exists but has other columns; remove it or choose another --out`);
     }
     target = `${out}.partial`;
@@ -148,7 +138,7 @@ export async function validateFile(
   let backend: { validate: Validator; close: () => Promise<void> };
   if (options.url) {
     if (!options.key) {
-      await input.return(undefined);
+      await csv.close();
       if (old) await old.return(undefined);
       throw new Error('--url needs --key (an API key of a Pro or Business plan)');
     }
@@ -165,7 +155,7 @@ export async function validateFile(
     try {
       backend = await directValidator(config(), options.key);
     } catch (error) {
-      await input.return(undefined);
+      await csv.close();
       if (old) await old.return(undefined);
       throw error;
     }
@@ -229,8 +219,7 @@ export async function validateFile(
       );
       todo.forEach((entry, j) => {
         const padded = inputHeader.map((_, k) => entry.row[k] ?? '');
-        const extra = entry.row.slice(inputHeader.length);
-        entry.output = [...padded, ...resultFields(results[j] as BatchItemResult), ...extra];
+        entry.output = [...padded, ...resultFields(results[j] as BatchItemResult)];
         if (entry.old) retried += 1;
       });
       processed += todo.length;
@@ -251,15 +240,9 @@ export async function validateFile(
   let complete = false;
   let stoppedEarly = false;
   try {
-    const rows = hasHeader
-      ? input
-      : (async function* () {
-          yield first.value;
-          yield* input;
-        })();
     let validations = 0;
     stoppedEarly = false;
-    for await (const { record, bytes: read } of rows) {
+    for await (const { record, bytes: read } of input) {
       bytes = read;
       total += 1;
       const previous = await nextOld();
@@ -336,7 +319,7 @@ export function createValidateFileCommand(config: () => Config): Command {
     .option('--progress', 'draw the progress bar even when stderr is not a terminal')
     .addHelpText(
       'after',
-      '\nExit status: 0 when every row was validated without error, 1 when a row failed (see vat_error), 2 when\nthe file could not be processed (missing, malformed CSV, service unreachable).',
+      '\nExit status: 0 when every row was validated without error, 1 when a row failed (see vat_error), 2 when\nthe file could not be processed (missing, malformed CSV, a row with more fields than the header or over\n1 MiB, service unreachable).',
     )
     .action(async (file: string, options: ValidateFileOptions) => {
       try {
