@@ -1,6 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { Config } from '../config.js';
 import type { Container } from '../container.js';
@@ -8,8 +7,9 @@ import type { ApiKeyPrincipal } from '../modules/keys/service.js';
 import { INTERVALS, type Interval } from '../modules/monitors/schedule.js';
 import { BULK_LIMIT, type MonitorInput, type MonitorView } from '../modules/monitors/service.js';
 import { counted } from './counts.js';
+import { openCsvInput } from './csv.js';
 import { openExistingDatabase } from './database.js';
-import { checkInputFile, checkOutputFile, spreadsheetSafe } from './input-file.js';
+import { checkOutputFile, spreadsheetSafe } from './input-file.js';
 import { UsageError } from './usage-error.js';
 
 const EXPORT_COLUMNS = [
@@ -53,46 +53,39 @@ async function* allMonitors(
 }
 
 /**
- * Rows of an import file: a header row naming `vat_number` (required), and optionally `interval`,
- * `reference` and `metadata` (a JSON object, as `export` writes it). Without a `vat_number` header
- * the first column is the number and every row is data.
+ * The rows of an import file, read as validate-file reads a file (`openCsvInput`: comma, semicolon
+ * or tab, a header row or a plain list, the VAT column named like `vat_number`, else the first);
+ * optional columns `interval`, `reference` and `metadata` (a JSON object, as `export` writes it).
+ * Throws, naming the file and line, when the file cannot be read or breaks a rule of every input
+ * file; rows with a bad interval or metadata are listed in `errors` with their line.
  */
-export function importRows(
-  text: string,
+async function readImportFile(
+  file: string,
   fallback: Interval,
-): { rows: MonitorInput[]; lines: number[]; errors: string[] } {
-  const records = parse(text, {
-    bom: true,
-    skip_empty_lines: true,
-    relax_column_count: true,
-    trim: true,
-    delimiter: [',', ';', '\t'],
-  }) as string[][];
-  const header = (records[0] ?? []).map((h) => h.toLowerCase());
-  const hasHeader = header.includes('vat_number');
-  const col = (name: string) => (hasHeader ? header.indexOf(name) : name === 'vat_number' ? 0 : -1);
-  const [number, intervalCol, reference, metadata] = ['vat_number', 'interval', 'reference', 'metadata'].map(
-    col,
-  );
+): Promise<{ rows: MonitorInput[]; lines: number[]; errors: string[] }> {
+  const csv = await openCsvInput(file);
+  const named = (name: string) =>
+    csv.hasHeader ? csv.header.findIndex((h) => h.toLowerCase() === name) : -1;
+  const [intervalCol, referenceCol, metadataCol] = ['interval', 'reference', 'metadata'].map(named);
+  const field = (record: string[], index: number | undefined) =>
+    index === undefined || index < 0 ? '' : (record[index] ?? '').trim();
   const rows: MonitorInput[] = [];
   /** The file line of each row, for the refusals the service reports later. */
   const lines: number[] = [];
   const errors: string[] = [];
-  records.slice(hasHeader ? 1 : 0).forEach((record, i) => {
-    const line = i + (hasHeader ? 2 : 1);
-    const vat = record[number ?? 0] ?? '';
-    const row: MonitorInput = { vat_number: vat, interval: fallback };
-    const rowInterval = intervalCol !== undefined && intervalCol >= 0 ? record[intervalCol] : '';
+  for await (const { record, line } of csv.rows) {
+    const row: MonitorInput = { vat_number: field(record, csv.column), interval: fallback };
+    const rowInterval = field(record, intervalCol);
     if (rowInterval) {
       if (!(INTERVALS as readonly string[]).includes(rowInterval)) {
         errors.push(`line ${line}: interval "${rowInterval}" is not one of ${INTERVALS.join(', ')}`);
-        return;
+        continue;
       }
       row.interval = rowInterval as Interval;
     }
-    const ref = reference !== undefined && reference >= 0 ? record[reference] : '';
-    if (ref) row.reference = ref;
-    const meta = metadata !== undefined && metadata >= 0 ? record[metadata] : '';
+    const reference = field(record, referenceCol);
+    if (reference) row.reference = reference;
+    const meta = field(record, metadataCol);
     if (meta) {
       try {
         const value = JSON.parse(meta) as unknown;
@@ -101,23 +94,13 @@ export function importRows(
         row.metadata = value as Record<string, unknown>;
       } catch {
         errors.push(`line ${line}: metadata is not a JSON object`);
-        return;
+        continue;
       }
     }
     rows.push(row);
     lines.push(line);
-  });
-  return { rows, lines, errors };
-}
-
-/** The rows of an import file, or why the file cannot be read (missing, a directory, malformed CSV). */
-function readImportFile(file: string, fallback: Interval): ReturnType<typeof importRows> {
-  checkInputFile(file);
-  try {
-    return importRows(readFileSync(file, 'utf8'), fallback);
-  } catch (error) {
-    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  return { rows, lines, errors };
 }
 
 export function createMonitorsCommands(config: () => Config): Command {
@@ -159,12 +142,12 @@ export function createMonitorsCommands(config: () => Config): Command {
     )
     .addHelpText(
       'after',
-      '\nRefused rows are listed by their line in the file. Exit status: 0 when every row was imported, 1 when a\nrow was refused, 2 when the file could not be read (missing, a directory, malformed CSV).',
+      '\nRefused rows are listed by their line in the file. Exit status: 0 when every row was imported, 1 when a\nrow was refused, 2 when the file could not be read (missing, a directory, malformed CSV, a row with more fields than\nthe header or over 1 MiB).',
     )
     .action(async (file: string, options: { key: string; interval: Interval }) => {
-      let parsed: ReturnType<typeof importRows>;
+      let parsed: Awaited<ReturnType<typeof readImportFile>>;
       try {
-        parsed = readImportFile(file, options.interval);
+        parsed = await readImportFile(file, options.interval);
       } catch (error) {
         console.error(`openvat: ${error instanceof Error ? error.message : String(error)}`);
         process.exitCode = 2;

@@ -284,6 +284,8 @@ export interface MonitorsTable {
   locked_until: string | null;
   claimed_by: string | null;
   created_at: string;
+  /** A hash of the address that created a monitor of the playground's demo key; null for other keys. */
+  visitor: string | null;
 }
 
 /** One check of a monitor. */

@@ -78,7 +78,57 @@ describe('openvat monitors import|export|list', () => {
     writeFileSync(bad, 'vat_number,reference\nDE100000008,"unclosed\nDE300000002,x\n');
     const malformed = cli('import', bad, '--key', key);
     assert.equal(malformed.status, 2);
-    assert.match(malformed.stderr, /^openvat: .*bad\.csv: /);
+    assert.match(malformed.stderr, /^openvat: .*bad\.csv is not valid CSV \(line \d+\)/);
+  });
+
+  it('reads a file as validate-file does: a file one accepts, the other accepts too', () => {
+    // Semicolons, a header naming the VAT column in words, a comma and a stray quote in unquoted fields.
+    const file = join(dir, 'customers-semicolon.csv');
+    writeFileSync(
+      file,
+      'Customer;VAT Number;City\nMüller, Hans;DE 100 000 008;Köln\nSmith "Jr" Co;ATU13585627;Wien\n',
+    );
+    const validated = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/index.ts',
+        'validate-file',
+        file,
+        '--key',
+        key,
+        '--out',
+        join(dir, 'v.csv'),
+      ],
+      { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, encoding: 'utf8' },
+    );
+    assert.equal(validated.status, 0, validated.stderr);
+    const imported = cli('import', file, '--key', key);
+    assert.equal(imported.status, 0, imported.stderr);
+    // Both rows taken (DE100000008 may be monitored already by an earlier test).
+    const counts = /^(\d) monitors? created, (\d) already monitored, 0 rows refused$/m.exec(imported.stdout);
+    assert.equal(Number(counts?.[1]) + Number(counts?.[2]), 2, imported.stdout);
+  });
+
+  it('refuses, as validate-file does, a row with more fields than the header and a row over 1 MiB, naming the line', () => {
+    const long = join(dir, 'long-row.csv');
+    writeFileSync(long, 'vat_number,reference\nDE100000008,a\nDE300000002,b,extra\n');
+    const refused = cli('import', long, '--key', key);
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.equal(
+      refused.stderr,
+      `openvat: ${long}, line 3: 3 fields, but the first row has 2; a row may not have more fields than the header (quote a field that holds the delimiter)\n`,
+    );
+    const huge = join(dir, 'huge-row.csv');
+    writeFileSync(huge, `vat_number,reference\nDE100000008,"${'x'.repeat(1_100_000)}"\n`);
+    const tooLong = cli('import', huge, '--key', key);
+    assert.equal(tooLong.status, 2, tooLong.stderr);
+    assert.equal(
+      tooLong.stderr,
+      `openvat: ${huge}, line 2: a row longer than 1,048,576 bytes, the most a row may hold (an unclosed quote, or not a CSV file?)\n`,
+    );
+    assert.equal(tooLong.stdout, '', 'nothing imported');
   });
 
   it('counts in the singular for one; export neutralises registry text a spreadsheet would run', async () => {

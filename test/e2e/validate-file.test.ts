@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { detectDelimiter, formatCsvRow, parseCsv, readInput } from '../../src/cli/validate-file.js';
+import { detectDelimiter, formatCsvRow, parseCsv, readInput } from '../../src/cli/csv.js';
 import { createDatabase } from '../../src/db/database.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
@@ -180,17 +180,40 @@ describe('openvat validate-file', () => {
     }
   });
 
-  it('keeps uneven rows as they are: short rows padded, extra fields after the results', () => {
-    const input = join(dir, 'uneven.csv');
-    writeFileSync(input, 'name,vat\nShort\nLong,DE100000008,extra 1,extra 2\n');
-    const res = cli(input, '--key', testKey);
+  it('pads a short row to the header; a row with more fields than the header is refused, naming its line, exit status 2', () => {
+    const short = join(dir, 'short.csv');
+    writeFileSync(short, 'name,vat\nShort\nFull,DE100000008\n');
+    const res = cli(short, '--key', testKey);
     assert.equal(res.status, 1, res.stderr);
-    const rows = parseCsv(readFileSync(`${input}.results.csv`, 'utf8'));
+    const rows = parseCsv(readFileSync(`${short}.results.csv`, 'utf8'));
     assert.deepEqual(rows[1]?.slice(0, 2), ['Short', '']);
     assert.equal(rows[1]?.[6], 'invalid_format');
     assert.equal(rows[1]?.length, 8);
-    assert.deepEqual(rows[2]?.slice(0, 4), ['Long', 'DE100000008', 'true', 'DE100000008']);
-    assert.deepEqual(rows[2]?.slice(8), ['extra 1', 'extra 2']);
+    assert.deepEqual(rows[2]?.slice(0, 4), ['Full', 'DE100000008', 'true', 'DE100000008']);
+    assert.equal(rows[2]?.length, 8);
+
+    const long = join(dir, 'long.csv');
+    writeFileSync(long, 'name,vat\nA,DE100000008\nLong,DE100000008,extra 1,extra 2\n');
+    const refused = cli(long, '--key', testKey);
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.equal(
+      refused.stderr,
+      `openvat: ${long}, line 3: 4 fields, but the first row has 2; a row may not have more fields than the header (quote a field that holds the delimiter)\n`,
+    );
+    assert.equal(existsSync(`${long}.results.csv`), false, 'nothing written');
+  });
+
+  it('refuses a row over 1 MiB (one huge field) naming its line, exit status 2, without reading the rest', () => {
+    const input = join(dir, 'huge-field.csv');
+    // A field a little over the bound, then more rows that are never reached.
+    writeFileSync(input, `name,vat\nA,DE100000008\n"${'x'.repeat(1_100_000)}",DE100000008\nB,DE100000008\n`);
+    const res = cli(input, '--key', testKey);
+    assert.equal(res.status, 2, res.stderr);
+    assert.equal(
+      res.stderr,
+      `openvat: ${input}, line 3: a row longer than 1,048,576 bytes, the most a row may hold (an unclosed quote, or not a CSV file?)\n`,
+    );
+    assert.equal(existsSync(`${input}.results.csv`), false, 'nothing written');
   });
 
   it('reports malformed CSV with its line number and exit status 2', () => {

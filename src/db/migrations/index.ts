@@ -15,6 +15,7 @@ import * as retention from './2026-11-26-002-retention.js';
 import * as upstreamText from './2026-11-27-010-upstream-text.js';
 import * as evidenceAcknowledgements from './2026-11-27-011-evidence-acknowledgements.js';
 import * as auditDelivery from './2026-11-27-020-audit-delivery.js';
+import * as monitorVisitor from './2026-11-27-030-monitor-visitor.js';
 import * as batchFairClaim from './2026-11-27-040-batch-fair-claim.js';
 import * as webhookKeyShare from './2026-11-27-041-webhook-key-share.js';
 
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-010-upstream-text': upstreamText,
   '2026-11-27-011-evidence-acknowledgements': evidenceAcknowledgements,
   '2026-11-27-020-audit-delivery': auditDelivery,
+  '2026-11-27-030-monitor-visitor': monitorVisitor,
   '2026-11-27-040-batch-fair-claim': batchFairClaim,
   '2026-11-27-041-webhook-key-share': webhookKeyShare,
 };

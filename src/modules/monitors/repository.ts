@@ -3,7 +3,7 @@ import type { Dialect } from '../../db/database.js';
 import type { Database, MonitorChangesTable, MonitorChecksTable, MonitorsTable } from '../../db/schema.js';
 import { claimLeased } from '../../jobs/claim.js';
 
-/** Rows per INSERT statement (26 values each: well under SQLite's bound-parameter limit). */
+/** Rows per INSERT statement (27 values each: well under SQLite's bound-parameter limit). */
 const INSERT_CHUNK = 500;
 /** Values per `IN (…)` list. */
 const IN_CHUNK = 500;
@@ -65,6 +65,19 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
   const lockedOnPostgres = <Q extends { forUpdate(): Q }>(query: Q): Q =>
     dialect === 'postgres' ? query.forUpdate() : query;
   return {
+    /**
+     * Serialises the creations of one key's monitors until the end of the transaction, so that a
+     * count and the inserts it allows see no other creation in between: a transaction-scoped advisory
+     * lock on PostgreSQL (every instance and CLI process takes the same one). SQLite needs nothing: its
+     * one connection runs one transaction at a time.
+     */
+    async lockKey(keyId: string, trx: Kysely<Database>): Promise<void> {
+      if (dialect !== 'postgres') return;
+      await sql`SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext(${`monitors ${keyId}`}))`.execute(
+        trx,
+      );
+    },
+
     /** Inserts monitors; a number the key already monitors is left as it is. */
     async insertMany(rows: MonitorsTable[], trx: Kysely<Database> = db): Promise<void> {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
@@ -125,6 +138,18 @@ export function createMonitorsRepository(db: Kysely<Database>, dialect: Dialect)
         .selectFrom('monitors')
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
         .where('key_id', '=', owner.keyId)
+        .$if(owner.createdAfter !== null, (q) => q.where('created_at', '>', owner.createdAfter as string))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /** How many of the owner's monitors this visitor of the demo key created. */
+    async countForVisitor(owner: Owner, visitor: string, trx: Kysely<Database> = db): Promise<number> {
+      const row = await trx
+        .selectFrom('monitors')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('key_id', '=', owner.keyId)
+        .where('visitor', '=', visitor)
         .$if(owner.createdAfter !== null, (q) => q.where('created_at', '>', owner.createdAfter as string))
         .executeTakeFirst();
       return Number(row?.n ?? 0);

@@ -15,6 +15,7 @@ import { isUuid } from '../../lib/ids.js';
 import { refusal } from '../../lib/refusal.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import { validationRefusal } from '../validation/index.js';
+import { limitMessage, type MonitorLimit } from './create.js';
 import { INTERVALS } from './schedule.js';
 import {
   changeAMonitorDescription,
@@ -218,14 +219,8 @@ export function monitorsRoutes(deps: {
   const { monitors, requireKey } = deps;
   const auth = requireKey('monitors');
   const notFound = (id: string) => errors.notFound(`No monitor ${id} for this API key.`);
-  const limitError = (max: number) =>
-    refusalError(
-      refusal(
-        'monitor_limit_reached',
-        `This key's plan monitors at most ${max.toLocaleString('en')} VAT numbers; delete monitors or use a plan with more.`,
-        { max },
-      ),
-    );
+  const limitError = (limit: MonitorLimit) =>
+    refusalError(refusal('monitor_limit_reached', limitMessage(limit), { max: limit.max }));
   return async function register(fastify: FastifyInstance) {
     // Handlers get their request parts typed from the route's TypeBox schemas.
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -247,13 +242,13 @@ export function monitorsRoutes(deps: {
         const body = request.body;
         const tooBig = checkMetadata(body.metadata, 'metadata');
         if (tooBig) throw errors.invalidRequest(tooBig);
-        const outcome = await monitors.create(principalOf(request), body);
+        const outcome = await monitors.create(principalOf(request), body, request.ip);
         switch (outcome.kind) {
           case 'invalid_format':
           case 'country_unsupported':
             throw refusalError(validationRefusal(outcome));
           case 'limit_reached':
-            throw limitError(outcome.max);
+            throw limitError(outcome);
           case 'existing': {
             const found = await monitors.get(principalOf(request), outcome.monitor.id);
             return reply.send({
@@ -313,7 +308,7 @@ export function monitorsRoutes(deps: {
         const inputs = body.monitors.map(
           (row) => ({ ...row, interval: row.interval ?? body.interval ?? 'daily' }) as MonitorInput,
         );
-        const data = await monitors.createMany(principalOf(request), inputs);
+        const data = await monitors.createMany(principalOf(request), inputs, request.ip);
         return reply.send({ data, meta: baseMeta(request, reply) });
       },
     );

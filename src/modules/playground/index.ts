@@ -3,6 +3,7 @@
 export type { Playground, PlaygroundBudget } from './playground.js';
 export {
   PLAYGROUND_JOB_LIMIT,
+  PLAYGROUND_MONITOR_LIMIT,
   PLAYGROUND_PRINCIPAL,
   PLAYGROUND_RETENTION_MS,
   playgroundBudgetHeaders,

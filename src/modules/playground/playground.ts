@@ -24,6 +24,9 @@ export const PLAYGROUND_LIMIT_PER_HOUR = 30;
 /** Numbers a batch job of the demo key may hold (a key of one's own: 10,000). */
 export const PLAYGROUND_JOB_LIMIT = 100;
 
+/** Monitors of the demo key each IP address may keep (they last 24 hours): every visitor shares the key. */
+export const PLAYGROUND_MONITOR_LIMIT = 100;
+
 /**
  * How long what the demo key stores (audit records, confirmations, monitors, batch jobs) is served,
  * counted from its creation: every visitor shares it. Its monitors and batch jobs are then purged.
@@ -82,8 +85,8 @@ export function playgroundIntro(): string {
   return `**Playground.** This page is signed in with the demo key \`${PLAYGROUND_KEY}\`, so *Test Request*
 works at once. It is a test-mode key (deterministic answers for the magic numbers listed under
 \`GET /v1/validate\`, no registry calls), shared by every visitor, limited to ${PLAYGROUND_LIMIT_PER_HOUR} requests per
-hour per IP address (rates requests that carry it included); it cannot manage webhooks or read a usage report, and its
-batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers. What it creates (audit records, confirmations, monitors, batch jobs) is seen by every
+hour per IP address (rates requests that carry it included); it cannot manage webhooks or read a usage report, its
+batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers, and each IP address may keep ${PLAYGROUND_MONITOR_LIMIT} of its monitors. What it creates (audit records, confirmations, monitors, batch jobs) is seen by every
 visitor and served for 24 hours only; its monitors and batch jobs are then deleted. Enter a key of your own under **Authentication** to replace it.`;
 }
 

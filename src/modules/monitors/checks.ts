@@ -1,0 +1,213 @@
+import type { MonitorChangesTable, MonitorChecksTable, MonitorsTable } from '../../db/schema.js';
+import type { DomainEvent, EventType } from '../events/index.js';
+import { principalOfStoredWork } from '../keys/index.js';
+import type { ValidationOutcome } from '../validation/index.js';
+import { detectChanges, findingOf } from './changes.js';
+import type { MonitorsDeps } from './deps.js';
+import type { MonitorUpdate } from './repository.js';
+import { type Interval, nextCheckAt, retryAt } from './schedule.js';
+import { monitorTestAnswers } from './test-answers.js';
+import { type CheckResult, type CheckTrigger, changeView, checkView, monitorView } from './views.js';
+
+/** What a check asked the validation path, and how long it took. */
+export interface Asked {
+  outcome: ValidationOutcome;
+  latencyMs: number;
+}
+
+/**
+ * A monitor's check: the question to the one validation path, and the writing of its outcome
+ * (state, check row, changes, audit record, events) in one transaction. Counts the checks of each
+ * prefix this process runs.
+ */
+export function createMonitorChecks(deps: MonitorsDeps) {
+  const { repository, validation, clock, ids, workerId } = deps;
+  const random = deps.random ?? Math.random;
+  /** Checks of each prefix this process runs now (scheduled and others alike). */
+  const inFlight = new Map<string, number>();
+
+  function bump(country: string, by: number): void {
+    const n = (inFlight.get(country) ?? 0) + by;
+    if (n <= 0) inFlight.delete(country);
+    else inFlight.set(country, n);
+  }
+
+  async function ask(
+    row: MonitorsTable,
+    trigger: CheckTrigger,
+    signal: AbortSignal | undefined,
+  ): Promise<Asked> {
+    const started = performance.now();
+    const override =
+      row.mode === 'test'
+        ? monitorTestAnswers({ clock, fallback: deps.testAnswers, check: row.checks + 1 })
+        : undefined;
+    // Scheduled checks are counted from their claim on (see `claimDue`).
+    const counted = trigger !== 'scheduled';
+    if (counted) bump(row.country, 1);
+    try {
+      const outcome = await validation.validate(
+        {
+          vatNumber: row.vat_number,
+          // The first check may use a fresh stored answer; every later one asks the registry.
+          useCache: row.checks === 0,
+          priority: trigger === 'scheduled' ? 'background' : 'interactive',
+        },
+        principalOfStoredWork(row),
+        signal,
+        override,
+      );
+      return { outcome, latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+    } finally {
+      if (counted) bump(row.country, -1);
+    }
+  }
+
+  function eventOf(row: MonitorsTable, type: EventType, result: CheckResult, requestId: string): DomainEvent {
+    return {
+      accountId: row.account_id,
+      keyId: row.key_id,
+      type,
+      payload: JSON.stringify({ data: result, meta: { request_id: requestId } }),
+    };
+  }
+
+  /**
+   * Stores a check's outcome: compared with the monitor's state as it is now (read in the same
+   * transaction, locked on PostgreSQL, so two checks of one monitor never report the same change),
+   * with its check row, its changes, its audit record and its events, all or nothing. A scheduled
+   * check whose lease was taken over by another instance writes nothing (null).
+   */
+  async function apply(monitorId: string, trigger: CheckTrigger, asked: Asked): Promise<CheckResult | null> {
+    const finding = findingOf(asked.outcome);
+    let stored = null as CheckResult | null;
+    await deps.outbox.record({
+      own: async (trx) => {
+        const row = await repository.findForUpdate(monitorId, trx);
+        if (!row) return false;
+        if (trigger !== 'manual' && row.claimed_by !== workerId) return false;
+        const now = clock.now();
+        const nowIso = now.toISOString();
+        const checkId = ids.uuid();
+        const requestId = ids.uuid();
+        const release = trigger === 'manual' ? {} : { locked_until: null, claimed_by: null };
+        const ok = asked.outcome.kind === 'ok' ? asked.outcome : null;
+        let update: MonitorUpdate;
+        let changes: MonitorChangesTable[] = [];
+        let becameStale = false;
+        if (finding.ok) {
+          changes = detectChanges(row, finding).map((c) => ({
+            id: ids.uuid(),
+            monitor_id: row.id,
+            key_id: row.key_id,
+            check_id: checkId,
+            kind: c.type,
+            before: c.before,
+            after: c.after,
+            detected_at: nowIso,
+          }));
+          update = {
+            status: finding.valid ? 'valid' : 'invalid',
+            // The last known company data is kept when an answer has none (invalid, or `---`).
+            name: finding.name ?? row.name,
+            address: finding.address ?? row.address,
+            source: ok?.meta.source ?? row.source,
+            stale: 0,
+            checks: row.checks + 1,
+            failures: 0,
+            last_checked_at: nowIso,
+            last_attempt_at: nowIso,
+            failing_since: null,
+            last_error: null,
+            ...(changes.length > 0 ? { last_change_at: nowIso } : {}),
+            next_check_at: new Date(
+              nextCheckAt({
+                id: row.id,
+                interval: row.interval as Interval,
+                country: row.country,
+                checkedAtMs: now.getTime(),
+                windows: deps.quietWindows,
+              }),
+            ).toISOString(),
+            ...release,
+          };
+        } else {
+          const failures = row.failures + 1;
+          const since = Date.parse(row.last_checked_at ?? row.created_at);
+          // Test keys flag a monitor at its first failed check, so integrators see the event at once.
+          const staleAfter = row.mode === 'test' ? 0 : deps.staleAfterMs;
+          becameStale = row.stale === 0 && now.getTime() - since >= staleAfter;
+          update = {
+            stale: row.stale === 1 || becameStale ? 1 : 0,
+            checks: row.checks + 1,
+            failures,
+            last_attempt_at: nowIso,
+            failing_since: row.failing_since ?? nowIso,
+            last_error: finding.message,
+            next_check_at: new Date(
+              retryAt({
+                nowMs: now.getTime(),
+                failures,
+                baseMs: deps.retryBackoffMs,
+                interval: row.interval as Interval,
+                country: row.country,
+                windows: deps.quietWindows,
+                random,
+              }),
+            ).toISOString(),
+            ...release,
+          };
+        }
+        const check: MonitorChecksTable = {
+          id: checkId,
+          monitor_id: row.id,
+          trigger,
+          outcome: finding.ok ? (finding.valid ? 'valid' : 'invalid') : 'unavailable',
+          source: ok?.meta.source ?? null,
+          source_status: ok?.meta.source_status ?? null,
+          name: finding.ok ? finding.name : null,
+          address: finding.ok ? finding.address : null,
+          error: finding.ok ? null : finding.message,
+          request_id: ok ? requestId : null,
+          checked_at: nowIso,
+        };
+        await repository.update(row.id, update, trx);
+        await repository.insertCheck(check, trx);
+        await repository.insertChanges(changes, trx);
+        const result: CheckResult = {
+          monitor: monitorView({ ...row, ...update } as MonitorsTable),
+          check: checkView(check),
+          changes: changes.map(changeView),
+        };
+        stored = result;
+        const events: DomainEvent[] = [];
+        if (changes.length > 0) events.push(eventOf(row, 'vat_number.changed', result, requestId));
+        if (becameStale) events.push(eventOf(row, 'vat_number.check_failed', result, requestId));
+        if (!ok) return { events };
+        return {
+          events,
+          ...(ok.fresh ? { answers: [ok.fresh] } : {}),
+          // The same evidence as a validation: the validate response of this answer, under the monitor's key.
+          audit: {
+            principal: principalOfStoredWork(row),
+            requestId,
+            endpoint: 'monitor_check',
+            responseJson: JSON.stringify({
+              data: ok.data,
+              meta: { request_id: requestId, latency_ms: asked.latencyMs, ...ok.meta },
+            }),
+            requestBody: { vat_number: row.vat_number, monitor_id: row.id, trigger },
+            latencyMs: asked.latencyMs,
+            statusCode: 200,
+            valid: ok.data.valid,
+          },
+        };
+      },
+    });
+    return stored;
+  }
+
+  return { ask, apply, bump, inFlight };
+}
+
+export type MonitorChecks = ReturnType<typeof createMonitorChecks>;
