@@ -310,4 +310,40 @@ describe('a registry that never answers, over real connections', () => {
       'each request is answered 502 with Retry-After, none is reset',
     );
   });
+
+  it('a synchronous batch and decisions waiting on the same registry are answered before the idle timeout too', async () => {
+    const post = async (path: string, body: unknown) => {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+          method: 'POST',
+          headers: { ...live.headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(20_000),
+        });
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      } catch (error) {
+        return {
+          status: 0,
+          body: { reset: ((error as Error).cause as Error | undefined)?.message ?? String(error) },
+        };
+      }
+    };
+    // Twelve numbers of one member state behind one permit: without a bound on each item's wait the
+    // batch would take twelve registry timeouts, past the idle timeout.
+    const [batch, ...decisions] = await Promise.all([
+      post('/v1/validate/batch', { vat_numbers: DE.slice(0, 12) }),
+      ...DE.slice(22, 25).map((buyer) => post('/v1/decide', { seller_vat: DE[25], buyer_vat: buyer })),
+    ]);
+    assert.equal(batch.status, 200, JSON.stringify(batch.body));
+    const results = (batch.body.data as { results: { ok: boolean; error?: { code: string } }[] }).results;
+    assert.equal(results.length, 12);
+    assert.ok(
+      results.every((r) => !r.ok && r.error?.code === 'registry_unavailable'),
+      JSON.stringify(results),
+    );
+    for (const decision of decisions) {
+      assert.equal(decision.status, 502, JSON.stringify(decision.body));
+      assert.equal((decision.body.error as { code: string }).code, 'registry_unavailable');
+    }
+  });
 });

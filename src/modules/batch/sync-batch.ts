@@ -41,7 +41,11 @@ export function createSyncBatch(deps: { validation: Pick<ValidationService, 'val
     const distinct = [...groups.values()];
     const outcomes = await Promise.all(
       distinct.map((g) =>
-        validation.validate({ vatNumber: g.input, requesterVatNumber: requester }, principal),
+        // A client waits for the whole batch: each item's wait for a registry permit is bounded.
+        validation.validate(
+          { vatNumber: g.input, requesterVatNumber: requester, clientWaiting: true },
+          principal,
+        ),
       ),
     );
     const results: BatchItemResult[] = new Array(vatNumbers.length);

@@ -204,8 +204,11 @@ export function createDecideService(deps: {
       }
 
       const [sellerOutcome, buyerOutcome] = await Promise.all([
-        validation.validate({ vatNumber: seller.normalised }, principal),
-        buyerNumber === null ? null : validation.validate({ vatNumber: buyerNumber }, principal),
+        // A client waits for the decision: the registry permit waits are bounded.
+        validation.validate({ vatNumber: seller.normalised, clientWaiting: true }, principal),
+        buyerNumber === null
+          ? null
+          : validation.validate({ vatNumber: buyerNumber, clientWaiting: true }, principal),
       ]);
       if (sellerOutcome.kind !== 'ok') return validationRefusal(sellerOutcome, 'seller_vat');
       if (buyerOutcome && buyerOutcome.kind !== 'ok') return validationRefusal(buyerOutcome, 'buyer_vat');
