@@ -73,14 +73,15 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 function bodyWriter(rates: RatesService) {
   const head = '{"data":';
   const middle = ',"meta":{"request_id":"';
-  const tail = `","data_version":"${rates.dataVersion}","cached":true,"latency_ms":`;
+  const tail = (version: string) => `","data_version":"${version}","cached":true,"latency_ms":`;
   const end = '}}';
-  const fixedBytes = Buffer.byteLength(head + middle + tail + end);
+  // The version is a date, YYYY-MM-DD: ten ASCII bytes.
+  const fixedBytes = Buffer.byteLength(head + middle + tail('YYYY-MM-DD') + end);
   /** The list's `meta.count`, ASCII: `,"count":44`. */
   const count = (answer: RatesAnswer) => (answer.count === undefined ? '' : `,"count":${answer.count}`);
   return {
     text: (answer: RatesAnswer, requestId: string, latency: string) =>
-      head + answer.json + middle + requestId + tail + latency + count(answer) + end,
+      head + answer.json + middle + requestId + tail(answer.version) + latency + count(answer) + end,
     /** The text's length in bytes, from its parts: the request's own parts are ASCII. */
     bytes: (answer: RatesAnswer, requestId: string, latency: string) =>
       fixedBytes + answer.bytes + requestId.length + latency.length + count(answer).length,
