@@ -81,6 +81,7 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
       workerId: string,
       now: string,
       leaseUntil: string,
+      options: { evenIfNotDue?: boolean } = {},
     ): Promise<RateSyncRow | null> {
       await db
         .insertInto('rate_syncs')
@@ -97,7 +98,10 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
         .execute();
       const rows = await claimLeased<RateSyncRow, Database>(db, dialect, {
         table: 'rate_syncs',
-        due: (eb) => eb.and([eb('id', '=', id), eb('next_run_at', '<=', now)]),
+        due: (eb) =>
+          options.evenIfNotDue
+            ? eb('id', '=', id)
+            : eb.and([eb('id', '=', id), eb('next_run_at', '<=', now)]),
         orderBy: ['next_run_at'],
         now,
         leaseUntil,
