@@ -291,7 +291,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   });
 
   await app.register(systemRoutes({ db: container.db, warnings: () => container.status.warnings() }));
-  await app.register(statusRoutes({ status: container.status }));
+  await app.register(
+    statusRoutes({ status: container.status, ratesSync: () => container.ratesUpdates.status() }),
+  );
   await app.register(
     validationRoutes({
       validation: container.validation,

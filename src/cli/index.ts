@@ -7,6 +7,7 @@ import { createDatabase } from '../db/database.js';
 import { createEvidenceCommands } from './evidence.js';
 import { createKeysCommands } from './keys.js';
 import { createMonitorsCommands } from './monitors.js';
+import { createRatesCommands } from './rates.js';
 import { cannotRun, EXIT_CANNOT_RUN } from './usage-error.js';
 import { createValidateFileCommand } from './validate-file.js';
 
@@ -58,6 +59,7 @@ program.addCommand(createKeysCommands(config));
 program.addCommand(createEvidenceCommands(config));
 program.addCommand(createValidateFileCommand(config));
 program.addCommand(createMonitorsCommands(config));
+program.addCommand(createRatesCommands(config));
 
 program
   .command('simulate')

@@ -156,6 +156,8 @@ export function createRatesUpdates(deps: {
 
     async status(): Promise<RatesSyncStatus> {
       const row = await repository.sync(SYNC_ID);
+      // Counted now, not as last reloaded: a decision taken elsewhere (the CLI) shows at once.
+      heldCount = (await repository.changes(['held'])).length;
       return {
         enabled: sync !== null,
         last_run_at: row?.last_run_at ?? null,
