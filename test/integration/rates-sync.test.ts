@@ -101,6 +101,32 @@ for (const target of await databaseTargets()) {
       assert.equal(revalidated.statusCode, 200);
     });
 
+    it("validate reports the rate in force in the number's country today: from midnight there, and at once after a sync", async () => {
+      const key = await t.key('pro', 'test');
+      const rateOf = async () => {
+        const res = await t.app.inject({
+          method: 'GET',
+          url: '/v1/validate?vat_number=DE100000008',
+          headers: key.headers,
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        return res.json().data.country.vat.standard_rate;
+      };
+      clock.set('2026-12-31T22:00:00Z');
+      assert.equal(await rateOf(), 19);
+      // Learnt (and served) after the answer above was built: no waiting for the next day.
+      sim.control({ tedb: { announce: { country: 'DE', from: '2026-12-01', standard: 20 } } });
+      assert.equal((await t.container.ratesUpdates.syncNow()).kind, 'synced');
+      assert.equal(await rateOf(), 20);
+      sim.control({ tedb: { announce: { country: 'DE', from: '2027-01-01', standard: 21 } } });
+      assert.equal((await t.container.ratesUpdates.syncNow()).kind, 'synced');
+      clock.set('2026-12-31T22:59:00Z');
+      assert.equal(await rateOf(), 20);
+      // Midnight in Berlin, still 31 December in UTC.
+      clock.set('2026-12-31T23:00:00Z');
+      assert.equal(await rateOf(), 21);
+    });
+
     it('holds a standard rate moving by more than 5 points and rates with a reduced rate above the standard one: not served until accepted; a rejected one never', async () => {
       sim.control({ tedb: { announce: { country: 'DE', from: '2027-01-01', standard: 26 } } });
       sim.control({ tedb: { announce: { country: 'AT', from: '2027-01-01', standard: 12 } } });

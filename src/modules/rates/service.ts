@@ -128,6 +128,8 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
    * to six times (rates, names), and building each anew was 4% of a decide call's CPU profile.
    */
   const objects = new Map<string, CountryRateObject | null>();
+  /** Each country's day by the code as asked, until it ends. */
+  const days = new Map<string, { day: string; validUntil: number }>();
 
   function load(next: LayeredDataset): void {
     layered = next;
@@ -204,9 +206,15 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
       load(next);
     },
 
-    /** Today's day (`YYYY-MM-DD`) in a country's time zone. */
+    /** Today's day (`YYYY-MM-DD`) in a country's time zone (formatted once per country and hour at most). */
     today(code: string): string {
-      return todayOf(code, clock.millis()).day;
+      const now = clock.millis();
+      const cached = days.get(code);
+      if (cached && now < cached.validUntil && now >= cached.validUntil - 86_400_000) return cached.day;
+      const today = todayOf(code, now);
+      if (days.size >= 1_000) days.clear();
+      days.set(code, today);
+      return today.day;
     },
 
     /** Rates of one country in force on `date` (default: today, in its time zone). `code` is matched case-insensitively. */
