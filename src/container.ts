@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
-import type { Config } from './config.js';
+import { type Config, ConfigError } from './config.js';
 import { startBackground } from './container/background.js';
 import { createLiveRegistries } from './container/live-registries.js';
 import { createRatesUpdatesFor } from './container/rates.js';
@@ -32,6 +32,7 @@ import { createResponseRecorder, type SendRecorded } from './modules/outbox/repl
 import { createOutbox, type Outbox } from './modules/outbox/service.js';
 import { createPlayground, type Playground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
+import { loadRatesOverrides, RatesOverridesError } from './modules/rates/overrides.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
 import type { RatesUpdates } from './modules/rates/updates.js';
 import type { StatusService, StatusSnapshot } from './modules/status/service.js';
@@ -132,6 +133,16 @@ export interface Container {
   close(): Promise<void>;
 }
 
+/** The operator's rates overrides; a file that does not check stops the start (a configuration error). */
+function loadOverrides(path: string, curated: RatesDataset) {
+  try {
+    return loadRatesOverrides(path, curated);
+  } catch (error) {
+    if (error instanceof RatesOverridesError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /** The composition root: every service is created and wired here, once. */
 export async function createContainer(config: Config, ports: Ports = {}): Promise<Container> {
   const log = ports.log ?? pino({ level: config.logLevel });
@@ -168,6 +179,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     onError: (error) => log.error({ err: error }, 'writing usage counts failed'),
   });
   const curated = ports.ratesDataset ?? loadRatesDataset(config.ratesPath);
+  const overrides = config.ratesOverridesPath ? loadOverrides(config.ratesOverridesPath, curated) : [];
   const rates = createRatesService({ dataset: curated, clock });
   const ratesUpdates = createRatesUpdatesFor({
     config,
@@ -176,6 +188,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     curated,
+    overrides,
     rates,
     ...(ports.tedb ? { tedb: ports.tedb } : {}),
   });

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { IdGenerator } from '../lib/ids.js';
 import type { RatesDataset } from '../modules/rates/dataset.js';
+import type { AppliedChange } from '../modules/rates/layers.js';
 import { createRatesRepository } from '../modules/rates/repository.js';
 import type { RatesService } from '../modules/rates/service.js';
 import { createRatesSync } from '../modules/rates/sync.js';
@@ -24,6 +25,7 @@ export function createRatesUpdatesFor(deps: {
   clock: Clock;
   ids: IdGenerator;
   curated: RatesDataset;
+  overrides: readonly AppliedChange[];
   rates: RatesService;
   /** The TEDB client (default: the real one at `OPENVAT_TEDB_URL`). */
   tedb?: TedbClient;
@@ -42,6 +44,7 @@ export function createRatesUpdatesFor(deps: {
     : null;
   return createRatesUpdates({
     curated,
+    overrides: deps.overrides,
     rates,
     repository,
     sync,

@@ -62,10 +62,17 @@ function dayBefore(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 }
 
-/** One country's periods with its changes layered over them (changes sorted by day, then learnt). */
-function layerCountry(country: CountryRates, changes: readonly AppliedChange[]): LayeredCountry {
+/**
+ * One country's periods with its changes layered over them (changes sorted by day, then learnt),
+ * and an operator's overrides over both.
+ */
+function layerCountry(
+  country: CountryRates,
+  changes: readonly AppliedChange[],
+  overrides: readonly AppliedChange[] = [],
+): LayeredCountry {
   const refreshedOn = new Map<string, string>();
-  if (changes.length === 0) {
+  if (changes.length === 0 && overrides.length === 0) {
     for (const p of country.periods) refreshedOn.set(p.from, country.updated_at);
     return { ...country, refreshedOn };
   }
@@ -83,6 +90,12 @@ function layerCountry(country: CountryRates, changes: readonly AppliedChange[]):
       refreshed: c.learntOn > country.updated_at ? c.learntOn : country.updated_at,
       order: 1_000_000 + i,
     })),
+    ...overrides.map((c, i) => ({
+      from: c.from,
+      rates: c.rates,
+      refreshed: c.learntOn > country.updated_at ? c.learntOn : country.updated_at,
+      order: 2_000_000 + i,
+    })),
   ].sort((a, b) => (a.from === b.from ? a.order - b.order : a.from < b.from ? -1 : 1));
   // Of several events on one day the last (a learnt change over a curated period) is kept.
   const kept = events.filter((e, i) => events[i + 1]?.from !== e.from);
@@ -95,7 +108,11 @@ function layerCountry(country: CountryRates, changes: readonly AppliedChange[]):
   return { ...country, updated_at: latest, periods, refreshedOn };
 }
 
-export function layerChanges(curated: RatesDataset, changes: readonly AppliedChange[]): LayeredDataset {
+export function layerChanges(
+  curated: RatesDataset,
+  changes: readonly AppliedChange[],
+  overrides: readonly AppliedChange[] = [],
+): LayeredDataset {
   const byCountry = new Map<string, AppliedChange[]>();
   for (const change of [...changes].sort((a, b) =>
     a.from === b.from ? (a.learntOn < b.learntOn ? -1 : 1) : a.from < b.from ? -1 : 1,
@@ -104,9 +121,16 @@ export function layerChanges(curated: RatesDataset, changes: readonly AppliedCha
     list.push(change);
     byCountry.set(change.country, list);
   }
-  const countries = curated.countries.map((c) => layerCountry(c, byCountry.get(c.country_code) ?? []));
+  const overridden = new Map<string, AppliedChange[]>();
+  for (const o of overrides) overridden.set(o.country, [...(overridden.get(o.country) ?? []), o]);
+  const countries = curated.countries.map((c) =>
+    layerCountry(c, byCountry.get(c.country_code) ?? [], overridden.get(c.country_code) ?? []),
+  );
   const versions = [
-    ...new Set(changes.flatMap((c) => [c.learntOn, c.from > c.learntOn ? c.from : c.learntOn])),
+    ...new Set([
+      ...changes.flatMap((c) => [c.learntOn, c.from > c.learntOn ? c.from : c.learntOn]),
+      ...overrides.map((o) => o.from),
+    ]),
   ]
     .filter((day) => day > curated.data_version)
     .sort();

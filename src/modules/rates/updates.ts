@@ -50,6 +50,8 @@ export type DecideOutcome =
 
 export function createRatesUpdates(deps: {
   curated: RatesDataset;
+  /** An operator's overrides (`OPENVAT_RATES_OVERRIDES`), layered over curated and learnt. */
+  overrides?: readonly AppliedChange[];
   rates: RatesService;
   repository: RatesRepository;
   /** Null when the sync is off (`OPENVAT_TEDB_URL=off`). */
@@ -62,7 +64,9 @@ export function createRatesUpdates(deps: {
 }) {
   const { curated, rates, repository, sync, clock, workerId } = deps;
   const retryMs = deps.retryMs ?? 3_600_000;
-  let fingerprint = '';
+  const overrides = deps.overrides ?? [];
+  /** The applied changes last served; null before the first reload, which always serves. */
+  let fingerprint: string | null = null;
   let heldCount = 0;
 
   /** Serves what is applied in the database now; cheap when nothing changed. */
@@ -84,7 +88,7 @@ export function createRatesUpdates(deps: {
           learntOn: row.learnt_at.slice(0, 10),
         });
     }
-    rates.replace(layerChanges(curated, changes));
+    rates.replace(layerChanges(curated, changes, overrides));
     return true;
   }
 
