@@ -69,7 +69,7 @@ export function parseRatesOverrides(text: string, name: string, curated: RatesDa
   const root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true });
   const first = errors[0];
   if (first) fail(first.offset, `not JSON (${printParseErrorCode(first.error)})`);
-  if (!root || root.type !== 'object')
+  if (root?.type !== 'object')
     return fail(root?.offset ?? 0, 'expected an object of countries, e.g. {"fi": [ … ]}');
   const known = new Set(curated.countries.map((c) => c.country_code));
   const changes: AppliedChange[] = [];
@@ -78,7 +78,7 @@ export function parseRatesOverrides(text: string, name: string, curated: RatesDa
     const code = String(keyNode.value);
     if (!known.has(code))
       fail(keyNode.offset, `unknown country "${code}" (lower-case codes of the rates dataset, e.g. "fi")`);
-    if (!valueNode || valueNode.type !== 'array')
+    if (valueNode?.type !== 'array')
       fail(valueNode?.offset ?? keyNode.offset, `"${code}" must be a list of periods`);
     const seen = new Set<string>();
     for (const periodNode of (valueNode as Node).children ?? []) {

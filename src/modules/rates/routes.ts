@@ -70,7 +70,7 @@ const CACHE_CONTROL = 'public, max-age=3600';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The body of a rates answer: the pre-serialised data and the request's own meta. */
-function bodyWriter(rates: RatesService) {
+function bodyWriter() {
   const head = '{"data":';
   const middle = ',"meta":{"request_id":"';
   const tail = (version: string) => `","data_version":"${version}","cached":true,"latency_ms":`;
@@ -106,7 +106,7 @@ export function ratesFastPath(deps: {
   closing(): boolean;
 }): FastPath {
   const { rates, limiter, ids, closing } = deps;
-  const body = bodyWriter(rates);
+  const body = bodyWriter();
   return (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
     const url = request.url;
@@ -182,7 +182,7 @@ export function ratesRoutes(deps: {
     throw errors.rateLimited(wait);
   }
 
-  const body = bodyWriter(rates);
+  const body = bodyWriter();
 
   function send(request: FastifyRequest, reply: FastifyReply, answer: RatesAnswer) {
     reply.header('etag', answer.etag).header('cache-control', CACHE_CONTROL);
