@@ -12,6 +12,7 @@ import type { RatesSync, SyncOutcome } from './sync.js';
 
 const SYNC_ID = 'tedb';
 const DAY_MS = 86_400_000;
+const STATUS_CACHE_MS = 2_000;
 
 /** A learnt change as the CLI, the admin API and `GET /v1/status` show it. */
 export interface RateChangeView {
@@ -68,6 +69,7 @@ export function createRatesUpdates(deps: {
   /** The applied changes last served; null before the first reload, which always serves. */
   let fingerprint: string | null = null;
   let heldCount = 0;
+  let statusCache: { status: RatesSyncStatus; until: number } | null = null;
 
   /** Serves what is applied in the database now; cheap when nothing changed. */
   async function reload(): Promise<boolean> {
@@ -120,6 +122,7 @@ export function createRatesUpdates(deps: {
       nextRunAt: new Date(started.getTime() + (outcome.kind === 'synced' ? DAY_MS : retryMs)).toISOString(),
       error: outcome.kind === 'failed' ? outcome.message : null,
     });
+    statusCache = null;
     await reload();
     deps.onSynced?.(outcome);
     return outcome;
@@ -154,27 +157,38 @@ export function createRatesUpdates(deps: {
       const row = await repository.change(id);
       if (!row) return { kind: 'not_found' };
       if (!done) return { kind: 'not_held' };
+      statusCache = null;
       await reload();
       return { kind: 'decided', change: viewOf(row) };
     },
 
+    /** The sync's state, read from the database at most every two seconds (the route is public). */
     async status(): Promise<RatesSyncStatus> {
-      const row = await repository.sync(SYNC_ID);
-      // Counted now, not as last reloaded: a decision taken elsewhere (the CLI) shows at once.
-      heldCount = (await repository.changes(['held'])).length;
-      return {
-        enabled: sync !== null,
-        last_run_at: row?.last_run_at ?? null,
-        last_success_at: row?.last_success_at ?? null,
-        last_error: row?.last_error ?? null,
-        next_run_at: sync ? (row?.next_run_at ?? null) : null,
-        held: heldCount,
-      };
+      const now = clock.millis();
+      if (statusCache && now < statusCache.until && now >= statusCache.until - STATUS_CACHE_MS)
+        return statusCache.status;
+      const status = await readStatus();
+      statusCache = { status, until: now + STATUS_CACHE_MS };
+      return status;
     },
 
     /** Changes waiting for an operator, as last read (for the metric). */
     heldCount: () => heldCount,
   };
+
+  async function readStatus(): Promise<RatesSyncStatus> {
+    const row = await repository.sync(SYNC_ID);
+    // Counted in the database, not as last reloaded: a decision taken elsewhere (the CLI) shows too.
+    heldCount = (await repository.changes(['held'])).length;
+    return {
+      enabled: sync !== null,
+      last_run_at: row?.last_run_at ?? null,
+      last_success_at: row?.last_success_at ?? null,
+      last_error: row?.last_error ?? null,
+      next_run_at: sync ? (row?.next_run_at ?? null) : null,
+      held: heldCount,
+    };
+  }
 }
 
 export type RatesUpdates = ReturnType<typeof createRatesUpdates>;
