@@ -312,7 +312,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         : {}),
     }),
   );
-  await app.register(statusRoutes({ status: container.status }));
+  await app.register(
+    statusRoutes({ status: container.status, ratesSync: () => container.ratesUpdates.status() }),
+  );
   await app.register(
     validationRoutes({
       validation: container.validation,

@@ -29,6 +29,10 @@ export interface Config {
   readonly permitLeaseMs: number;
   readonly logLevel: string;
   readonly ratesPath: string;
+  /** An operator's overrides of the rates (a JSON file of periods per country), or null. */
+  readonly ratesOverridesPath: string | null;
+  /** TEDB's VatRetrievalService, asked daily for the member states' rates; null when `off`. */
+  readonly tedbUrl: string | null;
   /** Request body limit in bytes. */
   readonly bodyLimit: number;
   /** Limits on client connections, so slow or idle clients cannot hold sockets forever. */
@@ -225,6 +229,24 @@ function url(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+function overridesPath(env: Env): string | null {
+  const value = optional(env, 'OPENVAT_RATES_OVERRIDES');
+  return value ? resolve(value) : null;
+}
+
+/** `OPENVAT_TEDB_URL`: an http(s) address (kept as written, a trailing slash included) or `off`. */
+function tedbUrl(env: Env): string | null {
+  const value = str(env, 'OPENVAT_TEDB_URL', 'https://ec.europa.eu/taxation_customs/tedb/ws/');
+  if (value === 'off') return null;
+  try {
+    const parsed = new URL(value);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw new ConfigError(`OPENVAT_TEDB_URL must be an http(s) URL or off, got "${value}"`);
+  }
+  return value;
+}
+
 function databaseUrl(env: Env): string {
   const value = str(env, 'DATABASE_URL', 'sqlite:./data/openvat.sqlite');
   if (value.startsWith('sqlite:') || value.startsWith('postgres://') || value.startsWith('postgresql://')) {
@@ -325,6 +347,8 @@ export function loadConfig(env: Env = process.env): Config {
     permitLeaseMs: int(env, 'OPENVAT_PERMIT_LEASE_MS', 5_000, 300, 600_000),
     logLevel: logLevel(env),
     ratesPath: resolve(str(env, 'OPENVAT_RATES_PATH', resolve(PACKAGE_ROOT, 'data/rates.json'))),
+    ratesOverridesPath: overridesPath(env),
+    tedbUrl: tedbUrl(env),
     bodyLimit: int(env, 'OPENVAT_BODY_LIMIT', 1_048_576, 1_024, 64 * 1_048_576),
     connections: connections(env),
     playground: bool(env, 'OPENVAT_PLAYGROUND', true),

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
-import type { Config } from './config.js';
+import { type Config, ConfigError } from './config.js';
 import { startBackground } from './container/background.js';
 import { createLiveRegistries } from './container/live-registries.js';
+import { createRatesUpdatesFor } from './container/rates.js';
 import { connectRedis } from './container/redis.js';
 import { createDatabase, type Db } from './db/database.js';
 import { createWorker, type Timers, type Worker } from './jobs/worker.js';
@@ -31,7 +32,9 @@ import { createResponseRecorder, type SendRecorded } from './modules/outbox/repl
 import { createOutbox, type Outbox } from './modules/outbox/service.js';
 import { createPlayground, type Playground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
+import { loadRatesOverrides, RatesOverridesError } from './modules/rates/overrides.js';
 import { createRatesService, type RatesService } from './modules/rates/service.js';
+import type { RatesUpdates } from './modules/rates/updates.js';
 import type { StatusService, StatusSnapshot } from './modules/status/service.js';
 import { createUsageRepository } from './modules/usage/repository.js';
 import { createUsageService, type UsageService } from './modules/usage/service.js';
@@ -45,6 +48,7 @@ import { type DnsResolver, systemDns } from './modules/webhooks/url-guard.js';
 import { createEvatrClient, type EvatrClient } from './registries/evatr.js';
 import { guardEvatr } from './registries/evatr-guard.js';
 import type { RegistryClients } from './registries/index.js';
+import type { TedbClient } from './registries/tedb.js';
 
 /** Side effects the container can be given instead of the real ones (tests, benchmarks). */
 export interface Ports {
@@ -65,6 +69,8 @@ export interface Ports {
   dns?: DnsResolver;
   /** Sends webhook attempts (default: node:http/https). */
   webhookTransport?: WebhookTransport;
+  /** TEDB's VatRetrievalService for the rates sync (default: the real one at `OPENVAT_TEDB_URL`). */
+  tedb?: TedbClient;
   /** Timers of the background workers' polling. */
   timers?: Timers;
 }
@@ -79,6 +85,8 @@ export interface Container {
   readonly redis: Redis | null;
   readonly keys: KeysService;
   readonly rates: RatesService;
+  /** The rates sync, the reload of what it learnt, and decisions on held changes. */
+  readonly ratesUpdates: RatesUpdates;
   /** The per-IP limit of the public rates endpoints (kept in this process). */
   readonly publicLimiter: WindowLimiter;
   /** The docs playground's demo key and its per-IP limit; `null` when `OPENVAT_PLAYGROUND` is off. */
@@ -125,6 +133,16 @@ export interface Container {
   close(): Promise<void>;
 }
 
+/** The operator's rates overrides; a file that does not check stops the start (a configuration error). */
+function loadOverrides(path: string, curated: RatesDataset) {
+  try {
+    return loadRatesOverrides(path, curated);
+  } catch (error) {
+    if (error instanceof RatesOverridesError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /** The composition root: every service is created and wired here, once. */
 export async function createContainer(config: Config, ports: Ports = {}): Promise<Container> {
   const log = ports.log ?? pino({ level: config.logLevel });
@@ -162,10 +180,22 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     requestsPerMinute: config.keyRateLimitPerMinute,
     onError: (error) => log.error({ err: error }, 'writing usage counts failed'),
   });
-  const rates = createRatesService({
-    dataset: ports.ratesDataset ?? loadRatesDataset(config.ratesPath),
+  const curated = ports.ratesDataset ?? loadRatesDataset(config.ratesPath);
+  const overrides = config.ratesOverridesPath ? loadOverrides(config.ratesOverridesPath, curated) : [];
+  const rates = createRatesService({ dataset: curated, clock });
+  const ratesUpdates = createRatesUpdatesFor({
+    config,
+    log,
+    db,
     clock,
+    ids,
+    curated,
+    overrides,
+    rates,
+    ...(ports.tedb ? { tedb: ports.tedb } : {}),
   });
+  // What earlier syncs learnt is served from the first request on.
+  await ratesUpdates.reload();
 
   const audits = createAuditsService({ repository: createAuditsRepository(db.kysely), clock });
   const events = createEventsService({ repository: createEventsRepository(db.kysely), clock, ids });
@@ -183,6 +213,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     ...(ports.registries ? { registries: ports.registries } : {}),
   });
   const { breaker, permits, registryAnswers, liveAnswers } = live;
+  metrics.connectRates(() => ratesUpdates.status());
   const statusService = live.status;
   const testAnswers = createTestModeAnswers({ clock });
   const validation = createValidationService({
@@ -340,6 +371,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     redis,
     keys,
     rates,
+    ratesUpdates,
     publicLimiter: createWindowLimiter({ max: config.publicRateLimitPerMinute, windowMs: 60_000, clock }),
     playground,
     requireKey: createAuth(keys, playground),
@@ -378,6 +410,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
           monitors,
           batch,
           usage,
+          ratesUpdates,
         }),
       );
     },

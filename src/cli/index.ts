@@ -8,6 +8,7 @@ import { createBackupCommands } from './backup.js';
 import { createEvidenceCommands } from './evidence.js';
 import { createKeysCommands } from './keys.js';
 import { createMonitorsCommands } from './monitors.js';
+import { createRatesCommands } from './rates.js';
 import { cannotRun, EXIT_CANNOT_RUN } from './usage-error.js';
 import { createValidateFileCommand } from './validate-file.js';
 
@@ -62,6 +63,7 @@ program.addCommand(createEvidenceCommands(config));
 program.addCommand(createValidateFileCommand(config));
 program.addCommand(createMonitorsCommands(config));
 for (const command of createBackupCommands(config)) program.addCommand(command);
+program.addCommand(createRatesCommands(config));
 
 program
   .command('simulate')

@@ -5,6 +5,7 @@ import type { AuditsService } from '../modules/audits/service.js';
 import type { BatchService } from '../modules/batch/service.js';
 import type { ConfirmationsService } from '../modules/confirmations/service.js';
 import type { MonitorsService } from '../modules/monitors/service.js';
+import type { RatesUpdates } from '../modules/rates/updates.js';
 import { HEARTBEAT_MS } from '../modules/status/service.js';
 import type { UsageService } from '../modules/usage/service.js';
 import { withTimeout } from '../registries/resilience.js';
@@ -12,6 +13,11 @@ import type { LiveRegistries } from './live-registries.js';
 
 /** How often the usage counts kept in memory are added to the database. */
 const USAGE_FLUSH_MS = 5_000;
+/**
+ * How often an instance reloads the learnt rates (so what another instance learnt or an operator
+ * decided is served everywhere) and asks whether the daily rates sync is due.
+ */
+export const RATES_POLL_MS = 60_000;
 
 /**
  * The service's periodic work besides the workers: retention purges, usage flushes, the instance
@@ -28,8 +34,9 @@ export function startBackground(deps: {
   monitors: MonitorsService;
   batch: BatchService;
   usage: UsageService;
+  ratesUpdates: RatesUpdates;
 }): NodeJS.Timeout[] {
-  const { config, log, redis, audits, confirmations, monitors, batch, usage } = deps;
+  const { config, log, redis, audits, confirmations, monitors, batch, usage, ratesUpdates } = deps;
   const { liveAnswers, registries, instanceId, onDegraded } = deps.live;
   const statusService = deps.live.status;
   const registryConfig = config.registries;
@@ -63,6 +70,22 @@ export function startBackground(deps: {
   };
   beat();
   timers.push(setInterval(beat, HEARTBEAT_MS).unref());
+  // The rates sync runs on one instance at a time (the database lease); every instance reloads.
+  let ratesBusy = false;
+  const rates = async () => {
+    if (ratesBusy) return;
+    ratesBusy = true;
+    try {
+      await ratesUpdates.reload();
+      await ratesUpdates.runIfDue();
+    } catch (error) {
+      log.error({ err: error }, 'rates update failed');
+    } finally {
+      ratesBusy = false;
+    }
+  };
+  void rates();
+  timers.push(setInterval(() => void rates(), RATES_POLL_MS).unref());
   if (config.evidenceKey) {
     // The signed chain head goes to the log at start and daily: a copy outside the database
     // that a later `openvat evidence verify --head` can be run against. The chain is verified

@@ -318,6 +318,33 @@ export interface MonitorChangesTable {
   detected_at: string;
 }
 
+/** A change of a country's rates learnt by the rates sync, in force from `valid_from` once applied. */
+export interface RateChangesTable {
+  id: string;
+  country_code: string;
+  valid_from: string;
+  /** `{standard_rate, reduced_rates, super_reduced_rate, parking_rate}` as JSON text. */
+  rates: string;
+  source: string;
+  learnt_at: string;
+  /** `applied`, `held` (waits for an operator), `rejected`, `superseded` or `withdrawn`. */
+  status: string;
+  reason: string | null;
+  decided_at: string | null;
+  decided_by: string | null;
+}
+
+/** A scheduled sync, claimed under a lease (one instance at a time). */
+export interface RateSyncsTable {
+  id: string;
+  locked_until: string | null;
+  claimed_by: string | null;
+  next_run_at: string;
+  last_run_at: string | null;
+  last_success_at: string | null;
+  last_error: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -338,6 +365,8 @@ export interface Database {
   monitors: MonitorsTable;
   monitor_checks: MonitorChecksTable;
   monitor_changes: MonitorChangesTable;
+  rate_changes: RateChangesTable;
+  rate_syncs: RateSyncsTable;
 }
 
 export type { Generated };

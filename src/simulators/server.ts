@@ -1,7 +1,8 @@
 /**
  * The combined simulator server behind `openvat simulate`: VIES (`/vies/rest-api`,
  * `/vies/services/checkVatService`), HMRC (`/hmrc`), the Swiss UID register
- * (`/bfs/V5.0/PublicServices.svc`), Brønnøysund (`/brreg`) and eVatR (`/evatr`) on one port.
+ * (`/bfs/V5.0/PublicServices.svc`), Brønnøysund (`/brreg`), eVatR (`/evatr`) and the Commission's
+ * TEDB rates service (`/tedb/ws/`) on one port.
  *
  * Controls over HTTP: `POST /_control` with `{"vies": {...}, "hmrc": {...}}` (per module, or `"all"`),
  * or a bare command object applied to every module; answers the new settings per module.
@@ -14,6 +15,7 @@ import { createBrregSimulator } from './brreg.js';
 import { sendJson } from './controls.js';
 import { createEvatrSimulator } from './evatr.js';
 import { createHmrcSimulator } from './hmrc.js';
+import { createTedbSimulator } from './tedb.js';
 import type { SimulatorModule } from './types.js';
 import { createViesSimulator } from './vies.js';
 
@@ -34,6 +36,7 @@ export interface SimulatorUrls {
   BFS_URL: string;
   BRREG_URL: string;
   EVATR_URL: string;
+  OPENVAT_TEDB_URL: string;
 }
 
 export interface SimulatorServer {
@@ -61,6 +64,7 @@ export function createSimulatorServer(options: SimulatorServerOptions = {}): Sim
     hmrc: createHmrcSimulator({ ...common, ...options.hmrc }),
     bfs: createBfsSimulator(common),
     brreg: createBrregSimulator(common),
+    tedb: createTedbSimulator(common),
     evatr: createEvatrSimulator({
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
       ...(options.now ? { now: options.now } : {}),
@@ -182,6 +186,7 @@ export function serveSimulators(modules: Record<string, SimulatorModule>): Simul
               BFS_URL: `${base}/bfs/V5.0/PublicServices.svc`,
               BRREG_URL: `${base}/brreg`,
               EVATR_URL: `${base}/evatr/app`,
+              OPENVAT_TEDB_URL: `${base}/tedb/ws/`,
             },
           });
         });

@@ -176,7 +176,15 @@ describe('the CLI', () => {
       child.once('exit', () => reject(new Error(`simulate exited: ${out}`)));
     });
     child.kill('SIGTERM');
-    for (const name of ['VIES_URL', 'VIES_SOAP_URL', 'HMRC_URL', 'BFS_URL', 'BRREG_URL', 'EVATR_URL']) {
+    for (const name of [
+      'VIES_URL',
+      'VIES_SOAP_URL',
+      'HMRC_URL',
+      'BFS_URL',
+      'BRREG_URL',
+      'EVATR_URL',
+      'OPENVAT_TEDB_URL',
+    ]) {
       assert.match(out, new RegExp(`export ${name}=http://127\\.0\\.0\\.1:\\d+/`));
     }
     assert.match(out, /export HMRC_CLIENT_ID=dev\n/);

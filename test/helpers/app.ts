@@ -25,7 +25,13 @@ export interface TestKey {
 
 /** The real app on an in-memory SQLite database (or the given ports), quiet logs. */
 export async function buildTestApp(env: Record<string, string> = {}, ports: Ports = {}): Promise<TestApp> {
-  const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', ...env });
+  // Tests never ask the Commission's TEDB: a test that syncs names the simulator.
+  const config = loadConfig({
+    DATABASE_URL: 'sqlite::memory:',
+    LOG_LEVEL: 'silent',
+    OPENVAT_TEDB_URL: 'off',
+    ...env,
+  });
   const container = await createContainer(config, ports);
   const app = await buildApp(container);
   return {

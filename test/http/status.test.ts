@@ -28,7 +28,19 @@ describe('GET /v1/status and /ready', () => {
     const key = await t.key('pro', 'live');
     const empty = await t.app.inject({ method: 'GET', url: '/v1/status' });
     assert.equal(empty.statusCode, 200);
-    assert.deepEqual(empty.json().data, { shared: false, instances: null, registries: [] });
+    assert.deepEqual(empty.json().data, {
+      shared: false,
+      instances: null,
+      registries: [],
+      rates: {
+        enabled: true,
+        last_run_at: null,
+        last_success_at: null,
+        last_error: null,
+        next_run_at: null,
+        held: 0,
+      },
+    });
     assert.ok(isUuidV7(empty.json().meta.request_id));
 
     await t.container.status.heartbeat();

@@ -18,6 +18,7 @@ import * as auditDelivery from './2026-11-27-020-audit-delivery.js';
 import * as monitorVisitor from './2026-11-27-030-monitor-visitor.js';
 import * as batchFairClaim from './2026-11-27-040-batch-fair-claim.js';
 import * as webhookKeyShare from './2026-11-27-041-webhook-key-share.js';
+import * as rateChanges from './2026-11-27-050-rate-changes.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-030-monitor-visitor': monitorVisitor,
   '2026-11-27-040-batch-fair-claim': batchFairClaim,
   '2026-11-27-041-webhook-key-share': webhookKeyShare,
+  '2026-11-27-050-rate-changes': rateChanges,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -38,6 +38,12 @@ export interface MetricsSources {
   pending(): Promise<{ batchItems: number; webhookDeliveries: number }>;
 }
 
+/** The rates sync at scrape time. */
+export interface RatesSyncState {
+  held: number;
+  last_success_at: string | null;
+}
+
 const BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
 
 /**
@@ -47,6 +53,7 @@ const BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
 export function createMetrics() {
   const registry = new Registry();
   let sources: MetricsSources | null = null;
+  let ratesSource: (() => Promise<RatesSyncState>) | null = null;
   /** Read once per scrape, before the gauges collect. */
   let registries: RegistryState[] = [];
 
@@ -153,6 +160,16 @@ export function createMetrics() {
       this.set(evidenceStopped() ? 1 : 0);
     },
   });
+  const ratesHeld = new Gauge({
+    name: 'openvat_rates_held_changes',
+    help: 'Rate changes learnt by the sync and held for an operator to accept or reject.',
+    registers: [registry],
+  });
+  const ratesLastSuccess = new Gauge({
+    name: 'openvat_rates_last_sync_success_timestamp_seconds',
+    help: 'When the rates sync last succeeded (Unix time; 0 before its first success).',
+    registers: [registry],
+  });
 
   const observer: MetricsObserver = {
     registryCall(call) {
@@ -179,6 +196,10 @@ export function createMetrics() {
     connect(next: MetricsSources) {
       sources = next;
     },
+    /** Connects the rates sync's state (held changes, last success). */
+    connectRates(source: () => Promise<RatesSyncState>) {
+      ratesSource = source;
+    },
     request(method: string, route: string, statusCode: number, seconds: number) {
       const labels = { method, route, status_code: String(statusCode) };
       httpRequests.inc(labels);
@@ -191,6 +212,11 @@ export function createMetrics() {
         const pending = await sources.pending();
         batchPending.set(pending.batchItems);
         webhooksPending.set(pending.webhookDeliveries);
+      }
+      if (ratesSource) {
+        const rates = await ratesSource();
+        ratesHeld.set(rates.held);
+        ratesLastSuccess.set(rates.last_success_at ? Date.parse(rates.last_success_at) / 1000 : 0);
       }
       return registry.metrics();
     },

@@ -70,17 +70,18 @@ const CACHE_CONTROL = 'public, max-age=3600';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The body of a rates answer: the pre-serialised data and the request's own meta. */
-function bodyWriter(rates: RatesService) {
+function bodyWriter() {
   const head = '{"data":';
   const middle = ',"meta":{"request_id":"';
-  const tail = `","data_version":"${rates.dataVersion}","cached":true,"latency_ms":`;
+  const tail = (version: string) => `","data_version":"${version}","cached":true,"latency_ms":`;
   const end = '}}';
-  const fixedBytes = Buffer.byteLength(head + middle + tail + end);
+  // The version is a date, YYYY-MM-DD: ten ASCII bytes.
+  const fixedBytes = Buffer.byteLength(head + middle + tail('YYYY-MM-DD') + end);
   /** The list's `meta.count`, ASCII: `,"count":44`. */
   const count = (answer: RatesAnswer) => (answer.count === undefined ? '' : `,"count":${answer.count}`);
   return {
     text: (answer: RatesAnswer, requestId: string, latency: string) =>
-      head + answer.json + middle + requestId + tail + latency + count(answer) + end,
+      head + answer.json + middle + requestId + tail(answer.version) + latency + count(answer) + end,
     /** The text's length in bytes, from its parts: the request's own parts are ASCII. */
     bytes: (answer: RatesAnswer, requestId: string, latency: string) =>
       fixedBytes + answer.bytes + requestId.length + latency.length + count(answer).length,
@@ -107,7 +108,7 @@ export function ratesFastPath(deps: {
   clientAddress(request: IncomingMessage): string;
 }): FastPath {
   const { rates, limiter, ids, closing, clientAddress } = deps;
-  const body = bodyWriter(rates);
+  const body = bodyWriter();
   return (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
     const url = request.url;
@@ -183,7 +184,7 @@ export function ratesRoutes(deps: {
     throw errors.rateLimited(wait);
   }
 
-  const body = bodyWriter(rates);
+  const body = bodyWriter();
 
   function send(request: FastifyRequest, reply: FastifyReply, answer: RatesAnswer) {
     reply.header('etag', answer.etag).header('cache-control', CACHE_CONTROL);

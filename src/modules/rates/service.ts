@@ -1,7 +1,8 @@
 import type { Clock } from '../../lib/clock.js';
-import { isoDate } from '../../lib/clock.js';
 import { deepFreeze } from '../../lib/freeze.js';
-import { type CountryRates, type RatePeriod, type RatesDataset, ratesOn } from './dataset.js';
+import { type RatePeriod, type RatesDataset, ratesOn } from './dataset.js';
+import { type LayeredCountry, type LayeredDataset, layerChanges, versionOn } from './layers.js';
+import { dayInZone, timeZoneOf } from './time-zones.js';
 
 /** Countries whose VAT numbers `/v1/validate` can check against a live registry. */
 const LIVE_VALIDATION = new Set([
@@ -67,12 +68,14 @@ export interface RatesAnswer {
   json: string;
   bytes: number;
   etag: string;
+  /** `meta.data_version` of the answer (`YYYY-MM-DD`). */
+  version: string;
   /** For the list: the number of countries in it (`meta.count`). */
   count?: number;
 }
 
-function answerOf(json: string, etag: string, count?: number): RatesAnswer {
-  return { json, bytes: Buffer.byteLength(json), etag, ...(count !== undefined ? { count } : {}) };
+function answerOf(json: string, etag: string, version: string, count?: number): RatesAnswer {
+  return { json, bytes: Buffer.byteLength(json), etag, version, ...(count !== undefined ? { count } : {}) };
 }
 
 export type RatesLookup =
@@ -80,7 +83,7 @@ export type RatesLookup =
   | { kind: 'unknown_country' }
   | { kind: 'no_rates_on_date'; firstDate: string };
 
-function toObject(country: CountryRates, period: RatePeriod): CountryRateObject {
+function toObject(country: LayeredCountry, period: RatePeriod): CountryRateObject {
   const t = country.registration_threshold;
   return {
     country_code: country.country_code,
@@ -100,101 +103,159 @@ function toObject(country: CountryRates, period: RatePeriod): CountryRateObject 
     registration_threshold: t
       ? { domestic: t.domestic, distance_selling: t.distance_selling, currency: t.currency }
       : null,
-    updated_at: country.updated_at,
+    updated_at: country.refreshedOn.get(period.from) ?? country.updated_at,
   };
 }
 
 /**
- * Rates reference data, loaded in-process. Answers are serialised once per (country, period) and
- * reused, so a rates request costs a map look-up.
+ * Rates reference data, in-process: the curated dataset with the changes the sync learnt layered
+ * over it (`replace`). Answers are serialised once per (country, period) and reused, so a rates
+ * request costs a map look-up. "Today" is each country's own day, in its time zone: a change from
+ * 1 August applies from midnight there, on every instance, without a restart.
  */
 export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }) {
-  const { dataset, clock } = deps;
-  const byCode = new Map(dataset.countries.map((c) => [c.country_code, c]));
-  const sorted = [...dataset.countries].sort((a, b) => a.country_code.localeCompare(b.country_code));
+  const { clock } = deps;
+  let layered: LayeredDataset = layerChanges(deps.dataset, []);
+  let byCode = new Map<string, LayeredCountry>();
+  let sorted: LayeredCountry[] = [];
   const answers = new Map<string, RatesAnswer>();
-  // Today's date string, recomputed only when the day changes (rates requests are hot).
-  let today = '';
-  let tomorrowStartsAt = 0;
-  function currentDay(): string {
-    const now = clock.millis();
-    if (now >= tomorrowStartsAt || now < tomorrowStartsAt - 86_400_000) {
-      today = isoDate(new Date(now));
-      tomorrowStartsAt = Date.parse(`${today}T00:00:00.000Z`) + 86_400_000;
-      todays.clear();
-    }
-    return today;
-  }
   /** Answers by country and day, so a request for a past or future day is one map look-up. */
   const byDay = new Map<string, RatesLookup>();
-  /** Today's answers by the code as asked, so the commonest request builds no key. */
-  const todays = new Map<string, RatesLookup>();
+  /** Today's answers by the code as asked, until the country's day ends. */
+  const todays = new Map<string, { lookup: RatesLookup; validUntil: number }>();
   /**
    * Rate objects by code and day, shared and frozen: a decision asks for the same two countries' up
    * to six times (rates, names), and building each anew was 4% of a decide call's CPU profile.
    */
   const objects = new Map<string, CountryRateObject | null>();
+  /** Each country's day by the code as asked, until it ends. */
+  const days = new Map<string, { day: string; validUntil: number }>();
 
-  function lookup(code: string, day: string): RatesLookup {
+  function load(next: LayeredDataset): void {
+    layered = next;
+    byCode = new Map(next.countries.map((c) => [c.country_code, c]));
+    sorted = [...next.countries].sort((a, b) => a.country_code.localeCompare(b.country_code));
+    answers.clear();
+    byDay.clear();
+    todays.clear();
+    objects.clear();
+  }
+  load(layered);
+
+  /** The country's day now, in its time zone, and until when it holds. */
+  function todayOf(code: string, now: number): { day: string; validUntil: number } {
+    return dayInZone(timeZoneOf(code), now);
+  }
+
+  /** The dataset's version as of the latest day any country has reached. */
+  function latestDay(now: number): string {
+    // UTC+14 is the most advanced zone; no country's day is later than the UTC day of now + 14 h.
+    let latest = '';
+    for (const country of sorted) {
+      const { day } = todayOf(country.country_code, now);
+      if (day > latest) latest = day;
+    }
+    return latest || new Date(now).toISOString().slice(0, 10);
+  }
+
+  function lookup(code: string, day: string, versionDay: string): RatesLookup {
     const country = byCode.get(code.toLowerCase());
     if (!country) return { kind: 'unknown_country' };
     const period = ratesOn(country, day);
     return period
-      ? { kind: 'found', answer: countryAnswer(country, period) }
+      ? { kind: 'found', answer: countryAnswer(country, period, versionOn(layered, versionDay)) }
       : { kind: 'no_rates_on_date', firstDate: country.periods[0]?.from ?? '' };
   }
 
   /** Memoises answers for known countries, bounded: one entry per spelling of a code and day asked for. */
-  function remember(cache: Map<string, RatesLookup>, key: string, answer: RatesLookup): RatesLookup {
+  function remember(key: string, answer: RatesLookup): RatesLookup {
     if (answer.kind === 'unknown_country') return answer;
-    if (cache.size >= 50_000) cache.clear();
-    cache.set(key, answer);
+    if (byDay.size >= 50_000) byDay.clear();
+    byDay.set(key, answer);
     return answer;
   }
 
-  function countryAnswer(country: CountryRates, period: RatePeriod): RatesAnswer {
-    const key = `${country.country_code}|${period.from}`;
+  function countryAnswer(country: LayeredCountry, period: RatePeriod, version: string): RatesAnswer {
+    const key = `${country.country_code}|${period.from}|${version}`;
     let answer = answers.get(key);
     if (!answer) {
       answer = answerOf(
         JSON.stringify(toObject(country, period)),
-        `W/"${dataset.data_version}-${country.country_code}-${period.from}"`,
+        `W/"${version}-${country.country_code}-${period.from}"`,
+        version,
       );
+      if (answers.size >= 10_000) answers.clear();
       answers.set(key, answer);
     }
     return answer;
   }
 
   return {
-    dataVersion: dataset.data_version,
-
-    /** Rates of one country in force on `date` (default: today). `code` is matched case-insensitively. */
-    country(code: string, date?: string): RatesLookup {
-      const day = currentDay();
-      if (date === undefined || date === day) {
-        return todays.get(code) ?? remember(todays, code, lookup(code, day));
-      }
-      const key = `${code}|${date}`;
-      return byDay.get(key) ?? remember(byDay, key, lookup(code, date));
+    /** The `data_version` of today's answers (the latest day any country has reached). */
+    dataVersion(): string {
+      return versionOn(layered, latestDay(clock.millis()));
     },
 
-    /** Every country's rates in force on `date` (default: today); countries without rates that day are left out. */
+    /** The rates in force: curated and learnt. */
+    layered(): LayeredDataset {
+      return layered;
+    },
+
+    /** Serves `next` from now on (the sync learnt or an operator decided something). */
+    replace(next: LayeredDataset): void {
+      load(next);
+    },
+
+    /** Today's day (`YYYY-MM-DD`) in a country's time zone (formatted once per country and hour at most). */
+    today(code: string): string {
+      const now = clock.millis();
+      const cached = days.get(code);
+      if (cached && now < cached.validUntil && now >= cached.validUntil - 86_400_000) return cached.day;
+      const today = todayOf(code, now);
+      if (days.size >= 1_000) days.clear();
+      days.set(code, today);
+      return today.day;
+    },
+
+    /** Rates of one country in force on `date` (default: today, in its time zone). `code` is matched case-insensitively. */
+    country(code: string, date?: string): RatesLookup {
+      const now = clock.millis();
+      if (date === undefined) {
+        const cached = todays.get(code);
+        if (cached && now < cached.validUntil) return cached.lookup;
+        const today = todayOf(code, now);
+        const found = lookup(code, today.day, today.day);
+        if (found.kind !== 'unknown_country') {
+          if (todays.size >= 10_000) todays.clear();
+          todays.set(code, { lookup: found, validUntil: today.validUntil });
+        }
+        return found;
+      }
+      const today = todayOf(code, now);
+      const key = `${code}|${date}|${today.day}`;
+      return byDay.get(key) ?? remember(key, lookup(code, date, today.day));
+    },
+
+    /** Every country's rates in force on `date` (default: each country's today); countries without rates that day are left out. */
     list(date?: string): RatesAnswer {
-      const day = date ?? currentDay();
-      const key = `*|${day}`;
+      const now = clock.millis();
+      const version = versionOn(layered, latestDay(now));
+      const days = sorted.map((c) => date ?? todayOf(c.country_code, now).day);
+      const key = `*|${date ?? days.join(',')}|${version}`;
       let answer = answers.get(key);
       if (!answer) {
         const parts: string[] = [];
         const froms: string[] = [];
-        for (const country of sorted) {
-          const period = ratesOn(country, day);
-          if (!period) continue;
-          parts.push(countryAnswer(country, period).json);
+        sorted.forEach((country, i) => {
+          const period = ratesOn(country, days[i] as string);
+          if (!period) return;
+          parts.push(countryAnswer(country, period, version).json);
           froms.push(period.from);
-        }
+        });
         const latest = froms.sort().at(-1) ?? 'none';
-        answer = answerOf(`[${parts.join(',')}]`, `W/"${dataset.data_version}-all-${latest}"`, parts.length);
-        if (answers.size < 10_000) answers.set(key, answer);
+        answer = answerOf(`[${parts.join(',')}]`, `W/"${version}-all-${latest}"`, version, parts.length);
+        if (answers.size >= 10_000) answers.clear();
+        answers.set(key, answer);
       }
       return answer;
     },

@@ -23,8 +23,34 @@ const RegistryStatus = Type.Object({
   retry_after_seconds: Nullable(Type.Integer()),
 });
 
+const RatesSyncStatus = Type.Object(
+  {
+    enabled: Type.Boolean({
+      description: 'Whether the daily sync with TEDB runs (`OPENVAT_TEDB_URL` not `off`).',
+    }),
+    last_run_at: Nullable(Type.String({ format: 'date-time' })),
+    last_success_at: Nullable(Type.String({ format: 'date-time' })),
+    last_error: Nullable(
+      Type.String({ description: 'Why the last run changed nothing; null when it succeeded.' }),
+    ),
+    next_run_at: Nullable(Type.String({ format: 'date-time' })),
+    held: Type.Integer({ description: 'Learnt changes held for an operator (`openvat rates held`).' }),
+  },
+  { description: 'The rates sync (see docs/rates.md).' },
+);
+
+/** What `GET /v1/status` tells of the rates sync. */
+export interface RatesSyncState {
+  enabled: boolean;
+  last_run_at: string | null;
+  last_success_at: string | null;
+  last_error: string | null;
+  next_run_at: string | null;
+  held: number;
+}
+
 /** `GET /v1/status`: public, no key; the snapshot is reused for about two seconds. */
-export function statusRoutes(deps: { status: StatusService }) {
+export function statusRoutes(deps: { status: StatusService; ratesSync: () => Promise<RatesSyncState> }) {
   return async function register(app: FastifyInstance) {
     app.get(
       '/v1/status',
@@ -41,6 +67,7 @@ export function statusRoutes(deps: { status: StatusService }) {
                 }),
                 instances: Nullable(Type.Integer({ description: 'Instances alive by their heartbeat.' })),
                 registries: Type.Array(RegistryStatus),
+                rates: RatesSyncStatus,
               }),
             ),
             ...errorResponses,
@@ -48,7 +75,7 @@ export function statusRoutes(deps: { status: StatusService }) {
         },
       },
       async (request, reply) => {
-        const data = await deps.status.snapshot();
+        const data = { ...(await deps.status.snapshot()), rates: await deps.ratesSync() };
         reply.header('cache-control', 'public, max-age=2');
         return { data, meta: baseMeta(request, reply) };
       },

@@ -1,4 +1,4 @@
-import { type Clock, utcToday } from '../../lib/clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { deepFreeze } from '../../lib/freeze.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { RatesService } from '../rates/index.js';
@@ -29,28 +29,31 @@ function prefixed(field: string, message: string): string {
  * response data.
  */
 export function createValidationService(deps: {
-  rates: Pick<RatesService, 'rateObject'>;
+  rates: Pick<RatesService, 'rateObject' | 'today' | 'layered'>;
   clock: Clock;
   /** Answer sources by key mode: live keys ask the registries, test keys the magic-number table. */
   sources: { live: AnswerSource; test: AnswerSource };
 }): ValidationPort & { parse: typeof parse } {
   const { rates, clock, sources } = deps;
 
-  // `country` depends only on the country and the UTC day (the rates in force), so each is built
-  // once a day and shared by the answers of that day (frozen: answers only serialise it).
-  const today = utcToday(clock);
-  let day = '';
+  // `country` depends only on the country, its day (the rates in force there, in its time zone) and
+  // the rates served, so each is built once a day and shared by the answers of that day (frozen:
+  // answers only serialise it); rates learnt or decided since (`layered` replaced) rebuild it.
+  let served = rates.layered();
   let countries = new Map<string, ValidationData['country']>();
 
   function countryOf(vat: ParsedVatNumber): ValidationData['country'] {
-    if (today() !== day) {
-      day = today();
+    const layered = rates.layered();
+    if (layered !== served || countries.size >= 10_000) {
+      served = layered;
       countries = new Map();
     }
-    let country = countries.get(vat.isoCountry);
+    const day = rates.today(vat.isoCountry.toLowerCase());
+    const key = `${vat.isoCountry}|${day}`;
+    let country = countries.get(key);
     if (!country) {
       country = deepFreeze(buildCountry(vat, day));
-      countries.set(vat.isoCountry, country);
+      countries.set(key, country);
     }
     return country;
   }

@@ -1,0 +1,103 @@
+import { Command } from 'commander';
+import { pino } from 'pino';
+import type { Config } from '../config.js';
+import type { Container } from '../container.js';
+import type { RateChangeView } from '../modules/rates/updates.js';
+import { counted } from './counts.js';
+import { openExistingDatabase } from './database.js';
+import { UsageError } from './usage-error.js';
+
+function ratesText(change: RateChangeView): string {
+  const r = change.rates;
+  if (!r) return 'no rates (the country would disappear)';
+  const parts = [`standard ${r.standard_rate}%`];
+  if (r.reduced_rates.length > 0) parts.push(`reduced ${r.reduced_rates.join('/')}%`);
+  if (r.super_reduced_rate !== null) parts.push(`super-reduced ${r.super_reduced_rate}%`);
+  if (r.parking_rate !== null) parts.push(`parking ${r.parking_rate}%`);
+  return parts.join(', ');
+}
+
+/** `openvat rates …`: the rates sync and decisions on the changes it held, on DATABASE_URL. */
+export function createRatesCommands(config: () => Config): Command {
+  const command = new Command('rates').description(
+    'the rates sync with TEDB and the changes it held for an operator (see docs/rates.md)',
+  );
+
+  async function open(): Promise<Container> {
+    const c = config();
+    await openExistingDatabase(c.databaseUrl).close();
+    const { createContainer } = await import('../container.js');
+    // The command prints what it did; the service's log lines would only repeat it.
+    return createContainer(c, { log: pino({ level: 'silent' }) });
+  }
+
+  command
+    .command('sync')
+    .description(
+      "ask TEDB for the member states' rates now (today through a year ahead) and keep what changed",
+    )
+    .action(async () => {
+      const container = await open();
+      try {
+        if (!container.config.tedbUrl) throw new UsageError('the rates sync is off (OPENVAT_TEDB_URL=off)');
+        const outcome = await container.ratesUpdates.syncNow();
+        if (outcome.kind === 'failed') {
+          console.error(`openvat: the rates sync changed nothing: ${outcome.message}`);
+          process.exitCode = 1;
+          return;
+        }
+        console.log(
+          `rates synced: ${counted(outcome.applied, 'change', 'changes')} applied, ${outcome.held} held, ${outcome.retired} withdrawn or superseded`,
+        );
+        if (outcome.held > 0) console.log("held changes wait for 'openvat rates held'");
+      } finally {
+        await container.close();
+      }
+    });
+
+  command
+    .command('held')
+    .description('print the changes held for an operator, one a line: id, country, from, rates, why')
+    .action(async () => {
+      const container = await open();
+      try {
+        const held = await container.ratesUpdates.changes(['held']);
+        for (const change of held) {
+          console.log(
+            [change.id, change.country_code, change.valid_from, ratesText(change), change.reason ?? ''].join(
+              '\t',
+            ),
+          );
+        }
+        console.error(counted(held.length, 'held change', 'held changes'));
+      } finally {
+        await container.close();
+      }
+    });
+
+  for (const decision of ['accept', 'reject'] as const) {
+    command
+      .command(`${decision} <id>`)
+      .description(
+        decision === 'accept'
+          ? 'apply a held change: every instance serves it within a minute'
+          : 'reject a held change: it is not served, and the sync does not hold it again',
+      )
+      .action(async (id: string) => {
+        const container = await open();
+        try {
+          const outcome = await container.ratesUpdates.decide(id, decision, 'cli');
+          if (outcome.kind === 'not_found') throw new UsageError(`no rate change with id ${id}`);
+          if (outcome.kind === 'not_held') throw new UsageError(`rate change ${id} is not held (any more)`);
+          const c = outcome.change;
+          console.log(
+            `${decision === 'accept' ? 'accepted' : 'rejected'}: ${c.country_code} from ${c.valid_from}, ${ratesText(c)}`,
+          );
+        } finally {
+          await container.close();
+        }
+      });
+  }
+
+  return command;
+}

@@ -1,0 +1,59 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import type { IdGenerator } from '../lib/ids.js';
+import type { RatesDataset } from '../modules/rates/dataset.js';
+import type { AppliedChange } from '../modules/rates/layers.js';
+import { createRatesRepository } from '../modules/rates/repository.js';
+import type { RatesService } from '../modules/rates/service.js';
+import { createRatesSync } from '../modules/rates/sync.js';
+import { createRatesUpdates, type RatesUpdates } from '../modules/rates/updates.js';
+import { createTedbClient, type TedbClient } from '../registries/tedb.js';
+
+/** How long one TEDB call may take: a year of rates for 27 member states is a large answer. */
+const TEDB_TIMEOUT_MS = 60_000;
+
+/**
+ * The rates that stay current: the TEDB client and sync (none when `OPENVAT_TEDB_URL=off`) and the
+ * updates that serve what was learnt, over the curated dataset.
+ */
+export function createRatesUpdatesFor(deps: {
+  config: Config;
+  log: Logger;
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  curated: RatesDataset;
+  overrides: readonly AppliedChange[];
+  rates: RatesService;
+  /** The TEDB client (default: the real one at `OPENVAT_TEDB_URL`). */
+  tedb?: TedbClient;
+}): RatesUpdates {
+  const { config, log, db, clock, ids, curated, rates } = deps;
+  const repository = createRatesRepository(db.kysely, db.dialect);
+  const client =
+    deps.tedb ??
+    (config.tedbUrl ? createTedbClient({ url: config.tedbUrl, timeoutMs: TEDB_TIMEOUT_MS }) : null);
+  // The member states TEDB knows (Northern Ireland's `xi` follows the United Kingdom's rates).
+  const countries = curated.countries
+    .filter((c) => c.is_eu_member && c.country_code !== 'xi')
+    .map((c) => c.country_code);
+  const sync = client
+    ? createRatesSync({ client, repository, clock, ids, countries, current: () => rates.layered() })
+    : null;
+  return createRatesUpdates({
+    curated,
+    overrides: deps.overrides,
+    rates,
+    repository,
+    sync,
+    clock,
+    workerId: ids.uuid(),
+    onSynced: (outcome) => {
+      if (outcome.kind === 'failed')
+        log.error({ rates_sync: outcome }, `rates sync changed nothing: ${outcome.message}`);
+      else log.info({ rates_sync: outcome }, 'rates sync done');
+    },
+  });
+}

@@ -1,0 +1,141 @@
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../../db/database.js';
+import type { Database, RateChangesTable, RateSyncsTable } from '../../db/schema.js';
+import { claimLeased } from '../../jobs/claim.js';
+
+export type RateChangeRow = RateChangesTable;
+export type RateSyncRow = RateSyncsTable;
+
+/** Learnt rate changes and the sync's schedule. */
+export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
+  return {
+    /** Every change of the given statuses, oldest day first (then oldest learnt). */
+    async changes(statuses: readonly string[]): Promise<RateChangeRow[]> {
+      if (statuses.length === 0) return [];
+      return db
+        .selectFrom('rate_changes')
+        .selectAll()
+        .where('status', 'in', statuses)
+        .orderBy('country_code')
+        .orderBy('valid_from')
+        .orderBy('learnt_at')
+        .orderBy('id')
+        .execute();
+    },
+
+    async change(id: string): Promise<RateChangeRow | undefined> {
+      return db.selectFrom('rate_changes').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** A country's changes from a day on, whatever their status. */
+    async changesFrom(country: string, day: string): Promise<RateChangeRow[]> {
+      return db
+        .selectFrom('rate_changes')
+        .selectAll()
+        .where('country_code', '=', country)
+        .where('valid_from', '>=', day)
+        .orderBy('valid_from')
+        .execute();
+    },
+
+    /** Records what one sync learnt and retires what it replaces, in one transaction. */
+    async record(
+      inserts: readonly RateChangeRow[],
+      retire: readonly { id: string; status: 'superseded' | 'withdrawn'; at: string }[],
+    ): Promise<void> {
+      if (inserts.length === 0 && retire.length === 0) return;
+      await db.transaction().execute(async (trx) => {
+        for (const r of retire) {
+          await trx
+            .updateTable('rate_changes')
+            .set({ status: r.status, decided_at: r.at, decided_by: 'sync' })
+            .where('id', '=', r.id)
+            .where('status', 'in', ['applied', 'held'])
+            .execute();
+        }
+        if (inserts.length > 0)
+          await trx
+            .insertInto('rate_changes')
+            .values([...inserts])
+            .execute();
+      });
+    },
+
+    /** An operator's decision on a held change; false when it is not held (any more). */
+    async decide(id: string, status: 'applied' | 'rejected', at: string, by: string): Promise<boolean> {
+      const result = await db
+        .updateTable('rate_changes')
+        .set({ status, decided_at: at, decided_by: by })
+        .where('id', '=', id)
+        .where('status', '=', 'held')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /**
+     * Claims the named sync when it is due and no other instance holds it (the workers' lease:
+     * `FOR UPDATE SKIP LOCKED` on PostgreSQL); creates its row, due at once, the first time.
+     */
+    async claimSync(
+      id: string,
+      workerId: string,
+      now: string,
+      leaseUntil: string,
+      options: { evenIfNotDue?: boolean } = {},
+    ): Promise<RateSyncRow | null> {
+      await db
+        .insertInto('rate_syncs')
+        .values({
+          id,
+          locked_until: null,
+          claimed_by: null,
+          next_run_at: now,
+          last_run_at: null,
+          last_success_at: null,
+          last_error: null,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      const rows = await claimLeased<RateSyncRow, Database>(db, dialect, {
+        table: 'rate_syncs',
+        due: (eb) =>
+          options.evenIfNotDue
+            ? eb('id', '=', id)
+            : eb.and([eb('id', '=', id), eb('next_run_at', '<=', now)]),
+        orderBy: ['next_run_at'],
+        now,
+        leaseUntil,
+        workerId,
+        limit: 1,
+      });
+      return rows[0] ?? null;
+    },
+
+    /** Ends a claimed run: when the next one is due, and how this one ended. */
+    async finishSync(
+      id: string,
+      workerId: string,
+      result: { at: string; nextRunAt: string; error: string | null },
+    ): Promise<void> {
+      await db
+        .updateTable('rate_syncs')
+        .set({
+          locked_until: null,
+          claimed_by: null,
+          next_run_at: result.nextRunAt,
+          last_run_at: result.at,
+          last_error: result.error,
+          ...(result.error === null ? { last_success_at: result.at } : {}),
+        })
+        .where('id', '=', id)
+        .where('claimed_by', '=', workerId)
+        .execute();
+    },
+
+    async sync(id: string): Promise<RateSyncRow | undefined> {
+      return db.selectFrom('rate_syncs').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+  };
+}
+
+export type RatesRepository = ReturnType<typeof createRatesRepository>;

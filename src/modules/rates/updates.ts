@@ -1,0 +1,194 @@
+/**
+ * Rates that stay current: the scheduled sync (one instance at a time, under the database lease the
+ * workers use), the reload that makes every instance serve what was learnt or decided, and an
+ * operator's decisions on held changes.
+ */
+import type { Clock } from '../../lib/clock.js';
+import type { RatesDataset } from './dataset.js';
+import { type AppliedChange, layerChanges, type PeriodRates } from './layers.js';
+import type { RateChangeRow, RatesRepository } from './repository.js';
+import type { RatesService } from './service.js';
+import type { RatesSync, SyncOutcome } from './sync.js';
+
+const SYNC_ID = 'tedb';
+const DAY_MS = 86_400_000;
+const STATUS_CACHE_MS = 2_000;
+
+/** A learnt change as the CLI, the admin API and `GET /v1/status` show it. */
+export interface RateChangeView {
+  id: string;
+  country_code: string;
+  valid_from: string;
+  rates: PeriodRates | null;
+  source: string;
+  learnt_at: string;
+  status: string;
+  reason: string | null;
+  decided_at: string | null;
+  decided_by: string | null;
+}
+
+export function viewOf(row: RateChangeRow): RateChangeView {
+  return { ...row, rates: JSON.parse(row.rates) as PeriodRates | null };
+}
+
+export interface RatesSyncStatus {
+  /** `off` when no TEDB address is configured. */
+  enabled: boolean;
+  last_run_at: string | null;
+  last_success_at: string | null;
+  /** Why the last run changed nothing, or null when it succeeded. */
+  last_error: string | null;
+  next_run_at: string | null;
+  /** Changes waiting for an operator. */
+  held: number;
+}
+
+export type DecideOutcome =
+  | { kind: 'decided'; change: RateChangeView }
+  | { kind: 'not_held' }
+  | { kind: 'not_found' };
+
+export function createRatesUpdates(deps: {
+  curated: RatesDataset;
+  /** An operator's overrides (`OPENVAT_RATES_OVERRIDES`), layered over curated and learnt. */
+  overrides?: readonly AppliedChange[];
+  rates: RatesService;
+  repository: RatesRepository;
+  /** Null when the sync is off (`OPENVAT_TEDB_URL=off`). */
+  sync: RatesSync | null;
+  clock: Clock;
+  workerId: string;
+  /** A sync that failed is tried again after this long. */
+  retryMs?: number;
+  onSynced?: (outcome: SyncOutcome) => void;
+}) {
+  const { curated, rates, repository, sync, clock, workerId } = deps;
+  const retryMs = deps.retryMs ?? 3_600_000;
+  const overrides = deps.overrides ?? [];
+  /** The applied changes last served; null before the first reload, which always serves. */
+  let fingerprint: string | null = null;
+  let heldCount = 0;
+  let statusCache: { status: RatesSyncStatus; until: number } | null = null;
+
+  /** Serves what is applied in the database now; cheap when nothing changed. */
+  async function reload(): Promise<boolean> {
+    const rows = await repository.changes(['applied', 'held']);
+    heldCount = rows.filter((r) => r.status === 'held').length;
+    const applied = rows.filter((r) => r.status === 'applied');
+    const next = applied.map((r) => `${r.id}`).join(',');
+    if (next === fingerprint) return false;
+    fingerprint = next;
+    const changes: AppliedChange[] = [];
+    for (const row of applied) {
+      const parsed = JSON.parse(row.rates) as PeriodRates | null;
+      if (parsed)
+        changes.push({
+          country: row.country_code,
+          from: row.valid_from,
+          rates: parsed,
+          learntOn: row.learnt_at.slice(0, 10),
+        });
+    }
+    rates.replace(layerChanges(curated, changes, overrides));
+    return true;
+  }
+
+  /** Runs the sync now, whatever its schedule (the CLI), and serves the result. */
+  async function syncNow(): Promise<SyncOutcome> {
+    if (!sync) return { kind: 'failed', message: 'the rates sync is off (OPENVAT_TEDB_URL=off)' };
+    await reload();
+    const now = clock.now();
+    const leaseUntil = new Date(now.getTime() + 10 * 60_000).toISOString();
+    // Taken like a scheduled run, so a running service's sync and this one never overlap.
+    const claimed = await repository.claimSync(SYNC_ID, workerId, now.toISOString(), leaseUntil, {
+      evenIfNotDue: true,
+    });
+    if (!claimed)
+      return { kind: 'failed', message: 'another instance is syncing the rates now; try again in a minute' };
+    return finish(now);
+  }
+
+  async function finish(started: Date): Promise<SyncOutcome> {
+    let outcome: SyncOutcome;
+    try {
+      outcome = await (sync as RatesSync).run();
+    } catch (error) {
+      outcome = { kind: 'failed', message: `the rates sync failed: ${(error as Error).message}` };
+    }
+    const at = clock.now();
+    await repository.finishSync(SYNC_ID, workerId, {
+      at: at.toISOString(),
+      nextRunAt: new Date(started.getTime() + (outcome.kind === 'synced' ? DAY_MS : retryMs)).toISOString(),
+      error: outcome.kind === 'failed' ? outcome.message : null,
+    });
+    statusCache = null;
+    await reload();
+    deps.onSynced?.(outcome);
+    return outcome;
+  }
+
+  return {
+    reload,
+    syncNow,
+
+    /** The scheduled run: syncs when due and not held by another instance; null when it did not run. */
+    async runIfDue(): Promise<SyncOutcome | null> {
+      if (!sync) return null;
+      const now = clock.now();
+      const leaseUntil = new Date(now.getTime() + 10 * 60_000).toISOString();
+      const claimed = await repository.claimSync(SYNC_ID, workerId, now.toISOString(), leaseUntil);
+      if (!claimed) return null;
+      return finish(now);
+    },
+
+    async changes(statuses: readonly string[]): Promise<RateChangeView[]> {
+      return (await repository.changes(statuses)).map(viewOf);
+    },
+
+    /** Accepts (applies) or rejects a held change. */
+    async decide(id: string, decision: 'accept' | 'reject', by: string): Promise<DecideOutcome> {
+      const done = await repository.decide(
+        id,
+        decision === 'accept' ? 'applied' : 'rejected',
+        clock.now().toISOString(),
+        by,
+      );
+      const row = await repository.change(id);
+      if (!row) return { kind: 'not_found' };
+      if (!done) return { kind: 'not_held' };
+      statusCache = null;
+      await reload();
+      return { kind: 'decided', change: viewOf(row) };
+    },
+
+    /** The sync's state, read from the database at most every two seconds (the route is public). */
+    async status(): Promise<RatesSyncStatus> {
+      const now = clock.millis();
+      if (statusCache && now < statusCache.until && now >= statusCache.until - STATUS_CACHE_MS)
+        return statusCache.status;
+      const status = await readStatus();
+      statusCache = { status, until: now + STATUS_CACHE_MS };
+      return status;
+    },
+
+    /** Changes waiting for an operator, as last read (for the metric). */
+    heldCount: () => heldCount,
+  };
+
+  async function readStatus(): Promise<RatesSyncStatus> {
+    const row = await repository.sync(SYNC_ID);
+    // Counted in the database, not as last reloaded: a decision taken elsewhere (the CLI) shows too.
+    heldCount = (await repository.changes(['held'])).length;
+    return {
+      enabled: sync !== null,
+      last_run_at: row?.last_run_at ?? null,
+      last_success_at: row?.last_success_at ?? null,
+      last_error: row?.last_error ?? null,
+      next_run_at: sync ? (row?.next_run_at ?? null) : null,
+      held: heldCount,
+    };
+  }
+}
+
+export type RatesUpdates = ReturnType<typeof createRatesUpdates>;
