@@ -47,7 +47,7 @@ finish() {
 
 phase "tools"
 need=()
-for tool in podman:podman podman-compose:podman-compose debootstrap:debootstrap crun:crun \
+for tool in podman:podman podman-compose:podman-compose debootstrap:debootstrap runc:runc \
   netavark:netavark aardvark-dns:aardvark-dns curl:curl; do
   bin="${tool%%:*}"
   pkg="${tool##*:}"
@@ -64,7 +64,8 @@ if [ "${#need[@]}" -gt 0 ]; then
     die "apt-get install ${need[*]}"
 fi
 mkdir -p "$CI_CACHE"
-# These machines have no systemd: cgroupfs, file events, and no ulimits forced on containers.
+# These machines have no systemd and mixed cgroups (which crun refuses): runc, cgroupfs, file
+# events, and no ulimits forced on containers.
 cat >"$CONTAINERS_CONF" <<'CONF'
 [containers]
 default_ulimits = []
@@ -73,7 +74,7 @@ log_driver = "k8s-file"
 [engine]
 cgroup_manager = "cgroupfs"
 events_logger = "file"
-runtime = "crun"
+runtime = "runc"
 CONF
 podman info >/dev/null 2>&1 || die "podman info (podman $(podman --version 2>&1))"
 pass "podman $(podman version --format '{{.Client.Version}}'), podman-compose $(podman-compose version 2>/dev/null | sed -n 's/^podman-compose version *//p;s/^podman-composer version *//p' | head -1)"
@@ -235,6 +236,8 @@ compose_env="$(mktemp)"
   echo "POSTGRES_PASSWORD=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
   echo "REDIS_PASSWORD=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
   echo "OPENVAT_IMAGE=$IMAGE"
+  echo "OPENVAT_1_PORT=${OPENVAT_CI_PORT_1:-18081}"
+  echo "OPENVAT_2_PORT=${OPENVAT_CI_PORT_2:-18082}"
 } >"$compose_env"
 compose() { (set -a && . "$compose_env" && set +a && podman-compose -p "$PROJECT" -f compose.yaml "$@"); }
 compose down -v -t 5 >/dev/null 2>&1
@@ -247,12 +250,12 @@ check "PostgreSQL is healthy (pg_isready)" healthy "${PROJECT}_postgres_1" 90
 check "Redis is healthy (redis-cli ping with the password)" healthy "${PROJECT}_redis_1" 60
 compose up -d --no-build >>"$CI_CACHE/compose-up.log" 2>&1 ||
   { tail -30 "$CI_CACHE/compose-up.log"; die "podman-compose up"; }
-one=http://127.0.0.1:8081
-two=http://127.0.0.1:8082
+one="http://127.0.0.1:${OPENVAT_CI_PORT_1:-18081}"
+two="http://127.0.0.1:${OPENVAT_CI_PORT_2:-18082}"
 for url in "$one" "$two"; do
   wait_http "$url/ready" 120 || { compose logs 2>&1 | tail -40; die "$url/ready answers 200"; }
 done
-pass "both instances answer /ready on PostgreSQL (8081 and 8082)"
+pass "both instances answer /ready on PostgreSQL ($one, $two)"
 check "openvat-1's HEALTHCHECK passes" healthy "${PROJECT}_openvat-1_1" 30
 check "openvat-2's HEALTHCHECK passes" healthy "${PROJECT}_openvat-2_1" 30
 key="$(keys_in_log "${PROJECT}_openvat-1_1"; keys_in_log "${PROJECT}_openvat-2_1")"
