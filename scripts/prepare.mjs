@@ -9,5 +9,8 @@
 import { spawnSync } from 'node:child_process';
 
 if (process.env.npm_command === 'exec') process.exit(0);
-const { status } = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', shell: process.platform === 'win32' });
+const { status } = spawnSync('npm', ['run', 'build'], {
+  stdio: 'inherit',
+  shell: process.platform === 'win32',
+});
 process.exit(status ?? 1);

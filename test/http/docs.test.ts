@@ -91,10 +91,13 @@ describe('docs, health and readiness', () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     const health = await t.app.inject({ method: 'GET', url: '/health' });
     assert.equal(health.headers['openvat-version'], version);
-    assert.deepEqual(health.json(), { ok: true }, 'the body stays the hosted API\'s');
+    assert.deepEqual(health.json(), { ok: true }, "the body stays the hosted API's");
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     assert.equal(doc.info.version, version);
-    assert.ok(doc.paths['/health'].get.responses['200'].headers['openvat-version'], 'the header is documented');
+    assert.ok(
+      doc.paths['/health'].get.responses['200'].headers['openvat-version'],
+      'the header is documented',
+    );
   });
 
   it('GET /ready checks the database', async () => {
