@@ -27,8 +27,9 @@ fi
 
 saved="$(mktemp)"
 cp "$addon" "$saved"
-restore() { cp "$saved" "$addon" && rm -f "$saved"; }
+restore() { if [ -f "$saved" ]; then cp "$saved" "$addon" && rm -f "$saved"; fi; }
 trap restore EXIT
+trap 'exit 130' INT TERM
 cp "$cached" "$addon"
 
 export PATH="$node22/bin:$PATH"
