@@ -95,7 +95,6 @@ podman info >/dev/null 2>&1 || die "podman info (podman $(podman --version 2>&1)
 cleanup
 pass "podman $(podman version --format '{{.Client.Version}}'), podman-compose $(podman-compose version 2>/dev/null | sed -n 's/^podman-compose version *//p;s/^podman-composer version *//p' | head -1)"
 
-
 # --- stand-in base images -----------------------------------------------------------------------
 
 image_key() { podman image inspect --format '{{ index .Labels "org.openvat.ci.key" }}' "$1" 2>/dev/null; }
