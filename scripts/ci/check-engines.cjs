@@ -20,14 +20,16 @@ function walk(dir) {
     const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
     count += 1;
     const range = pkg.engines?.node;
-    if (range && !semver.satisfies(process.version, range)) unmet.push(`${pkg.name}@${pkg.version} wants node ${range}`);
+    if (range && !semver.satisfies(process.version, range))
+      unmet.push(`${pkg.name}@${pkg.version} wants node ${range}`);
     walk(join(dir, name, 'node_modules'));
   }
 }
 const root = process.argv[2] ?? '.';
 walk(join(root, 'node_modules'));
 const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-if (!semver.satisfies(process.version, own.engines.node)) unmet.push(`${own.name} wants node ${own.engines.node}`);
+if (!semver.satisfies(process.version, own.engines.node))
+  unmet.push(`${own.name} wants node ${own.engines.node}`);
 for (const line of unmet) console.log(`  ${line}`);
 console.log(`  ${count} packages checked against Node ${process.version}`);
 process.exit(unmet.length === 0 ? 0 : 1);
