@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
-import { PACKAGE_ROOT } from '../config.js';
 import { type ApiError, errors } from '../lib/errors.js';
+import { PACKAGE } from './package.js';
 
 export interface OpenApiOptions {
   /** Extra Markdown appended to the API description (e.g. the test-mode magic numbers). */
@@ -73,11 +71,6 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
   });
 }
-
-const PACKAGE = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-};
 
 const EXAMPLE_REQUEST_ID = '0193a3b2-7c4e-7a51-9d0e-6f1a2b3c4d5e';
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020Module from 'ajv/dist/2020.js';
@@ -84,6 +85,19 @@ describe('docs, health and readiness', () => {
     const res = await t.app.inject({ method: 'GET', url: '/health' });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), { ok: true });
+  });
+
+  it("GET /health and the OpenAPI document name package.json's version", async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    const health = await t.app.inject({ method: 'GET', url: '/health' });
+    assert.equal(health.headers['openvat-version'], version);
+    assert.deepEqual(health.json(), { ok: true }, "the body stays the hosted API's");
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    assert.equal(doc.info.version, version);
+    assert.ok(
+      doc.paths['/health'].get.responses['200'].headers['openvat-version'],
+      'the header is documented',
+    );
   });
 
   it('GET /ready checks the database', async () => {

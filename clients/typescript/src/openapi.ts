@@ -21,9 +21,11 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The process is up. */
                 200: {
                     headers: {
+                        /** @description Version of the running service. */
+                        "openvat-version"?: string;
                         [name: string]: unknown;
                     };
                     content: {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { baseMeta } from '../../http/meta.js';
+import { PACKAGE } from '../../http/package.js';
 
 export function systemRoutes(deps: {
   db: Pick<Db, 'ping'>;
@@ -20,10 +21,21 @@ export function systemRoutes(deps: {
         schema: {
           tags: ['System'],
           summary: 'Liveness: the process is up',
-          response: { 200: Type.Object({ ok: Type.Literal(true) }) },
+          response: {
+            200: {
+              description: 'The process is up.',
+              headers: {
+                'openvat-version': Type.String({ description: 'Version of the running service.' }),
+              },
+              content: { 'application/json': { schema: Type.Object({ ok: Type.Literal(true) }) } },
+            },
+          },
         },
       },
-      async () => ({ ok: true as const }),
+      async (_request, reply) => {
+        reply.header('openvat-version', PACKAGE.version);
+        return { ok: true as const };
+      },
     );
 
     app.get(

