@@ -44,6 +44,8 @@ export interface Config {
    * through another instance or the CLI keeps working here for at most this long.
    */
   readonly keyCacheMs: number;
+  /** Failed authentications a client address may make per minute; then 429 until the minute ends. */
+  readonly authFailuresPerMinute: number;
   /** Requests per minute per key on authenticated endpoints, by plan. */
   readonly keyRateLimitPerMinute: Readonly<Record<'free' | 'starter' | 'pro' | 'business', number>>;
   readonly registries: {
@@ -282,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: bearerSecret(env, 'OPENVAT_METRICS_TOKEN'),
     publicRateLimitPerMinute: int(env, 'OPENVAT_PUBLIC_RATE_LIMIT', 600, 1, 100_000_000),
     keyCacheMs: int(env, 'OPENVAT_KEY_CACHE_MS', 5_000, 0, 300_000),
+    authFailuresPerMinute: int(env, 'OPENVAT_AUTH_FAILURES_PER_MINUTE', 60, 1, 100_000_000),
     keyRateLimitPerMinute: {
       free: int(env, 'OPENVAT_RATE_LIMIT_FREE', 60, 1, 100_000_000),
       starter: int(env, 'OPENVAT_RATE_LIMIT_STARTER', 600, 1, 100_000_000),

@@ -22,6 +22,7 @@ import { createDecideService, type DecideService } from './modules/decide/servic
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService, type EventsService } from './modules/events/service.js';
 import { createAuth, type RequireKey } from './modules/keys/auth.js';
+import { createAuthFailures } from './modules/keys/auth-failures.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService, type KeysService } from './modules/keys/service.js';
 import { createMetrics, type Metrics } from './modules/metrics/service.js';
@@ -67,6 +68,8 @@ export interface Ports {
   webhookTransport?: WebhookTransport;
   /** Timers of the background workers' polling. */
   timers?: Timers;
+  /** The random part of new API keys (default: 32 random base62 characters). */
+  keySecrets?: () => string;
 }
 
 export interface Container {
@@ -146,6 +149,15 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     cacheMs: config.keyCacheMs,
+    ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
+  });
+  const authFailures = createAuthFailures({
+    max: config.authFailuresPerMinute,
+    clock,
+    redis,
+    redisPrefix: config.redisPrefix,
+    onError: (error) =>
+      log.warn({ err: error }, 'failed authentications: Redis unavailable, counting locally'),
   });
   const playground = createPlayground({
     enabled: config.playground,
@@ -327,7 +339,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     rates,
     publicLimiter: createWindowLimiter({ max: config.publicRateLimitPerMinute, windowMs: 60_000, clock }),
     playground,
-    requireKey: createAuth(keys, playground),
+    requireKey: createAuth(keys, playground, authFailures),
     audits,
     events,
     outbox,

@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { bearerToken } from '../../lib/bearer.js';
-import { errors } from '../../lib/errors.js';
+import { errors, seconds } from '../../lib/errors.js';
 import {
   type Playground,
   playgroundBudgetHeaders,
   playgroundExcludes,
   playgroundLimited,
 } from '../playground/index.js';
+import type { AuthFailures } from './auth-failures.js';
 import { type Operation, operationName, planIncludes, plansFor } from './plans.js';
 import type { ApiKeyPrincipal, KeysService } from './service.js';
 
@@ -22,12 +23,40 @@ export function principalOf(request: FastifyRequest): ApiKeyPrincipal {
   return request.principal;
 }
 
+/** The answer to an address that has used up its failed authentications. */
+function tooManyFailures(retryAfterSeconds: number) {
+  return errors.rateLimited(
+    retryAfterSeconds,
+    `Too many failed authentications from this address; retry after ${seconds(retryAfterSeconds)}.`,
+  );
+}
+
 /**
  * Builds the `onRequest` hook that authenticates the bearer key and checks that the key's plan
  * includes the operation: 401 `unauthorized` for a missing, malformed, unknown or revoked key,
- * 402 `plan_required` for a plan without the operation.
+ * 402 `plan_required` for a plan without the operation. With `failures`, an address that presents
+ * too many keys that are not valid is answered 429 `rate_limited` with `Retry-After` until its
+ * minute ends; a key this instance already knows to be valid is still accepted from it.
  */
-export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: Playground | null = null) {
+export function createAuth(
+  keys: Pick<KeysService, 'authenticate' | 'known'>,
+  playground: Playground | null = null,
+  failures: AuthFailures | null = null,
+) {
+  async function principalFor(token: string, address: string): Promise<ApiKeyPrincipal> {
+    const known = keys.known(token);
+    if (known) return known;
+    if (known === undefined) {
+      const wait = failures?.blocked(address) ?? 0;
+      if (wait !== 0) throw tooManyFailures(wait);
+      const principal = await keys.authenticate(token);
+      if (principal) return principal;
+    }
+    const wait = (await failures?.fail(address)) ?? 0;
+    if (wait !== 0) throw tooManyFailures(wait);
+    throw errors.unauthorized('The API key is not valid or has been revoked.');
+  }
+
   return function requireKey(operation: Operation): onRequestAsyncHookHandler {
     const hook = async function authenticate(request: FastifyRequest, reply: FastifyReply) {
       const header = request.headers.authorization;
@@ -35,8 +64,7 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: 
         throw errors.unauthorized('Missing Authorization header: send "Authorization: Bearer <API key>".');
       const token = bearerToken(header);
       if (!token) throw errors.unauthorized('Malformed Authorization header: expected "Bearer <API key>".');
-      const principal = playground?.principalFor(token) ?? (await keys.authenticate(token));
-      if (!principal) throw errors.unauthorized('The API key is not valid or has been revoked.');
+      const principal = playground?.principalFor(token) ?? (await principalFor(token, request.ip));
       request.principal = principal;
       if (principal.playground && playground) await playgroundChecks(playground, operation, request, reply);
       if (!planIncludes(principal.plan, operation))

@@ -77,12 +77,17 @@ export function createKeysService(deps: {
   clock: Clock;
   ids: IdGenerator;
   /**
-   * How long a successful look-up is reused (0: never). A key revoked by this service is dropped at
-   * once; one revoked elsewhere (another instance, the CLI) keeps working here for at most this long.
+   * How long a look-up is reused (0: never), a key found and a key not found alike. A key revoked by
+   * this service is dropped at once; one revoked elsewhere (another instance, the CLI) keeps working
+   * here for at most this long. A key created by this service works here at once; one created
+   * elsewhere, within this long of its last refused use here.
    */
   cacheMs?: number;
+  /** The random part of new keys (default: 32 random base62 characters). */
+  secrets?: () => string;
 }) {
   const { db, repository, clock, ids } = deps;
+  const secret = deps.secrets ?? (() => randomBase62(SECRET_LENGTH));
   const cacheMs = deps.cacheMs ?? KEY_CACHE_MS;
   /** A cache of up to 10,000 entries kept `cacheMs` by the clock port; none when `cacheMs` is 0. */
   const timedCache = <V extends {}>() =>
@@ -96,14 +101,19 @@ export function createKeysService(deps: {
       : null;
   // Principals by key hash, so every paid request does not read its key.
   const cache = timedCache<ApiKeyPrincipal>();
+  // Hashes of well-formed keys that were not found (or revoked), so that a key presented again and
+  // again costs one read per `cacheMs`, not one per request. Bounded like the principals.
+  const misses = timedCache<true>();
+  /** Look-ups of a key hash under way: concurrent requests with one key share one read. */
+  const finding = new Map<string, Promise<ApiKeyPrincipal | null>>();
   // Whether each key id is active, for work stored on a key's behalf (batch jobs, monitors), timed
   // and dropped on revocation like the principals above.
   const activity = timedCache<boolean>();
   /** Look-ups of a key's state under way: concurrent askers of one key share one read. */
   const reading = new Map<string, Promise<boolean>>();
-  // Bumped by each revocation: a look-up that started before one is not cached (it may have read
-  // the key before it was revoked).
-  let revocations = 0;
+  // Bumped by each creation and revocation: a look-up that started before one is not cached (it may
+  // have read the key before it was created or revoked).
+  let changes = 0;
 
   function toSummary(row: Awaited<ReturnType<KeysRepository['list']>>[number]): KeySummary {
     return {
@@ -131,9 +141,11 @@ export function createKeysService(deps: {
       accountName?: string | null;
     }): Promise<CreatedKey> {
       const now = clock.now().toISOString();
-      const key = `svc_${input.mode}_${randomBase62(SECRET_LENGTH)}`;
+      const key = `svc_${input.mode}_${secret()}`;
       const id = ids.uuid();
       const accountId = input.accountId ?? ids.uuid();
+      const hash = sha256Hex(key);
+      changes++;
       await db.transaction().execute(async (trx) => {
         if (input.accountId) {
           if (!(await repository.accountExists(input.accountId, trx))) {
@@ -149,7 +161,7 @@ export function createKeysService(deps: {
           {
             id,
             account_id: accountId,
-            key_hash: sha256Hex(key),
+            key_hash: hash,
             key_prefix: key.slice(0, 13),
             plan: input.plan,
             mode: input.mode,
@@ -160,6 +172,9 @@ export function createKeysService(deps: {
           trx,
         );
       });
+      changes++;
+      misses?.delete(hash);
+      finding.delete(hash);
       return {
         id,
         accountId,
@@ -170,24 +185,51 @@ export function createKeysService(deps: {
       };
     },
 
+    /**
+     * What this instance knows of a presented key without reading the database: its principal, `null`
+     * when it is known not to be valid (malformed, or not found within `cacheMs`), `undefined` when
+     * only a read can tell.
+     */
+    known(presented: string): ApiKeyPrincipal | null | undefined {
+      if (!isWellFormedKey(presented)) return null;
+      const hash = sha256Hex(presented);
+      const cached = cache?.get(hash);
+      if (cached) return cached;
+      return misses?.has(hash) ? null : undefined;
+    },
+
     /** Resolves a presented key to its principal; `null` for malformed, unknown or revoked keys. */
     async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
       if (!isWellFormedKey(presented)) return null;
       const hash = sha256Hex(presented);
       const cached = cache?.get(hash);
       if (cached) return cached;
-      const generation = revocations;
-      const row = await repository.findByHash(hash);
-      if (!row || row.revoked_at !== null || !safeEqual(row.key_hash, hash)) return null;
-      const principal: ApiKeyPrincipal = {
-        id: row.id,
-        accountId: row.account_id,
-        plan: row.plan as Plan,
-        mode: row.mode as Mode,
-        defaultRequesterVat: row.default_requester_vat,
-      };
-      if (generation === revocations) cache?.set(hash, principal);
-      return principal;
+      if (misses?.has(hash)) return null;
+      const under = finding.get(hash);
+      if (under) return under;
+      const generation = changes;
+      const read = repository
+        .findByHash(hash)
+        .then((row) => {
+          if (!row || row.revoked_at !== null || !safeEqual(row.key_hash, hash)) {
+            if (generation === changes) misses?.set(hash, true);
+            return null;
+          }
+          const principal: ApiKeyPrincipal = {
+            id: row.id,
+            accountId: row.account_id,
+            plan: row.plan as Plan,
+            mode: row.mode as Mode,
+            defaultRequesterVat: row.default_requester_vat,
+          };
+          if (generation === changes) cache?.set(hash, principal);
+          return principal;
+        })
+        .finally(() => {
+          if (finding.get(hash) === read) finding.delete(hash);
+        });
+      finding.set(hash, read);
+      return read;
     },
 
     /**
@@ -201,12 +243,12 @@ export function createKeysService(deps: {
       if (cached !== undefined) return cached;
       const under = reading.get(id);
       if (under) return under;
-      const generation = revocations;
+      const generation = changes;
       const read = repository
         .findById(id)
         .then((row) => {
           const active = row !== undefined && row.revoked_at === null;
-          if (generation === revocations) activity?.set(id, active);
+          if (generation === changes) activity?.set(id, active);
           return active;
         })
         .finally(() => {
@@ -226,9 +268,10 @@ export function createKeysService(deps: {
 
     /** Revokes a key; `false` when no active key has that id. */
     async revokeKey(id: string): Promise<boolean> {
-      revocations++;
+      changes++;
       const done = await repository.revoke(id, clock.now().toISOString());
-      revocations++;
+      changes++;
+      finding.clear();
       if (done && cache) {
         for (const [hash, principal] of cache.entries()) if (principal.id === id) cache.delete(hash);
       }
