@@ -9,6 +9,9 @@ import { createWorker, type Timers, type Worker } from './jobs/worker.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createIdGenerator, type IdGenerator } from './lib/ids.js';
 import { createWindowLimiter, type WindowLimiter } from './lib/window-limiter.js';
+import { createAdminAuth, type RequireAdmin } from './modules/admin/auth.js';
+import { createAdminRepository } from './modules/admin/repository.js';
+import { type AdminService, createAdminService } from './modules/admin/service.js';
 import { createAuditsRepository } from './modules/audits/repository.js';
 import { type AuditsService, createAuditsService } from './modules/audits/service.js';
 import { createBatchRepository } from './modules/batch/repository.js';
@@ -23,6 +26,8 @@ import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService, type EventsService } from './modules/events/service.js';
 import { createAuth, type RequireKey } from './modules/keys/auth.js';
 import { createAuthFailures } from './modules/keys/auth-failures.js';
+import { createKeyManagement, type KeyManagement } from './modules/keys/manage.js';
+import { createKeyPropagation, type KeyPropagation } from './modules/keys/propagation.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService, type KeysService } from './modules/keys/service.js';
 import { createMetrics, type Metrics } from './modules/metrics/service.js';
@@ -81,6 +86,13 @@ export interface Container {
   readonly ids: IdGenerator;
   readonly redis: Redis | null;
   readonly keys: KeysService;
+  /** Admin keys and the audit log of admin writes. */
+  readonly admin: AdminService;
+  /** Accounts and keys as the admin API manages them. */
+  readonly manageKeys: KeyManagement;
+  /** Key and account changes told to every instance (Redis pub/sub). */
+  readonly keyPropagation: KeyPropagation;
+  readonly requireAdmin: RequireAdmin;
   readonly rates: RatesService;
   /** The per-IP limit of the public rates endpoints (kept in this process). */
   readonly publicLimiter: WindowLimiter;
@@ -158,6 +170,27 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     redisPrefix: config.redisPrefix,
     onError: (error) =>
       log.warn({ err: error }, 'failed authentications: Redis unavailable, counting locally'),
+  });
+  const keyPropagation = createKeyPropagation({
+    keys,
+    redis,
+    redisPrefix: config.redisPrefix,
+    onError: (error) => log.warn({ err: error }, 'key changes: Redis unavailable'),
+  });
+  await keyPropagation.start();
+  const admin = createAdminService({
+    repository: createAdminRepository(db.kysely),
+    clock,
+    ids,
+    ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
+  });
+  const manageKeys = createKeyManagement({
+    db: db.kysely,
+    repository: createKeysRepository(db.kysely),
+    clock,
+    ids,
+    announce: (change) => keyPropagation.announce(change),
+    ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
   });
   const playground = createPlayground({
     enabled: config.playground,
@@ -340,6 +373,10 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     publicLimiter: createWindowLimiter({ max: config.publicRateLimitPerMinute, windowMs: 60_000, clock }),
     playground,
     requireKey: createAuth(keys, playground, authFailures),
+    admin,
+    manageKeys,
+    keyPropagation,
+    requireAdmin: createAdminAuth(admin, authFailures),
     audits,
     events,
     outbox,
@@ -385,6 +422,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       await usage.flush().catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed'));
       await statusService.stop().catch(() => {});
       permits.close();
+      keyPropagation.close();
       if (redis) redis.disconnect();
       await db.close();
     },

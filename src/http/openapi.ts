@@ -74,7 +74,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
   });
 }
 
-const PACKAGE = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+export const PACKAGE = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
 };

@@ -7,6 +7,8 @@
 export const ERROR_CODES = [
   'unauthorized',
   'plan_required',
+  'scope_not_allowed',
+  'ip_not_allowed',
   'invalid_format',
   'invalid_requester_vat',
   'country_unsupported',
@@ -70,6 +72,10 @@ export const errors = {
       message ?? `${operation} is not included in this key's plan; it needs the ${planList(plans)} plan.`,
       { required_plans: [...plans] },
     ),
+  /** The key's scopes do not include the operation. */
+  scopeNotAllowed: (message: string) => new ApiError(403, 'scope_not_allowed', message),
+  /** The key's address allowlist does not include the client's address. */
+  ipNotAllowed: (message: string) => new ApiError(403, 'ip_not_allowed', message),
   /** A malformed request (body, query, header or path): `400 invalid_format`, as in the hosted contract. */
   invalidRequest: (message: string, details?: Record<string, unknown>) =>
     new ApiError(400, MALFORMED_CODE, message, details),

@@ -12,6 +12,7 @@ import * as evidenceHeadSignature from './2026-11-23-016-evidence-head-signature
 import * as monitors from './2026-11-23-017-monitors.js';
 import * as webhookClaimIndexes from './2026-11-26-001-webhook-claim-indexes.js';
 import * as retention from './2026-11-26-002-retention.js';
+import * as admin from './2026-11-27-070-admin.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23-017-monitors': monitors,
   '2026-11-26-001-webhook-claim-indexes': webhookClaimIndexes,
   '2026-11-26-002-retention': retention,
+  '2026-11-27-070-admin': admin,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,7 +2,19 @@
 
 export type { RequireKey } from './auth.js';
 export { principalOf } from './auth.js';
+export type { AuthFailures } from './auth-failures.js';
+export type {
+  AccountRecord,
+  KeyManagement,
+  KeyRecord,
+  KeySettings,
+  KeyStatus,
+  RecordWrite,
+  WriteRecord,
+} from './manage.js';
 export type { Mode, Operation, Plan } from './plans.js';
-export { AUDIT_RETENTION_DAYS, operationName, PLANS, plansFor } from './plans.js';
+export { AUDIT_RETENTION_DAYS, MODES, operationName, PLANS, plansFor } from './plans.js';
+export { SCOPES, type Scope } from './policy.js';
+export type { KeyListFilter } from './repository.js';
 export type { ApiKeyPrincipal } from './service.js';
 export { principalOfStoredWork } from './service.js';

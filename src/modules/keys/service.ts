@@ -6,6 +6,7 @@ import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { PLAYGROUND_PRINCIPAL } from '../playground/index.js';
 import type { Mode, Plan } from './plans.js';
+import { type KeyPolicy, policyOf } from './policy.js';
 import type { KeysRepository } from './repository.js';
 
 /** The authenticated caller, as handlers see it. */
@@ -17,6 +18,22 @@ export interface ApiKeyPrincipal {
   defaultRequesterVat: string | null;
   /** Set on the playground's demo key only (see modules/playground). */
   playground?: true;
+  /** The key's own rules (expiry, scopes, allowlist, limits); absent for work stored on its behalf. */
+  policy?: KeyPolicy;
+}
+
+/** Why a presented key is not accepted: which, and since when. */
+export interface KeyRefusal {
+  refused: 'unknown' | 'revoked' | 'account_disabled' | 'admin_key';
+  /** When it was revoked. */
+  at?: string;
+}
+
+const UNKNOWN: KeyRefusal = Object.freeze({ refused: 'unknown' });
+const ADMIN_KEY: KeyRefusal = Object.freeze({ refused: 'admin_key' });
+
+export function isRefusal(verdict: ApiKeyPrincipal | KeyRefusal): verdict is KeyRefusal {
+  return 'refused' in verdict;
 }
 
 /**
@@ -71,6 +88,11 @@ export function isWellFormedKey(key: string): boolean {
   return KEY_RE.test(key);
 }
 
+/** A presented key that is not a well-formed public key: an admin key, or nothing. */
+function malformed(presented: string): KeyRefusal {
+  return presented.startsWith('svc_admin_') ? ADMIN_KEY : UNKNOWN;
+}
+
 export function createKeysService(deps: {
   db: Kysely<Database>;
   repository: KeysRepository;
@@ -103,9 +125,9 @@ export function createKeysService(deps: {
   const cache = timedCache<ApiKeyPrincipal>();
   // Hashes of well-formed keys that were not found (or revoked), so that a key presented again and
   // again costs one read per `cacheMs`, not one per request. Bounded like the principals.
-  const misses = timedCache<true>();
+  const misses = timedCache<KeyRefusal>();
   /** Look-ups of a key hash under way: concurrent requests with one key share one read. */
-  const finding = new Map<string, Promise<ApiKeyPrincipal | null>>();
+  const finding = new Map<string, Promise<ApiKeyPrincipal | KeyRefusal>>();
   // Whether each key id is active, for work stored on a key's behalf (batch jobs, monitors), timed
   // and dropped on revocation like the principals above.
   const activity = timedCache<boolean>();
@@ -185,35 +207,42 @@ export function createKeysService(deps: {
       };
     },
 
+    /** The clock's time (ms), for expiry checks. */
+    now: () => clock.millis(),
+
     /**
-     * What this instance knows of a presented key without reading the database: its principal, `null`
-     * when it is known not to be valid (malformed, or not found within `cacheMs`), `undefined` when
-     * only a read can tell.
+     * What this instance knows of a presented key without reading the database: its principal, why it
+     * is refused (malformed, or refused within `cacheMs`), or `undefined` when only a read can tell.
      */
-    known(presented: string): ApiKeyPrincipal | null | undefined {
-      if (!isWellFormedKey(presented)) return null;
+    known(presented: string): ApiKeyPrincipal | KeyRefusal | undefined {
+      if (!isWellFormedKey(presented)) return malformed(presented);
       const hash = sha256Hex(presented);
-      const cached = cache?.get(hash);
-      if (cached) return cached;
-      return misses?.has(hash) ? null : undefined;
+      return cache?.get(hash) ?? misses?.get(hash);
     },
 
-    /** Resolves a presented key to its principal; `null` for malformed, unknown or revoked keys. */
-    async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
-      if (!isWellFormedKey(presented)) return null;
+    /**
+     * The principal of a presented key, or why it is refused: not a key, not found, revoked, or its
+     * account disabled. Expiry is for the caller to check against `policy.expiresAt` (it comes while
+     * the principal is cached).
+     */
+    async verdict(presented: string): Promise<ApiKeyPrincipal | KeyRefusal> {
+      if (!isWellFormedKey(presented)) return malformed(presented);
       const hash = sha256Hex(presented);
-      const cached = cache?.get(hash);
-      if (cached) return cached;
-      if (misses?.has(hash)) return null;
+      const known = cache?.get(hash) ?? misses?.get(hash);
+      if (known) return known;
       const under = finding.get(hash);
       if (under) return under;
       const generation = changes;
       const read = repository
         .findByHash(hash)
-        .then((row) => {
-          if (!row || row.revoked_at !== null || !safeEqual(row.key_hash, hash)) {
-            if (generation === changes) misses?.set(hash, true);
-            return null;
+        .then((row): ApiKeyPrincipal | KeyRefusal => {
+          let refusal: KeyRefusal | null = null;
+          if (!row || !safeEqual(row.key_hash, hash)) refusal = UNKNOWN;
+          else if (row.revoked_at !== null) refusal = { refused: 'revoked', at: row.revoked_at };
+          else if (Number(row.account_disabled) === 1) refusal = { refused: 'account_disabled' };
+          if (refusal || !row) {
+            if (generation === changes) misses?.set(hash, refusal ?? UNKNOWN);
+            return refusal ?? UNKNOWN;
           }
           const principal: ApiKeyPrincipal = {
             id: row.id,
@@ -221,6 +250,7 @@ export function createKeysService(deps: {
             plan: row.plan as Plan,
             mode: row.mode as Mode,
             defaultRequesterVat: row.default_requester_vat,
+            policy: policyOf(row),
           };
           if (generation === changes) cache?.set(hash, principal);
           return principal;
@@ -230,6 +260,45 @@ export function createKeysService(deps: {
         });
       finding.set(hash, read);
       return read;
+    },
+
+    /**
+     * Resolves a presented key to its principal; `null` for malformed, unknown, revoked and expired
+     * keys and keys of a disabled account.
+     */
+    async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
+      const verdict = await this.verdict(presented);
+      if (isRefusal(verdict)) return null;
+      const expiresAt = verdict.policy?.expiresAt;
+      if (expiresAt && Date.parse(expiresAt) <= clock.millis()) return null;
+      return verdict;
+    },
+
+    /**
+     * Drops what this instance remembers of keys, after a change made here or announced by another
+     * instance: the keys with these ids, every key of these accounts, and refusals of these hashes.
+     */
+    forget(what: { keyIds?: readonly string[]; accountIds?: readonly string[]; hashes?: readonly string[] }) {
+      changes++;
+      finding.clear();
+      const keyIds = new Set(what.keyIds ?? []);
+      const accountIds = new Set(what.accountIds ?? []);
+      if (cache && (keyIds.size > 0 || accountIds.size > 0)) {
+        for (const [hash, principal] of cache.entries()) {
+          if (keyIds.has(principal.id) || accountIds.has(principal.accountId)) cache.delete(hash);
+        }
+      }
+      // A refusal is kept by hash only: a key or account change may lift one (a re-enabled account).
+      if (keyIds.size > 0 || accountIds.size > 0) misses?.clear();
+      for (const hash of what.hashes ?? []) misses?.delete(hash);
+      for (const id of keyIds) {
+        activity?.delete(id);
+        reading.delete(id);
+      }
+      if (accountIds.size > 0) {
+        activity?.clear();
+        reading.clear();
+      }
     },
 
     /**
