@@ -34,7 +34,6 @@ export interface AdminKeySummary {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
-  last_used_at: string | null;
 }
 
 export interface AuditLogEntry {
@@ -55,7 +54,6 @@ const summary = (row: AdminKeyRow): AdminKeySummary => ({
   prefix: row.key_prefix,
   created_at: row.created_at,
   revoked_at: row.revoked_at,
-  last_used_at: row.last_used_at,
 });
 
 const entry = (row: AuditLogRow): AuditLogEntry => ({
