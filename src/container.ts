@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import type { Config } from './config.js';
+import { createKeyAdministration } from './container/administration.js';
 import { startBackground } from './container/background.js';
 import { createLiveRegistries } from './container/live-registries.js';
 import { connectRedis } from './container/redis.js';
@@ -10,8 +11,7 @@ import { type Clock, systemClock } from './lib/clock.js';
 import { createIdGenerator, type IdGenerator } from './lib/ids.js';
 import { createWindowLimiter, type WindowLimiter } from './lib/window-limiter.js';
 import { createAdminAuth, type RequireAdmin } from './modules/admin/auth.js';
-import { createAdminRepository } from './modules/admin/repository.js';
-import { type AdminService, createAdminService } from './modules/admin/service.js';
+import type { AdminService } from './modules/admin/service.js';
 import { createAuditsRepository } from './modules/audits/repository.js';
 import { type AuditsService, createAuditsService } from './modules/audits/service.js';
 import { createBatchRepository } from './modules/batch/repository.js';
@@ -25,9 +25,8 @@ import { createDecideService, type DecideService } from './modules/decide/servic
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService, type EventsService } from './modules/events/service.js';
 import { createAuth, type RequireKey } from './modules/keys/auth.js';
-import { createAuthFailures } from './modules/keys/auth-failures.js';
-import { createKeyManagement, type KeyManagement } from './modules/keys/manage.js';
-import { createKeyPropagation, type KeyPropagation } from './modules/keys/propagation.js';
+import type { KeyManagement } from './modules/keys/manage.js';
+import type { KeyPropagation } from './modules/keys/propagation.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService, type KeysService } from './modules/keys/service.js';
 import { createMetrics, type Metrics } from './modules/metrics/service.js';
@@ -86,11 +85,9 @@ export interface Container {
   readonly ids: IdGenerator;
   readonly redis: Redis | null;
   readonly keys: KeysService;
-  /** Admin keys and the audit log of admin writes. */
+  /** Admin keys and audit log; accounts and keys as the admin API manages them; changes told to every instance. */
   readonly admin: AdminService;
-  /** Accounts and keys as the admin API manages them. */
   readonly manageKeys: KeyManagement;
-  /** Key and account changes told to every instance (Redis pub/sub). */
   readonly keyPropagation: KeyPropagation;
   readonly requireAdmin: RequireAdmin;
   readonly rates: RatesService;
@@ -163,35 +160,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     cacheMs: config.keyCacheMs,
     ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
   });
-  const authFailures = createAuthFailures({
-    max: config.authFailuresPerMinute,
-    clock,
-    redis,
-    redisPrefix: config.redisPrefix,
-    onError: (error) =>
-      log.warn({ err: error }, 'failed authentications: Redis unavailable, counting locally'),
-  });
-  const keyPropagation = createKeyPropagation({
-    keys,
-    redis,
-    redisPrefix: config.redisPrefix,
-    onError: (error) => log.warn({ err: error }, 'key changes: Redis unavailable'),
-  });
-  await keyPropagation.start();
-  const admin = createAdminService({
-    repository: createAdminRepository(db.kysely),
-    clock,
-    ids,
-    ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
-  });
-  const manageKeys = createKeyManagement({
-    db: db.kysely,
-    repository: createKeysRepository(db.kysely),
-    clock,
-    ids,
-    announce: (change) => keyPropagation.announce(change),
-    ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
-  });
+  const administration = await createKeyAdministration({ config, log, db, clock, ids, redis, keys, ports });
+  const { authFailures, keyPropagation, admin, manageKeys } = administration;
   const playground = createPlayground({
     enabled: config.playground,
     clock,

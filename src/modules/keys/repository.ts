@@ -44,6 +44,16 @@ export function createKeysRepository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
+    /** What decides whether work may still be done for a key: revoked, expiry, account disabled. */
+    async findState(id: string, trx = db) {
+      return trx
+        .selectFrom('api_keys')
+        .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+        .select(['api_keys.revoked_at', 'api_keys.expires_at', 'accounts.disabled as account_disabled'])
+        .where('api_keys.id', '=', id)
+        .executeTakeFirst();
+    },
+
     async findById(id: string, trx = db): Promise<ApiKeyRow | undefined> {
       return trx.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
     },

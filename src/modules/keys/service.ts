@@ -302,7 +302,8 @@ export function createKeysService(deps: {
     },
 
     /**
-     * Whether the key with this id exists and is not revoked (the demo key always is), for work done
+     * Whether the key with this id exists, is not revoked or expired and its account is not disabled
+     * (the demo key always is), for work done
      * later on its behalf. Cached like `authenticate`: a key revoked by this service is inactive at
      * once; one revoked elsewhere (another instance, the CLI) within `cacheMs`.
      */
@@ -314,9 +315,13 @@ export function createKeysService(deps: {
       if (under) return under;
       const generation = changes;
       const read = repository
-        .findById(id)
+        .findState(id)
         .then((row) => {
-          const active = row !== undefined && row.revoked_at === null;
+          const active =
+            row !== undefined &&
+            row.revoked_at === null &&
+            Number(row.account_disabled) !== 1 &&
+            (row.expires_at === null || Date.parse(row.expires_at) > clock.millis());
           if (generation === changes) activity?.set(id, active);
           return active;
         })
