@@ -1,10 +1,10 @@
 /** What other modules may use of `keys`; everything else in the folder is its own. */
 
+export type { AccountRecord } from './accounts.js';
 export type { RequireKey } from './auth.js';
 export { principalOf } from './auth.js';
 export type { AuthFailures } from './auth-failures.js';
 export type {
-  AccountRecord,
   KeyManagement,
   KeyRecord,
   KeySettings,
