@@ -2,7 +2,8 @@
  * The closed list of error codes of the API (DESIGN §2, docs/compatibility.md). Every error response
  * carries one of them. They are the codes of the hosted API's published contract (a malformed
  * request of any kind is `invalid_format`, as there; the confirmation codes are those of its SDK),
- * plus the three it has no word for: `idempotency_conflict`, `payload_too_large`, `internal_error`.
+ * plus those it has no word for: `idempotency_conflict`, `payload_too_large`, `internal_error`, and
+ * `scope_not_allowed` and `ip_not_allowed` for a key used outside its scopes or address allowlist.
  */
 export const ERROR_CODES = [
   'unauthorized',
