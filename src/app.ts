@@ -11,10 +11,14 @@ import { clientAddress } from './http/client-address.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { serializeRequest } from './http/log-redaction.js';
 import { registerOpenApi } from './http/openapi.js';
+import { PACKAGE } from './http/package.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { serverWithFastPath } from './http/server.js';
 import { errors, MALFORMED_CODE } from './lib/errors.js';
 import { unstorableText } from './lib/json-text.js';
+import { adminRoleOf } from './modules/admin/auth.js';
+import { adminOpenApiRoute } from './modules/admin/openapi.js';
+import { adminRoutes } from './modules/admin/routes.js';
 import { auditsRoutes } from './modules/audits/routes.js';
 import { batchRoutes } from './modules/batch/routes.js';
 import { confirmationsRoutes } from './modules/confirmations/routes.js';
@@ -43,6 +47,8 @@ export interface RouteEntry {
   readonly url: string;
   /** The plan-gated operation of an authenticated route; `null` for a public one. */
   readonly operation: Operation | null;
+  /** The role an admin route requires (`read` or `admin`); `null` for every other route. */
+  readonly adminRole: 'admin' | 'read' | null;
   /** The route's TypeBox (JSON Schema) definitions: params, querystring, headers, body, response. */
   readonly schema: FastifySchema;
 }
@@ -108,8 +114,18 @@ function serverLimits(config: Container['config']) {
   };
 }
 
-/** Builds the Fastify application from a container. Does not listen. */
-export async function buildApp(container: Container): Promise<FastifyInstance> {
+/**
+ * Builds the Fastify application from a container. Does not listen. `surface` says which routes it
+ * serves: by default the public API, with the admin API and console too unless they have a listener
+ * of their own (`OPENVAT_ADMIN_PORT`); `admin`: those alone, for that listener.
+ */
+export async function buildApp(
+  container: Container,
+  options: { surface?: 'default' | 'admin' } = {},
+): Promise<FastifyInstance> {
+  const surface = options.surface ?? 'default';
+  const servesPublic = surface === 'default';
+  const servesAdmin = surface === 'admin' || container.config.admin.listener === null;
   const { config, ids, log } = container;
   // Fastify's request logging (a line per request at `info`) is given the service logger only when
   // that level is on. Otherwise Fastify runs without a logger: with one, it tracks every response's
@@ -254,10 +270,11 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.addSchema(ValidationDataSchema);
   // The pages of docs/, served under /guides/ and listed in the description `/docs` shows.
   const guides = loadGuides();
-  await registerOpenApi(app, {
-    playground: container.playground ? { key: PLAYGROUND_KEY, intro: playgroundIntro() } : null,
-    description: guidesIndex(guides),
-  });
+  if (servesPublic)
+    await registerOpenApi(app, {
+      playground: container.playground ? { key: PLAYGROUND_KEY, intro: playgroundIntro() } : null,
+      description: guidesIndex(guides),
+    });
 
   // Authenticated routes count their answers per key and operation (the usage report), and are
   // limited per API key, by plan; the limit runs after authentication.
@@ -282,7 +299,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     const operation = authenticatedOperation(route.onRequest);
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      routeTable.push({ method, url: route.url, operation, schema: route.schema ?? {} });
+      routeTable.push({
+        method,
+        url: route.url,
+        operation,
+        adminRole: adminRoleOf(route.onRequest),
+        schema: route.schema ?? {},
+      });
     }
     if (operation === null) return;
     // Counted as the answer is sent (its status is final then): an `onResponse` hook would make
@@ -296,74 +319,86 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), limit];
   });
 
-  await app.register(
-    systemRoutes({
-      db: container.db,
-      warnings: () => container.status.warnings(),
-      ...(container.config.evidenceKey
-        ? {
-            evidence: async () => {
-              const problem = await container.confirmations
-                .checkEvidence()
-                .catch(() => container.confirmations.evidenceProblem());
-              return problem ? { message: evidenceSummary(problem) } : null;
-            },
-          }
-        : {}),
-    }),
-  );
-  await app.register(
-    statusRoutes({ status: container.status, ratesSync: () => container.ratesUpdates.status() }),
-  );
-  await app.register(
-    validationRoutes({
-      validation: container.validation,
-      requireKey: container.requireKey,
-      sendRecorded: container.sendRecorded,
-    }),
-  );
-  await app.register(
-    decideRoutes({
-      decide: container.decide,
-      requireKey: container.requireKey,
-      sendRecorded: container.sendRecorded,
-    }),
-  );
-  await app.register(
-    batchRoutes({
-      batch: container.batch,
-      requireKey: container.requireKey,
-      sendRecorded: container.sendRecorded,
-      bodyLimit: Math.max(config.bodyLimit, 4 * 1_048_576),
-    }),
-  );
-  await app.register(auditsRoutes({ audits: container.audits, requireKey: container.requireKey }));
-  await app.register(
-    confirmationsRoutes({
-      confirmations: container.confirmations,
-      requireKey: container.requireKey,
-      sendRecorded: container.sendRecorded,
-    }),
-  );
-  await app.register(
-    ratesRoutes({
-      rates: container.rates,
-      limiter: container.publicLimiter,
-      playground: container.playground,
-    }),
-  );
-  await app.register(webhooksRoutes({ webhooks: container.webhooks, requireKey: container.requireKey }));
-  await app.register(
-    monitorsRoutes({
-      monitors: container.monitors,
-      requireKey: container.requireKey,
-      bodyLimit: Math.max(config.bodyLimit, 8 * 1_048_576),
-      maxPerKey: config.monitors.maxPerKey,
-    }),
-  );
-  await app.register(usageRoutes({ usage: container.usage, requireKey: container.requireKey }));
-  await app.register(dashboardRoutes());
-  await app.register(guidesRoutes(guides));
+  if (servesPublic) {
+    await app.register(
+      systemRoutes({
+        db: container.db,
+        warnings: () => container.status.warnings(),
+        ...(container.config.evidenceKey
+          ? {
+              evidence: async () => {
+                const problem = await container.confirmations
+                  .checkEvidence()
+                  .catch(() => container.confirmations.evidenceProblem());
+                return problem ? { message: evidenceSummary(problem) } : null;
+              },
+            }
+          : {}),
+      }),
+    );
+    await app.register(
+      statusRoutes({ status: container.status, ratesSync: () => container.ratesUpdates.status() }),
+    );
+    await app.register(
+      validationRoutes({
+        validation: container.validation,
+        requireKey: container.requireKey,
+        sendRecorded: container.sendRecorded,
+      }),
+    );
+    await app.register(
+      decideRoutes({
+        decide: container.decide,
+        requireKey: container.requireKey,
+        sendRecorded: container.sendRecorded,
+      }),
+    );
+    await app.register(
+      batchRoutes({
+        batch: container.batch,
+        requireKey: container.requireKey,
+        sendRecorded: container.sendRecorded,
+        bodyLimit: Math.max(config.bodyLimit, 4 * 1_048_576),
+      }),
+    );
+    await app.register(auditsRoutes({ audits: container.audits, requireKey: container.requireKey }));
+    await app.register(
+      confirmationsRoutes({
+        confirmations: container.confirmations,
+        requireKey: container.requireKey,
+        sendRecorded: container.sendRecorded,
+      }),
+    );
+    await app.register(
+      ratesRoutes({
+        rates: container.rates,
+        limiter: container.publicLimiter,
+        playground: container.playground,
+      }),
+    );
+    await app.register(webhooksRoutes({ webhooks: container.webhooks, requireKey: container.requireKey }));
+    await app.register(
+      monitorsRoutes({
+        monitors: container.monitors,
+        requireKey: container.requireKey,
+        bodyLimit: Math.max(config.bodyLimit, 8 * 1_048_576),
+        maxPerKey: config.monitors.maxPerKey,
+      }),
+    );
+    await app.register(usageRoutes({ usage: container.usage, requireKey: container.requireKey }));
+    await app.register(dashboardRoutes());
+    await app.register(guidesRoutes(guides));
+  }
+  if (servesAdmin) {
+    await app.register(
+      adminRoutes({
+        admin: container.admin,
+        manage: container.manageKeys,
+        requireAdmin: container.requireAdmin,
+      }),
+    );
+    await app.register(adminOpenApiRoute(PACKAGE.version, ErrorEnvelope));
+  }
 
   return app;
 }

@@ -61,6 +61,15 @@ export interface Config {
    * through another instance or the CLI keeps working here for at most this long.
    */
   readonly keyCacheMs: number;
+  /** Failed authentications a client address may make per minute; then 429 until the minute ends. */
+  readonly authFailuresPerMinute: number;
+  /** The admin API and console. */
+  readonly admin: {
+    /** `OPENVAT_ADMIN_KEY`: made an admin key at every start, or null. */
+    readonly key: string | null;
+    /** A listener of their own (`OPENVAT_ADMIN_HOST`/`OPENVAT_ADMIN_PORT`), or null: the public one. */
+    readonly listener: { readonly host: string; readonly port: number } | null;
+  };
   /** Requests per minute per key on authenticated endpoints, by plan. */
   readonly keyRateLimitPerMinute: Readonly<Record<'free' | 'starter' | 'pro' | 'business', number>>;
   readonly registries: {
@@ -295,6 +304,23 @@ function redisPrefix(env: Env): string {
 
 const DAY = 86_400;
 
+function admin(env: Env): Config['admin'] {
+  const key = optional(env, 'OPENVAT_ADMIN_KEY');
+  if (key !== null && !/^svc_admin_[0-9A-Za-z]{32}$/.test(key))
+    throw new ConfigError('OPENVAT_ADMIN_KEY must be svc_admin_ followed by 32 letters and digits');
+  const port = optional(env, 'OPENVAT_ADMIN_PORT');
+  return {
+    key,
+    listener:
+      port === null
+        ? null
+        : {
+            host: str(env, 'OPENVAT_ADMIN_HOST', '127.0.0.1'),
+            port: int(env, 'OPENVAT_ADMIN_PORT', 0, 0, 65_535),
+          },
+  };
+}
+
 function evidenceKey(env: Env): string | null {
   const raw = optional(env, 'OPENVAT_EVIDENCE_KEY');
   if (raw === null) return null;
@@ -355,6 +381,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: bearerSecret(env, 'OPENVAT_METRICS_TOKEN'),
     publicRateLimitPerMinute: int(env, 'OPENVAT_PUBLIC_RATE_LIMIT', 600, 1, 100_000_000),
     keyCacheMs: int(env, 'OPENVAT_KEY_CACHE_MS', 5_000, 0, 300_000),
+    authFailuresPerMinute: int(env, 'OPENVAT_AUTH_FAILURES_PER_MINUTE', 60, 1, 100_000_000),
+    admin: admin(env),
     keyRateLimitPerMinute: {
       free: int(env, 'OPENVAT_RATE_LIMIT_FREE', 60, 1, 100_000_000),
       starter: int(env, 'OPENVAT_RATE_LIMIT_STARTER', 600, 1, 100_000_000),

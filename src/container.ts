@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import { type Config, ConfigError } from './config.js';
+import { createKeyAdministration } from './container/administration.js';
 import { startBackground } from './container/background.js';
 import { createLiveRegistries } from './container/live-registries.js';
 import { createRatesUpdatesFor } from './container/rates.js';
@@ -10,6 +11,8 @@ import { createWorker, type Timers, type Worker } from './jobs/worker.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createIdGenerator, type IdGenerator } from './lib/ids.js';
 import { createWindowLimiter, type WindowLimiter } from './lib/window-limiter.js';
+import { createAdminAuth, type RequireAdmin } from './modules/admin/auth.js';
+import type { AdminService } from './modules/admin/service.js';
 import { createAuditsRepository } from './modules/audits/repository.js';
 import { type AuditsService, createAuditsService } from './modules/audits/service.js';
 import { createBatchRepository } from './modules/batch/repository.js';
@@ -23,6 +26,8 @@ import { createDecideService, type DecideService } from './modules/decide/servic
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService, type EventsService } from './modules/events/service.js';
 import { createAuth, type RequireKey } from './modules/keys/auth.js';
+import type { KeyManagement } from './modules/keys/manage.js';
+import type { KeyPropagation } from './modules/keys/propagation.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService, type KeysService } from './modules/keys/service.js';
 import { createMetrics, type Metrics } from './modules/metrics/service.js';
@@ -73,6 +78,8 @@ export interface Ports {
   tedb?: TedbClient;
   /** Timers of the background workers' polling. */
   timers?: Timers;
+  /** The random part of new API keys (default: 32 random base62 characters). */
+  keySecrets?: () => string;
 }
 
 export interface Container {
@@ -84,6 +91,11 @@ export interface Container {
   readonly ids: IdGenerator;
   readonly redis: Redis | null;
   readonly keys: KeysService;
+  /** Admin keys and audit log; accounts and keys as the admin API manages them; changes told to every instance. */
+  readonly admin: AdminService;
+  readonly manageKeys: KeyManagement;
+  readonly keyPropagation: KeyPropagation;
+  readonly requireAdmin: RequireAdmin;
   readonly rates: RatesService;
   /** The rates sync, the reload of what it learnt, and decisions on held changes. */
   readonly ratesUpdates: RatesUpdates;
@@ -166,7 +178,10 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     cacheMs: config.keyCacheMs,
+    ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
   });
+  const administration = await createKeyAdministration({ config, log, db, clock, ids, redis, keys, ports });
+  const { authFailures, keyPropagation, admin, manageKeys } = administration;
   const playground = createPlayground({
     enabled: config.playground,
     clock,
@@ -374,7 +389,11 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     ratesUpdates,
     publicLimiter: createWindowLimiter({ max: config.publicRateLimitPerMinute, windowMs: 60_000, clock }),
     playground,
-    requireKey: createAuth(keys, playground),
+    requireKey: createAuth(keys, playground, authFailures),
+    admin,
+    manageKeys,
+    keyPropagation,
+    requireAdmin: createAdminAuth(admin, authFailures),
     audits,
     events,
     outbox,
@@ -423,6 +442,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       await usage.flush().catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed'));
       await statusService.stop().catch(() => {});
       permits.close();
+      keyPropagation.close();
       if (redis) redis.disconnect();
       await db.close();
     },

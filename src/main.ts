@@ -8,6 +8,8 @@ export interface RunningServer {
   app: FastifyInstance;
   container: Container;
   address: string;
+  /** The admin listener's address when it has one of its own (`OPENVAT_ADMIN_PORT`), else null. */
+  adminAddress: string | null;
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -21,7 +23,20 @@ export async function startServer(
   print: (line: string) => void = (line) => writeSync(1, `${line}\n`),
 ): Promise<RunningServer> {
   const container = await createContainer(config);
-  if ((await container.keys.countKeys()) === 0) {
+  if (config.admin.key !== null) await container.admin.ensureKey(config.admin.key, 'OPENVAT_ADMIN_KEY');
+  const firstStart = (await container.keys.countKeys()) === 0;
+  if (firstStart && (await container.admin.countKeys()) === 0) {
+    const created = await container.admin.createKey('first-run', 'admin');
+    const where = config.admin.listener ?? config;
+    print('');
+    print('  First start: created an admin key. It is shown only this once:');
+    print('');
+    print(`    ${created.key}`);
+    print('');
+    print(`  Admin console (sign in with it): http://${where.host}:${where.port}/admin/`);
+    print(`  Admin API: http://${where.host}:${where.port}/admin/v1 (reference: /admin/openapi.json)`);
+  }
+  if (firstStart) {
     const created = await container.keys.createKey({
       plan: 'business',
       mode: 'test',
@@ -52,19 +67,23 @@ export async function startServer(
       cause: error,
     });
   }
+  const listener = config.admin.listener;
+  const adminApp = listener ? await buildApp(container, { surface: 'admin' }) : null;
+  const adminAddress = adminApp && listener ? await adminApp.listen(listener) : null;
   container.start();
   let stopping: Promise<void> | null = null;
   return {
     app,
     container,
     address,
+    adminAddress,
     stop() {
       stopping ??= (async () => {
         // Keep-alive connections become idle once their in-flight request is answered; close them as
         // they do, so shutdown does not wait for the keep-alive timeout.
         const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
         try {
-          await app.close();
+          await Promise.all([app.close(), adminApp?.close()]);
         } finally {
           clearInterval(sweep);
         }

@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDatabase } from '../db/database.js';
+import { createAdminKeysCommands } from './admin-keys.js';
 import { createBackupCommands } from './backup.js';
 import { createEvidenceCommands } from './evidence.js';
 import { createKeysCommands } from './keys.js';
@@ -59,6 +60,7 @@ program
   });
 
 program.addCommand(createKeysCommands(config));
+program.addCommand(createAdminKeysCommands(config));
 program.addCommand(createEvidenceCommands(config));
 program.addCommand(createValidateFileCommand(config));
 program.addCommand(createMonitorsCommands(config));

@@ -2,12 +2,15 @@
  * The closed list of error codes of the API (DESIGN §2, docs/compatibility.md). Every error response
  * carries one of them. They are the codes of the hosted API's published contract (a malformed
  * request of any kind is `invalid_format`, as there; the confirmation codes are those of its SDK),
- * plus the four it has no word for: `idempotency_conflict`, `payload_too_large`, `internal_error`,
- * `evidence_unverified` (confirmations stopped until an operator acknowledges the evidence chain).
+ * plus those it has no word for: `idempotency_conflict`, `payload_too_large`, `internal_error`,
+ * `evidence_unverified` (confirmations stopped until an operator acknowledges the evidence chain),
+ * and `scope_not_allowed` and `ip_not_allowed` for a key used outside its scopes or address allowlist.
  */
 export const ERROR_CODES = [
   'unauthorized',
   'plan_required',
+  'scope_not_allowed',
+  'ip_not_allowed',
   'invalid_format',
   'invalid_requester_vat',
   'country_unsupported',
@@ -72,6 +75,10 @@ export const errors = {
       message ?? `${operation} is not included in this key's plan; it needs the ${planList(plans)} plan.`,
       { required_plans: [...plans] },
     ),
+  /** The key's scopes do not include the operation. */
+  scopeNotAllowed: (message: string) => new ApiError(403, 'scope_not_allowed', message),
+  /** The key's address allowlist does not include the client's address. */
+  ipNotAllowed: (message: string) => new ApiError(403, 'ip_not_allowed', message),
   /** A malformed request (body, query, header or path): `400 invalid_format`, as in the hosted contract. */
   invalidRequest: (message: string, details?: Record<string, unknown>) =>
     new ApiError(400, MALFORMED_CODE, message, details),

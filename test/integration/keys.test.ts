@@ -49,6 +49,14 @@ for (const target of await databaseTargets()) {
         plan: 'business',
         mode: 'test',
         defaultRequesterVat: 'DE136695976',
+        policy: {
+          expiresAt: null,
+          rolled: false,
+          scopes: null,
+          allowlist: null,
+          rateLimitPerMinute: null,
+          monthlyQuota: null,
+        },
       });
     });
 

@@ -19,6 +19,7 @@ import * as monitorVisitor from './2026-11-27-030-monitor-visitor.js';
 import * as batchFairClaim from './2026-11-27-040-batch-fair-claim.js';
 import * as webhookKeyShare from './2026-11-27-041-webhook-key-share.js';
 import * as rateChanges from './2026-11-27-050-rate-changes.js';
+import * as admin from './2026-11-27-070-admin.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-040-batch-fair-claim': batchFairClaim,
   '2026-11-27-041-webhook-key-share': webhookKeyShare,
   '2026-11-27-050-rate-changes': rateChanges,
+  '2026-11-27-070-admin': admin,
 };
 
 export const migrationProvider: MigrationProvider = {

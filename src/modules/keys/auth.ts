@@ -1,14 +1,16 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { bearerToken } from '../../lib/bearer.js';
-import { errors } from '../../lib/errors.js';
+import { errors, seconds } from '../../lib/errors.js';
 import {
   type Playground,
   playgroundBudgetHeaders,
   playgroundExcludes,
   playgroundLimited,
 } from '../playground/index.js';
+import type { AuthFailures } from './auth-failures.js';
 import { type Operation, operationName, planIncludes, plansFor } from './plans.js';
-import type { ApiKeyPrincipal, KeysService } from './service.js';
+import { addressAllowed, scopeOf } from './policy.js';
+import { type ApiKeyPrincipal, isRefusal, type KeyRefusal, type KeysService } from './service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,12 +24,64 @@ export function principalOf(request: FastifyRequest): ApiKeyPrincipal {
   return request.principal;
 }
 
+/** The answer to an address that has used up its failed authentications. */
+function tooManyFailures(retryAfterSeconds: number) {
+  return errors.rateLimited(
+    retryAfterSeconds,
+    `Too many failed authentications from this address; retry after ${seconds(retryAfterSeconds)}.`,
+  );
+}
+
+/** Why a key is refused, in words, or null when it is not refused. */
+function refusalMessage(refusal: KeyRefusal): string {
+  switch (refusal.refused) {
+    case 'revoked':
+      return `This API key was revoked at ${refusal.at}.`;
+    case 'account_disabled':
+      return "This API key's account is disabled.";
+    case 'admin_key':
+      return 'An admin key is not accepted here: /v1 takes an API key (svc_live_… or svc_test_…); admin keys are for /admin.';
+    default:
+      return 'The API key is not valid or has been revoked.';
+  }
+}
+
+/** Why a key is refused for its expiry, or null while it is valid. */
+function expiryMessage(principal: ApiKeyPrincipal, now: number): string | null {
+  const expiresAt = principal.policy?.expiresAt;
+  if (!expiresAt || Date.parse(expiresAt) > now) return null;
+  return principal.policy?.rolled
+    ? `This API key was rolled to a new key; its overlap ended at ${expiresAt}.`
+    : `This API key expired at ${expiresAt}.`;
+}
+
 /**
  * Builds the `onRequest` hook that authenticates the bearer key and checks that the key's plan
  * includes the operation: 401 `unauthorized` for a missing, malformed, unknown or revoked key,
- * 402 `plan_required` for a plan without the operation.
+ * 402 `plan_required` for a plan without the operation, 403 `ip_not_allowed` or `scope_not_allowed`
+ * for a key used outside its allowlist or scopes. With `failures`, an address that presents
+ * too many keys that are not valid is answered 429 `rate_limited` with `Retry-After` until its
+ * minute ends; a key this instance already knows to be valid is still accepted from it.
  */
-export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: Playground | null = null) {
+export function createAuth(
+  keys: Pick<KeysService, 'verdict' | 'known' | 'now'>,
+  playground: Playground | null = null,
+  failures: AuthFailures | null = null,
+) {
+  async function principalFor(token: string, address: string): Promise<ApiKeyPrincipal> {
+    let verdict = keys.known(token);
+    if (verdict === undefined) {
+      const wait = failures?.blocked(address) ?? 0;
+      if (wait !== 0) throw tooManyFailures(wait);
+      verdict = await keys.verdict(token);
+    }
+    const refusal = isRefusal(verdict) ? refusalMessage(verdict) : expiryMessage(verdict, keys.now());
+    if (refusal === null) return verdict as ApiKeyPrincipal;
+    const wait = (await failures?.fail(address)) ?? 0;
+    if (wait !== 0) throw tooManyFailures(wait);
+    throw errors.unauthorized(refusal);
+  }
+
   return function requireKey(operation: Operation): onRequestAsyncHookHandler {
     const hook = async function authenticate(request: FastifyRequest, reply: FastifyReply) {
       const header = request.headers.authorization;
@@ -35,10 +89,20 @@ export function createAuth(keys: Pick<KeysService, 'authenticate'>, playground: 
         throw errors.unauthorized('Missing Authorization header: send "Authorization: Bearer <API key>".');
       const token = bearerToken(header);
       if (!token) throw errors.unauthorized('Malformed Authorization header: expected "Bearer <API key>".');
-      const principal = playground?.principalFor(token) ?? (await keys.authenticate(token));
-      if (!principal) throw errors.unauthorized('The API key is not valid or has been revoked.');
+      const principal = playground?.principalFor(token) ?? (await principalFor(token, request.ip));
       request.principal = principal;
       if (principal.playground && playground) await playgroundChecks(playground, operation, request, reply);
+      const policy = principal.policy;
+      if (policy?.allowlist && !addressAllowed(request.ip, policy.allowlist.cidrs)) {
+        throw errors.ipNotAllowed(
+          `This API key may not be used from ${request.ip}: its allowlist is ${policy.allowlist.text.join(', ') || 'empty'}.`,
+        );
+      }
+      if (policy?.scopes && !policy.scopes.includes(scopeOf(operation))) {
+        throw errors.scopeNotAllowed(
+          `${operationName(operation)} needs the scope "${scopeOf(operation)}", which this API key does not have (its scopes: ${policy.scopes.join(', ') || 'none'}).`,
+        );
+      }
       if (!planIncludes(principal.plan, operation))
         throw errors.planRequired(operationName(operation), plansFor(operation));
     };

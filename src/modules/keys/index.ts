@@ -1,8 +1,27 @@
 /** What other modules may use of `keys`; everything else in the folder is its own. */
 
+export type { AccountRecord } from './accounts.js';
 export type { RequireKey } from './auth.js';
 export { principalOf } from './auth.js';
+export type { AuthFailures } from './auth-failures.js';
+export type {
+  KeyManagement,
+  KeyRecord,
+  KeySettings,
+  KeyStatus,
+  RecordWrite,
+  WriteRecord,
+} from './manage.js';
 export type { Mode, Operation, Plan } from './plans.js';
-export { AUDIT_RETENTION_DAYS, operationName, PLANS, plansFor, UNFINISHED_BATCH_JOBS } from './plans.js';
+export {
+  AUDIT_RETENTION_DAYS,
+  MODES,
+  operationName,
+  PLANS,
+  plansFor,
+  UNFINISHED_BATCH_JOBS,
+} from './plans.js';
+export { SCOPES, type Scope } from './policy.js';
+export type { KeyListFilter } from './repository.js';
 export type { ApiKeyPrincipal } from './service.js';
 export { principalOfStoredWork } from './service.js';

@@ -15,7 +15,8 @@ import { PLANS, type Plan } from './plans.js';
 const MINUTE_MS = 60_000;
 
 /**
- * The per-key limit of authenticated routes (`OPENVAT_RATE_LIMIT_*`, requests per minute by plan),
+ * The per-key limit of authenticated routes (`OPENVAT_RATE_LIMIT_*`, requests per minute by plan, or
+ * the key's own `rate_limit_per_minute`),
  * as a `preHandler` hook per route that runs after authentication. Each route counts a key's requests
  * on its own (as `@fastify/rate-limit`'s per-route stores did before): fixed windows aligned to the minute,
  * counted in this process, or in Redis when one is configured (one budget per key across instances;
@@ -66,7 +67,7 @@ export function createKeyLimit(options: {
         if (!principal || principal.playground) return done();
         const limiter = shared[principal.plan];
         limiter.hit(`${principal.id}:${route}`).then(
-          (hit) => answer(reply, limiter.max, hit, done),
+          (hit) => answer(reply, principal.policy?.rateLimitPerMinute ?? limiter.max, hit, done),
           () => done(),
         );
       };
@@ -79,6 +80,11 @@ export function createKeyLimit(options: {
       const principal = request.principal;
       if (!principal || principal.playground) return done();
       const limiter = local[principal.plan];
-      answer(reply, limiter.max, limiter.hit(`${principal.id}:${route}`), done);
+      answer(
+        reply,
+        principal.policy?.rateLimitPerMinute ?? limiter.max,
+        limiter.hit(`${principal.id}:${route}`),
+        done,
+      );
     };
 }

@@ -6,6 +6,7 @@ import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { PLAYGROUND_PRINCIPAL } from '../playground/index.js';
 import type { Mode, Plan } from './plans.js';
+import { type KeyPolicy, policyOf } from './policy.js';
 import type { KeysRepository } from './repository.js';
 
 /** The authenticated caller, as handlers see it. */
@@ -17,6 +18,22 @@ export interface ApiKeyPrincipal {
   defaultRequesterVat: string | null;
   /** Set on the playground's demo key only (see modules/playground). */
   playground?: true;
+  /** The key's own rules (expiry, scopes, allowlist, limits); absent for work stored on its behalf. */
+  policy?: KeyPolicy;
+}
+
+/** Why a presented key is not accepted: which, and since when. */
+export interface KeyRefusal {
+  refused: 'unknown' | 'revoked' | 'account_disabled' | 'admin_key';
+  /** When it was revoked. */
+  at?: string;
+}
+
+const UNKNOWN: KeyRefusal = Object.freeze({ refused: 'unknown' });
+const ADMIN_KEY: KeyRefusal = Object.freeze({ refused: 'admin_key' });
+
+export function isRefusal(verdict: ApiKeyPrincipal | KeyRefusal): verdict is KeyRefusal {
+  return 'refused' in verdict;
 }
 
 /**
@@ -71,18 +88,28 @@ export function isWellFormedKey(key: string): boolean {
   return KEY_RE.test(key);
 }
 
+/** A presented key that is not a well-formed public key: an admin key, or nothing. */
+function malformed(presented: string): KeyRefusal {
+  return presented.startsWith('svc_admin_') ? ADMIN_KEY : UNKNOWN;
+}
+
 export function createKeysService(deps: {
   db: Kysely<Database>;
   repository: KeysRepository;
   clock: Clock;
   ids: IdGenerator;
   /**
-   * How long a successful look-up is reused (0: never). A key revoked by this service is dropped at
-   * once; one revoked elsewhere (another instance, the CLI) keeps working here for at most this long.
+   * How long a look-up is reused (0: never), a key found and a key not found alike. A key revoked by
+   * this service is dropped at once; one revoked elsewhere (another instance, the CLI) keeps working
+   * here for at most this long. A key created by this service works here at once; one created
+   * elsewhere, within this long of its last refused use here.
    */
   cacheMs?: number;
+  /** The random part of new keys (default: 32 random base62 characters). */
+  secrets?: () => string;
 }) {
   const { db, repository, clock, ids } = deps;
+  const secret = deps.secrets ?? (() => randomBase62(SECRET_LENGTH));
   const cacheMs = deps.cacheMs ?? KEY_CACHE_MS;
   /** A cache of up to 10,000 entries kept `cacheMs` by the clock port; none when `cacheMs` is 0. */
   const timedCache = <V extends {}>() =>
@@ -96,14 +123,19 @@ export function createKeysService(deps: {
       : null;
   // Principals by key hash, so every paid request does not read its key.
   const cache = timedCache<ApiKeyPrincipal>();
+  // Hashes of well-formed keys that were not found (or revoked), so that a key presented again and
+  // again costs one read per `cacheMs`, not one per request. Bounded like the principals.
+  const misses = timedCache<KeyRefusal>();
+  /** Look-ups of a key hash under way: concurrent requests with one key share one read. */
+  const finding = new Map<string, Promise<ApiKeyPrincipal | KeyRefusal>>();
   // Whether each key id is active, for work stored on a key's behalf (batch jobs, monitors), timed
   // and dropped on revocation like the principals above.
   const activity = timedCache<boolean>();
   /** Look-ups of a key's state under way: concurrent askers of one key share one read. */
   const reading = new Map<string, Promise<boolean>>();
-  // Bumped by each revocation: a look-up that started before one is not cached (it may have read
-  // the key before it was revoked).
-  let revocations = 0;
+  // Bumped by each creation and revocation: a look-up that started before one is not cached (it may
+  // have read the key before it was created or revoked).
+  let changes = 0;
 
   function toSummary(row: Awaited<ReturnType<KeysRepository['list']>>[number]): KeySummary {
     return {
@@ -131,9 +163,11 @@ export function createKeysService(deps: {
       accountName?: string | null;
     }): Promise<CreatedKey> {
       const now = clock.now().toISOString();
-      const key = `svc_${input.mode}_${randomBase62(SECRET_LENGTH)}`;
+      const key = `svc_${input.mode}_${secret()}`;
       const id = ids.uuid();
       const accountId = input.accountId ?? ids.uuid();
+      const hash = sha256Hex(key);
+      changes++;
       await db.transaction().execute(async (trx) => {
         if (input.accountId) {
           if (!(await repository.accountExists(input.accountId, trx))) {
@@ -149,7 +183,7 @@ export function createKeysService(deps: {
           {
             id,
             account_id: accountId,
-            key_hash: sha256Hex(key),
+            key_hash: hash,
             key_prefix: key.slice(0, 13),
             plan: input.plan,
             mode: input.mode,
@@ -160,6 +194,9 @@ export function createKeysService(deps: {
           trx,
         );
       });
+      changes++;
+      misses?.delete(hash);
+      finding.delete(hash);
       return {
         id,
         accountId,
@@ -170,28 +207,103 @@ export function createKeysService(deps: {
       };
     },
 
-    /** Resolves a presented key to its principal; `null` for malformed, unknown or revoked keys. */
-    async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
-      if (!isWellFormedKey(presented)) return null;
+    /** The clock's time (ms), for expiry checks. */
+    now: () => clock.millis(),
+
+    /**
+     * What this instance knows of a presented key without reading the database: its principal, why it
+     * is refused (malformed, or refused within `cacheMs`), or `undefined` when only a read can tell.
+     */
+    known(presented: string): ApiKeyPrincipal | KeyRefusal | undefined {
+      if (!isWellFormedKey(presented)) return malformed(presented);
       const hash = sha256Hex(presented);
-      const cached = cache?.get(hash);
-      if (cached) return cached;
-      const generation = revocations;
-      const row = await repository.findByHash(hash);
-      if (!row || row.revoked_at !== null || !safeEqual(row.key_hash, hash)) return null;
-      const principal: ApiKeyPrincipal = {
-        id: row.id,
-        accountId: row.account_id,
-        plan: row.plan as Plan,
-        mode: row.mode as Mode,
-        defaultRequesterVat: row.default_requester_vat,
-      };
-      if (generation === revocations) cache?.set(hash, principal);
-      return principal;
+      return cache?.get(hash) ?? misses?.get(hash);
     },
 
     /**
-     * Whether the key with this id exists and is not revoked (the demo key always is), for work done
+     * The principal of a presented key, or why it is refused: not a key, not found, revoked, or its
+     * account disabled. Expiry is for the caller to check against `policy.expiresAt` (it comes while
+     * the principal is cached).
+     */
+    async verdict(presented: string): Promise<ApiKeyPrincipal | KeyRefusal> {
+      if (!isWellFormedKey(presented)) return malformed(presented);
+      const hash = sha256Hex(presented);
+      const known = cache?.get(hash) ?? misses?.get(hash);
+      if (known) return known;
+      const under = finding.get(hash);
+      if (under) return under;
+      const generation = changes;
+      const read = repository
+        .findByHash(hash)
+        .then((row): ApiKeyPrincipal | KeyRefusal => {
+          let refusal: KeyRefusal | null = null;
+          if (!row || !safeEqual(row.key_hash, hash)) refusal = UNKNOWN;
+          else if (row.revoked_at !== null) refusal = { refused: 'revoked', at: row.revoked_at };
+          else if (Number(row.account_disabled) === 1) refusal = { refused: 'account_disabled' };
+          if (refusal || !row) {
+            if (generation === changes) misses?.set(hash, refusal ?? UNKNOWN);
+            return refusal ?? UNKNOWN;
+          }
+          const principal: ApiKeyPrincipal = {
+            id: row.id,
+            accountId: row.account_id,
+            plan: row.plan as Plan,
+            mode: row.mode as Mode,
+            defaultRequesterVat: row.default_requester_vat,
+            policy: policyOf(row),
+          };
+          if (generation === changes) cache?.set(hash, principal);
+          return principal;
+        })
+        .finally(() => {
+          if (finding.get(hash) === read) finding.delete(hash);
+        });
+      finding.set(hash, read);
+      return read;
+    },
+
+    /**
+     * Resolves a presented key to its principal; `null` for malformed, unknown, revoked and expired
+     * keys and keys of a disabled account.
+     */
+    async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
+      const verdict = await this.verdict(presented);
+      if (isRefusal(verdict)) return null;
+      const expiresAt = verdict.policy?.expiresAt;
+      if (expiresAt && Date.parse(expiresAt) <= clock.millis()) return null;
+      return verdict;
+    },
+
+    /**
+     * Drops what this instance remembers of keys, after a change made here or announced by another
+     * instance: the keys with these ids, every key of these accounts, and refusals of these hashes.
+     */
+    forget(what: { keyIds?: readonly string[]; accountIds?: readonly string[]; hashes?: readonly string[] }) {
+      changes++;
+      finding.clear();
+      const keyIds = new Set(what.keyIds ?? []);
+      const accountIds = new Set(what.accountIds ?? []);
+      if (cache && (keyIds.size > 0 || accountIds.size > 0)) {
+        for (const [hash, principal] of cache.entries()) {
+          if (keyIds.has(principal.id) || accountIds.has(principal.accountId)) cache.delete(hash);
+        }
+      }
+      // A refusal is kept by hash only: a key or account change may lift one (a re-enabled account).
+      if (keyIds.size > 0 || accountIds.size > 0) misses?.clear();
+      for (const hash of what.hashes ?? []) misses?.delete(hash);
+      for (const id of keyIds) {
+        activity?.delete(id);
+        reading.delete(id);
+      }
+      if (accountIds.size > 0) {
+        activity?.clear();
+        reading.clear();
+      }
+    },
+
+    /**
+     * Whether the key with this id exists, is not revoked or expired and its account is not disabled
+     * (the demo key always is), for work done
      * later on its behalf. Cached like `authenticate`: a key revoked by this service is inactive at
      * once; one revoked elsewhere (another instance, the CLI) within `cacheMs`.
      */
@@ -201,12 +313,16 @@ export function createKeysService(deps: {
       if (cached !== undefined) return cached;
       const under = reading.get(id);
       if (under) return under;
-      const generation = revocations;
+      const generation = changes;
       const read = repository
-        .findById(id)
+        .findState(id)
         .then((row) => {
-          const active = row !== undefined && row.revoked_at === null;
-          if (generation === revocations) activity?.set(id, active);
+          const active =
+            row !== undefined &&
+            row.revoked_at === null &&
+            Number(row.account_disabled) !== 1 &&
+            (row.expires_at === null || Date.parse(row.expires_at) > clock.millis());
+          if (generation === changes) activity?.set(id, active);
           return active;
         })
         .finally(() => {
@@ -226,9 +342,10 @@ export function createKeysService(deps: {
 
     /** Revokes a key; `false` when no active key has that id. */
     async revokeKey(id: string): Promise<boolean> {
-      revocations++;
+      changes++;
       const done = await repository.revoke(id, clock.now().toISOString());
-      revocations++;
+      changes++;
+      finding.clear();
       if (done && cache) {
         for (const [hash, principal] of cache.entries()) if (principal.id === id) cache.delete(hash);
       }

@@ -1,0 +1,58 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import type { IdGenerator } from '../lib/ids.js';
+import { createAdminRepository } from '../modules/admin/repository.js';
+import { createAdminService } from '../modules/admin/service.js';
+import { createAuthFailures } from '../modules/keys/auth-failures.js';
+import { createKeyManagement } from '../modules/keys/manage.js';
+import { createKeyPropagation } from '../modules/keys/propagation.js';
+import { createKeysRepository } from '../modules/keys/repository.js';
+import type { KeysService } from '../modules/keys/service.js';
+
+/**
+ * The administration of keys: the limit on failed authentications, key changes told to every
+ * instance (Redis pub/sub), admin keys with the audit log, and accounts and keys as the admin API
+ * manages them.
+ */
+export async function createKeyAdministration(deps: {
+  config: Config;
+  log: Logger;
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  redis: Redis | null;
+  keys: KeysService;
+  /** The container's ports: `keySecrets` makes the random part of new keys. */
+  ports: { keySecrets?: () => string };
+}) {
+  const { config, log, db, clock, ids, redis, keys } = deps;
+  const secrets = deps.ports.keySecrets ? { secrets: deps.ports.keySecrets } : {};
+  const authFailures = createAuthFailures({
+    max: config.authFailuresPerMinute,
+    clock,
+    redis,
+    redisPrefix: config.redisPrefix,
+    onError: (error) =>
+      log.warn({ err: error }, 'failed authentications: Redis unavailable, counting locally'),
+  });
+  const keyPropagation = createKeyPropagation({
+    keys,
+    redis,
+    redisPrefix: config.redisPrefix,
+    onError: (error) => log.warn({ err: error }, 'key changes: Redis unavailable'),
+  });
+  await keyPropagation.start();
+  const admin = createAdminService({ repository: createAdminRepository(db.kysely), clock, ids, ...secrets });
+  const manageKeys = createKeyManagement({
+    db: db.kysely,
+    repository: createKeysRepository(db.kysely),
+    clock,
+    ids,
+    announce: (change) => keyPropagation.announce(change),
+    ...secrets,
+  });
+  return { authFailures, keyPropagation, admin, manageKeys };
+}

@@ -1,0 +1,124 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AccountsTable, Database } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import type { IdGenerator } from '../../lib/ids.js';
+import type { KeyChange, RecordWrite } from './manage.js';
+import type { KeysRepository } from './repository.js';
+
+/** A stored metadata object (JSON text). */
+export const metadataOf = (text: string | null): Record<string, string> =>
+  text === null ? {} : (JSON.parse(text) as Record<string, string>);
+
+/** An account as the admin API shows it. */
+export interface AccountRecord {
+  id: string;
+  name: string | null;
+  external_id: string | null;
+  metadata: Record<string, string>;
+  disabled: boolean;
+  created_at: string;
+  updated_at: string | null;
+}
+
+function accountRecord(row: Selectable<AccountsTable>): AccountRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    external_id: row.external_id,
+    metadata: metadataOf(row.metadata),
+    disabled: Number(row.disabled) === 1,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/**
+ * Accounts as operators manage them through the admin API: every write runs in one transaction with
+ * its audit record; disabling or enabling one is told to every instance.
+ */
+export function createAccountManagement(deps: {
+  db: Kysely<Database>;
+  repository: KeysRepository;
+  clock: Clock;
+  ids: IdGenerator;
+  announce: (change: KeyChange) => Promise<void>;
+}) {
+  const { db, repository, clock, ids, announce } = deps;
+  return {
+    async createAccount(
+      input: { name: string | null; external_id?: string | null; metadata?: Record<string, string> },
+      record: RecordWrite,
+    ): Promise<AccountRecord> {
+      const now = clock.now().toISOString();
+      const id = ids.uuid();
+      const row = {
+        id,
+        name: input.name,
+        external_id: input.external_id ?? null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        disabled: 0,
+        created_at: now,
+        updated_at: null,
+      };
+      await db.transaction().execute(async (trx) => {
+        await repository.insertAccount(row, trx);
+        await record(trx, {
+          action: 'account.create',
+          target_type: 'account',
+          target_id: id,
+          changes: { name: input.name, external_id: row.external_id, metadata: input.metadata ?? {} },
+        });
+      });
+      return accountRecord(row);
+    },
+
+    async getAccount(id: string): Promise<AccountRecord | null> {
+      const row = await repository.findAccount(id);
+      return row ? accountRecord(row) : null;
+    },
+
+    async listAccounts(filter: { q?: string; external_id?: string; after?: string; limit: number }) {
+      const rows = await repository.listAccounts(filter);
+      const page = rows.slice(0, filter.limit);
+      return {
+        data: page.map(accountRecord),
+        next: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,
+      };
+    },
+
+    async updateAccount(
+      id: string,
+      patch: {
+        name?: string | null;
+        external_id?: string | null;
+        metadata?: Record<string, string>;
+        disabled?: boolean;
+      },
+      record: RecordWrite,
+    ): Promise<AccountRecord | null> {
+      const updated = await db.transaction().execute(async (trx) => {
+        const before = await repository.findAccount(id, trx);
+        if (!before) return null;
+        const columns: Partial<Selectable<AccountsTable>> = {};
+        const changes: Record<string, { from: unknown; to: unknown }> = {};
+        const current = accountRecord(before);
+        for (const field of ['name', 'external_id', 'metadata', 'disabled'] as const) {
+          if (patch[field] === undefined) continue;
+          if (JSON.stringify(current[field]) === JSON.stringify(patch[field])) continue;
+          changes[field] = { from: current[field], to: patch[field] };
+        }
+        if (patch.name !== undefined) columns.name = patch.name;
+        if (patch.external_id !== undefined) columns.external_id = patch.external_id;
+        if (patch.metadata !== undefined) columns.metadata = JSON.stringify(patch.metadata);
+        if (patch.disabled !== undefined) columns.disabled = patch.disabled ? 1 : 0;
+        if (Object.keys(changes).length === 0) return before;
+        columns.updated_at = clock.now().toISOString();
+        await repository.updateAccount(id, columns, trx);
+        await record(trx, { action: 'account.update', target_type: 'account', target_id: id, changes });
+        return { ...before, ...columns };
+      });
+      if (updated && patch.disabled !== undefined) await announce({ accountIds: [id] });
+      return updated ? accountRecord(updated) : null;
+    },
+  };
+}

@@ -1,0 +1,370 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { randomBase62, sha256Hex } from '../../lib/crypto.js';
+import type { IdGenerator } from '../../lib/ids.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
+import { createAccountManagement, metadataOf } from './accounts.js';
+import type { Mode, Plan } from './plans.js';
+import { parseCidr, type Scope } from './policy.js';
+import type { ApiKeyRow, KeyListFilter, KeysRepository } from './repository.js';
+
+export type KeyStatus = 'active' | 'expired' | 'revoked';
+
+/** A key as the admin API shows it (never its secret). */
+export interface KeyRecord {
+  id: string;
+  account_id: string;
+  name: string | null;
+  prefix: string;
+  plan: Plan;
+  mode: Mode;
+  status: KeyStatus;
+  default_requester_vat: string | null;
+  expires_at: string | null;
+  scopes: Scope[] | null;
+  ip_allowlist: string[] | null;
+  rate_limit_per_minute: number | null;
+  monthly_quota: number | null;
+  metadata: Record<string, string>;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  rolled_to: string | null;
+  usage_this_month: number;
+}
+
+/** The settings of a key an operator may set (`undefined`: not given). */
+export interface KeySettings {
+  name?: string | null;
+  default_requester_vat?: string | null;
+  expires_at?: string | null;
+  scopes?: Scope[] | null;
+  ip_allowlist?: string[] | null;
+  rate_limit_per_minute?: number | null;
+  monthly_quota?: number | null;
+  metadata?: Record<string, string>;
+}
+
+/** One admin write, for the audit log: what was done to what, and the fields it changed. */
+export interface WriteRecord {
+  action: string;
+  target_type: 'account' | 'key';
+  target_id: string;
+  changes: Record<string, unknown>;
+}
+
+/** Records a write inside the transaction that makes it. */
+export type RecordWrite = (trx: Transaction<Database>, write: WriteRecord) => Promise<void>;
+
+/** What the instances must forget after a change (see KeysService.forget). */
+export interface KeyChange {
+  keyIds?: string[];
+  accountIds?: string[];
+  hashes?: string[];
+}
+
+const MAX_OVERLAP_SECONDS = 7 * 86_400;
+
+export function keyStatus(row: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now: number): KeyStatus {
+  if (row.revoked_at !== null) return 'revoked';
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return 'expired';
+  return 'active';
+}
+
+/**
+ * Accounts and keys as operators manage them through the admin API: every write runs in one
+ * transaction with its audit record, then the instances are told what to forget of their key caches.
+ */
+export function createKeyManagement(deps: {
+  db: Kysely<Database>;
+  repository: KeysRepository;
+  clock: Clock;
+  ids: IdGenerator;
+  /** Tells every instance (this one at once) what to forget. */
+  announce: (change: KeyChange) => Promise<void>;
+  secrets?: () => string;
+}) {
+  const { db, repository, clock, ids, announce } = deps;
+  const secret = deps.secrets ?? (() => randomBase62(32));
+  const month = () => clock.now().toISOString().slice(0, 7);
+
+  async function keyRecord(row: ApiKeyRow): Promise<KeyRecord> {
+    const used = await repository.usageOf([row.id], month());
+    return toKeyRecord(row, used.get(row.id));
+  }
+
+  function toKeyRecord(
+    row: ApiKeyRow,
+    used: { calls: number; lastDay: string | null } | undefined,
+  ): KeyRecord {
+    return {
+      id: row.id,
+      account_id: row.account_id,
+      name: row.name,
+      prefix: row.key_prefix,
+      plan: row.plan as Plan,
+      mode: row.mode as Mode,
+      status: keyStatus(row, clock.millis()),
+      default_requester_vat: row.default_requester_vat,
+      expires_at: row.expires_at,
+      scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as Scope[]),
+      ip_allowlist: row.ip_allowlist === null ? null : (JSON.parse(row.ip_allowlist) as string[]),
+      rate_limit_per_minute: row.rate_limit_per_minute === null ? null : Number(row.rate_limit_per_minute),
+      monthly_quota: row.monthly_quota === null ? null : Number(row.monthly_quota),
+      metadata: metadataOf(row.metadata),
+      created_at: row.created_at,
+      last_used_at: used?.lastDay ?? null,
+      revoked_at: row.revoked_at,
+      rolled_to: row.rolled_to,
+      usage_this_month: used?.calls ?? 0,
+    };
+  }
+
+  /** The refusal of settings that cannot be stored, naming the field; null when they can. */
+  function checkSettings(settings: KeySettings): Refusal | null {
+    if (settings.expires_at !== undefined && settings.expires_at !== null) {
+      const at = Date.parse(settings.expires_at);
+      if (!Number.isFinite(at))
+        return refusal('malformed', 'expires_at must be a date and time (ISO 8601).', {
+          field: 'expires_at',
+        });
+      if (at <= clock.millis())
+        return refusal('malformed', `expires_at (${settings.expires_at}) is in the past.`, {
+          field: 'expires_at',
+        });
+    }
+    for (const entry of settings.ip_allowlist ?? []) {
+      if (parseCidr(entry) === null)
+        return refusal(
+          'malformed',
+          `ip_allowlist: "${entry}" is not an IPv4 or IPv6 address or CIDR (such as 203.0.113.0/24 or 2001:db8::/32).`,
+          { field: 'ip_allowlist' },
+        );
+    }
+    return null;
+  }
+
+  /** The columns of settings (only those given). */
+  function settingColumns(settings: KeySettings) {
+    const columns: Partial<ApiKeyRow> = {};
+    if (settings.name !== undefined) columns.name = settings.name;
+    if (settings.default_requester_vat !== undefined)
+      columns.default_requester_vat = settings.default_requester_vat;
+    if (settings.expires_at !== undefined)
+      columns.expires_at = settings.expires_at === null ? null : new Date(settings.expires_at).toISOString();
+    if (settings.scopes !== undefined)
+      columns.scopes = settings.scopes === null ? null : JSON.stringify([...new Set(settings.scopes)]);
+    if (settings.ip_allowlist !== undefined)
+      columns.ip_allowlist = settings.ip_allowlist === null ? null : JSON.stringify(settings.ip_allowlist);
+    if (settings.rate_limit_per_minute !== undefined)
+      columns.rate_limit_per_minute = settings.rate_limit_per_minute;
+    if (settings.monthly_quota !== undefined) columns.monthly_quota = settings.monthly_quota;
+    if (settings.metadata !== undefined) columns.metadata = JSON.stringify(settings.metadata);
+    return columns;
+  }
+
+  async function insertNewKey(
+    trx: Transaction<Database>,
+    input: { accountId: string; plan: Plan; mode: Mode; columns: Partial<ApiKeyRow>; now: string },
+  ) {
+    const key = `svc_${input.mode}_${secret()}`;
+    const id = ids.uuid();
+    const hash = sha256Hex(key);
+    await repository.insertKey(
+      {
+        id,
+        account_id: input.accountId,
+        key_hash: hash,
+        key_prefix: key.slice(0, 13),
+        plan: input.plan,
+        mode: input.mode,
+        default_requester_vat: null,
+        created_at: input.now,
+        revoked_at: null,
+        ...input.columns,
+      },
+      trx,
+    );
+    return { id, key, hash };
+  }
+
+  return {
+    ...createAccountManagement({ db, repository, clock, ids, announce }),
+
+    /** Creates a key of an existing account; the secret is in the answer only. */
+    async createKey(
+      input: { account_id: string; plan: Plan; mode: Mode } & KeySettings,
+      record: RecordWrite,
+    ): Promise<{ key: KeyRecord; secret: string } | Refusal> {
+      const invalid = checkSettings(input);
+      if (invalid) return invalid;
+      const now = clock.now().toISOString();
+      const created = await db.transaction().execute(async (trx) => {
+        if (!(await repository.accountExists(input.account_id, trx))) return null;
+        const columns = settingColumns(input);
+        const made = await insertNewKey(trx, {
+          accountId: input.account_id,
+          plan: input.plan,
+          mode: input.mode,
+          columns,
+          now,
+        });
+        const { account_id, plan, mode, ...settings } = input;
+        await record(trx, {
+          action: 'key.create',
+          target_type: 'key',
+          target_id: made.id,
+          changes: { account_id, plan, mode, ...settings },
+        });
+        return made;
+      });
+      if (!created)
+        return refusal('malformed', `account_id: no account has the id ${input.account_id}.`, {
+          field: 'account_id',
+        });
+      await announce({ hashes: [created.hash] });
+      const row = await repository.findById(created.id);
+      if (!row) throw new Error('created key not found');
+      return { key: await keyRecord(row), secret: created.key };
+    },
+
+    async getKey(id: string): Promise<KeyRecord | null> {
+      const row = await repository.findById(id);
+      return row ? keyRecord(row) : null;
+    },
+
+    async listKeys(filter: KeyListFilter) {
+      const rows = await repository.listKeys(filter, clock.now().toISOString());
+      const page = rows.slice(0, filter.limit);
+      const used = await repository.usageOf(
+        page.map((r) => r.id),
+        month(),
+      );
+      return {
+        data: page.map((row) => toKeyRecord(row, used.get(row.id))),
+        next: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,
+      };
+    },
+
+    async updateKey(
+      id: string,
+      patch: KeySettings,
+      record: RecordWrite,
+    ): Promise<KeyRecord | Refusal | null> {
+      const invalid = checkSettings(patch);
+      if (invalid) return invalid;
+      const updated = await db.transaction().execute(async (trx) => {
+        const before = await repository.findById(id, trx);
+        if (!before) return null;
+        const columns = settingColumns(patch);
+        const changes: Record<string, { from: unknown; to: unknown }> = {};
+        for (const [field, value] of Object.entries(columns)) {
+          const old = before[field as keyof ApiKeyRow];
+          if (old !== value) changes[field] = { from: old, to: value };
+        }
+        if (Object.keys(changes).length === 0) return before;
+        const at = clock.now().toISOString();
+        await repository.updateKey(id, { ...columns, updated_at: at }, trx);
+        await record(trx, { action: 'key.update', target_type: 'key', target_id: id, changes });
+        return { ...before, ...columns, updated_at: at };
+      });
+      if (!updated) return null;
+      await announce({ keyIds: [id] });
+      return keyRecord(updated);
+    },
+
+    async revokeKey(id: string, record: RecordWrite): Promise<KeyRecord | null> {
+      const at = clock.now().toISOString();
+      const row = await db.transaction().execute(async (trx) => {
+        const before = await repository.findById(id, trx);
+        if (!before) return null;
+        if (before.revoked_at !== null) return before;
+        await repository.revoke(id, at, trx);
+        await record(trx, {
+          action: 'key.revoke',
+          target_type: 'key',
+          target_id: id,
+          changes: { revoked_at: { from: null, to: at } },
+        });
+        return { ...before, revoked_at: at };
+      });
+      if (!row) return null;
+      await announce({ keyIds: [id] });
+      return keyRecord(row);
+    },
+
+    /**
+     * A new key with the settings of key `id` (and a new secret); the old key keeps working for
+     * `overlapSeconds`, then expires.
+     */
+    async rollKey(
+      id: string,
+      overlapSeconds: number,
+      record: RecordWrite,
+    ): Promise<{ key: KeyRecord; secret: string } | Refusal | null> {
+      if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_OVERLAP_SECONDS)
+        return refusal(
+          'malformed',
+          `overlap_seconds must be a whole number from 0 to ${MAX_OVERLAP_SECONDS} (7 days).`,
+          {
+            field: 'overlap_seconds',
+          },
+        );
+      const now = clock.millis();
+      const nowText = new Date(now).toISOString();
+      const rolled = await db.transaction().execute(async (trx) => {
+        const old = await repository.findById(id, trx);
+        if (!old) return null;
+        if (keyStatus(old, now) !== 'active')
+          return refusal(
+            'malformed',
+            `Key ${id} is ${keyStatus(old, now)}; only an active key can be rolled.`,
+            {
+              field: 'id',
+            },
+          );
+        const {
+          id: _id,
+          key_hash,
+          key_prefix,
+          created_at,
+          last_used_at,
+          revoked_at,
+          rolled_to,
+          updated_at,
+          ...settings
+        } = old;
+        const made = await insertNewKey(trx, {
+          accountId: old.account_id,
+          plan: old.plan as Plan,
+          mode: old.mode as Mode,
+          columns: settings,
+          now: nowText,
+        });
+        const overlapEnd = new Date(now + overlapSeconds * 1000).toISOString();
+        const endsAt = old.expires_at !== null && old.expires_at < overlapEnd ? old.expires_at : overlapEnd;
+        await repository.updateKey(id, { expires_at: endsAt, rolled_to: made.id, updated_at: nowText }, trx);
+        await record(trx, {
+          action: 'key.roll',
+          target_type: 'key',
+          target_id: id,
+          changes: {
+            rolled_to: { from: null, to: made.id },
+            expires_at: { from: old.expires_at, to: endsAt },
+            overlap_seconds: overlapSeconds,
+          },
+        });
+        return made;
+      });
+      if (rolled === null) return null;
+      if ('kind' in rolled) return rolled;
+      await announce({ keyIds: [id], hashes: [rolled.hash] });
+      const row = await repository.findById(rolled.id);
+      if (!row) throw new Error('rolled key not found');
+      return { key: await keyRecord(row), secret: rolled.key };
+    },
+  };
+}
+
+export type KeyManagement = ReturnType<typeof createKeyManagement>;
