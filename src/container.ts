@@ -1,149 +1,53 @@
-import type { Redis } from 'ioredis';
-import { type Logger, pino } from 'pino';
+import { pino } from 'pino';
 import { type Config, ConfigError } from './config.js';
 import { createKeyAdministration } from './container/administration.js';
 import { startBackground } from './container/background.js';
 import { createLiveRegistries } from './container/live-registries.js';
 import { createRatesUpdatesFor } from './container/rates.js';
 import { connectRedis } from './container/redis.js';
-import { createDatabase, type Db } from './db/database.js';
-import { createWorker, type Timers, type Worker } from './jobs/worker.js';
-import { type Clock, systemClock } from './lib/clock.js';
-import { createIdGenerator, type IdGenerator } from './lib/ids.js';
-import { createWindowLimiter, type WindowLimiter } from './lib/window-limiter.js';
-import { createAdminAuth, type RequireAdmin } from './modules/admin/auth.js';
-import type { AdminService } from './modules/admin/service.js';
+import type { Container, Ports } from './container/types.js';
+import { createDatabase } from './db/database.js';
+import { createWorker } from './jobs/worker.js';
+import { systemClock } from './lib/clock.js';
+import { createIdGenerator } from './lib/ids.js';
+import { createWindowLimiter } from './lib/window-limiter.js';
+import { createAdminAuth } from './modules/admin/auth.js';
 import { createAuditsRepository } from './modules/audits/repository.js';
-import { type AuditsService, createAuditsService } from './modules/audits/service.js';
+import { createAuditsService } from './modules/audits/service.js';
 import { createBatchRepository } from './modules/batch/repository.js';
-import { type BatchService, createBatchService } from './modules/batch/service.js';
+import { createBatchService } from './modules/batch/service.js';
 import { createHeadSigner, parseEvidenceKey } from './modules/confirmations/anchor.js';
-import { type BurstLimiter, createTokenBucketLimiter } from './modules/confirmations/burst.js';
+import { createTokenBucketLimiter } from './modules/confirmations/burst.js';
 import { createConfirmationsRepository } from './modules/confirmations/repository.js';
-import { type ConfirmationsService, createConfirmationsService } from './modules/confirmations/service.js';
+import { createConfirmationsService } from './modules/confirmations/service.js';
 import { createTestModeEvatrClient } from './modules/confirmations/test-evatr.js';
-import { createDecideService, type DecideService } from './modules/decide/service.js';
+import { createDecideService } from './modules/decide/service.js';
 import { createEventsRepository } from './modules/events/repository.js';
-import { createEventsService, type EventsService } from './modules/events/service.js';
-import { createAuth, type RequireKey } from './modules/keys/auth.js';
-import type { KeyManagement } from './modules/keys/manage.js';
-import type { KeyPropagation } from './modules/keys/propagation.js';
+import { createEventsService } from './modules/events/service.js';
+import { createAuth } from './modules/keys/auth.js';
 import { createKeysRepository } from './modules/keys/repository.js';
-import { createKeysService, type KeysService } from './modules/keys/service.js';
-import { createMetrics, type Metrics } from './modules/metrics/service.js';
+import { createKeysService } from './modules/keys/service.js';
+import { createMetrics } from './modules/metrics/service.js';
 import { createMonitorsRepository } from './modules/monitors/repository.js';
-import { createMonitorsService, type MonitorsService } from './modules/monitors/service.js';
-import { createResponseRecorder, type SendRecorded } from './modules/outbox/reply.js';
-import { createOutbox, type Outbox } from './modules/outbox/service.js';
-import { createPlayground, type Playground } from './modules/playground/playground.js';
+import { createMonitorsService } from './modules/monitors/service.js';
+import { createResponseRecorder } from './modules/outbox/reply.js';
+import { createOutbox } from './modules/outbox/service.js';
+import { createPlayground } from './modules/playground/playground.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { loadRatesOverrides, RatesOverridesError } from './modules/rates/overrides.js';
-import { createRatesService, type RatesService } from './modules/rates/service.js';
-import type { RatesUpdates } from './modules/rates/updates.js';
-import type { StatusService, StatusSnapshot } from './modules/status/service.js';
+import { createRatesService } from './modules/rates/service.js';
 import { createUsageRepository } from './modules/usage/repository.js';
-import { createUsageService, type UsageService } from './modules/usage/service.js';
-import type { LiveAnswers } from './modules/validation/live.js';
-import { createValidationService, type ValidationService } from './modules/validation/service.js';
+import { createUsageService } from './modules/usage/service.js';
+import { createValidationService } from './modules/validation/service.js';
 import { createTestModeAnswers } from './modules/validation/test-answers.js';
 import { createWebhooksRepository } from './modules/webhooks/repository.js';
-import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.js';
-import { createHttpTransport, type WebhookTransport } from './modules/webhooks/transport.js';
-import { type DnsResolver, systemDns } from './modules/webhooks/url-guard.js';
-import { createEvatrClient, type EvatrClient } from './registries/evatr.js';
+import { createWebhooksService } from './modules/webhooks/service.js';
+import { createHttpTransport } from './modules/webhooks/transport.js';
+import { systemDns } from './modules/webhooks/url-guard.js';
+import { createEvatrClient } from './registries/evatr.js';
 import { guardEvatr } from './registries/evatr-guard.js';
-import type { RegistryClients } from './registries/index.js';
-import type { TedbClient } from './registries/tedb.js';
 
-/** Side effects the container can be given instead of the real ones (tests, benchmarks). */
-export interface Ports {
-  /** Where logs go (default: pino to stdout at `LOG_LEVEL`). */
-  log?: Logger;
-  db?: Db;
-  clock?: Clock;
-  ids?: IdGenerator;
-  ratesDataset?: RatesDataset;
-  redis?: Redis | null;
-  /** The upstream registry clients (default: built from the configured URLs). */
-  registries?: Pick<RegistryClients, 'clientForPrefix' | 'viesStatus'>;
-  /** The eVatR client live keys use for confirmations (default: the real one at EVATR_URL). */
-  evatr?: EvatrClient;
-  /** The burst limit on confirmations (default: in-memory token bucket from the config). */
-  confirmLimiter?: BurstLimiter;
-  /** Name resolution for webhook targets (SSRF checks at registration and at connect time). */
-  dns?: DnsResolver;
-  /** Sends webhook attempts (default: node:http/https). */
-  webhookTransport?: WebhookTransport;
-  /** TEDB's VatRetrievalService for the rates sync (default: the real one at `OPENVAT_TEDB_URL`). */
-  tedb?: TedbClient;
-  /** Timers of the background workers' polling. */
-  timers?: Timers;
-  /** The random part of new API keys (default: 32 random base62 characters). */
-  keySecrets?: () => string;
-}
-
-export interface Container {
-  readonly config: Config;
-  /** The service's logger (errors, workers, shutdown; request logs at `info` and below). */
-  readonly log: Logger;
-  readonly db: Db;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly redis: Redis | null;
-  readonly keys: KeysService;
-  /** Admin keys and audit log; accounts and keys as the admin API manages them; changes told to every instance. */
-  readonly admin: AdminService;
-  readonly manageKeys: KeyManagement;
-  readonly keyPropagation: KeyPropagation;
-  readonly requireAdmin: RequireAdmin;
-  readonly rates: RatesService;
-  /** The rates sync, the reload of what it learnt, and decisions on held changes. */
-  readonly ratesUpdates: RatesUpdates;
-  /** The per-IP limit of the public rates endpoints (kept in this process). */
-  readonly publicLimiter: WindowLimiter;
-  /** The docs playground's demo key and its per-IP limit; `null` when `OPENVAT_PLAYGROUND` is off. */
-  readonly playground: Playground | null;
-  readonly requireKey: RequireKey;
-  readonly audits: AuditsService;
-  readonly events: EventsService;
-  /**
-   * The completion step of audited work: one (grouped) transaction for its own rows, registry answers,
-   * audit record, events and webhook deliveries; in-memory caches are updated after the commit.
-   */
-  readonly outbox: Outbox;
-  /** Records a successful audited HTTP call through the outbox, then sends exactly the recorded bytes. */
-  readonly sendRecorded: SendRecorded;
-  /** The one validation path (single, batch items, decide). */
-  readonly validation: ValidationService;
-  /** Decide: the VAT treatment of a sale. */
-  readonly decide: DecideService;
-  /** The live answer source with its permits and breakers (exposed for tests and metrics). */
-  readonly liveAnswers: LiveAnswers;
-  /** Registry breakers, permits and instances, for `GET /v1/status` and `/ready`. */
-  readonly status: StatusService;
-  /** The same snapshot `GET /v1/status` answers (breaker states, in-flight calls per registry and member state). */
-  registryStatus(): Promise<StatusSnapshot>;
-  readonly metrics: Metrics;
-  /** Qualified confirmations through eVatR and their evidence chain. */
-  readonly confirmations: ConfirmationsService;
-  /** Requests per key, day and operation, counted in memory and written every few seconds. */
-  readonly usage: UsageService;
-  readonly webhooks: WebhooksService;
-  /** Delivers queued webhooks; started by `start()`, driven by `runOnce()`/`drain()` in tests. */
-  readonly webhookWorker: Worker;
-  /** Batch validation: synchronous batches and durable batch jobs. */
-  readonly batch: BatchService;
-  /** Works batch job items; started by `start()`, driven by `runOnce()`/`drain()` in tests. */
-  readonly batchWorker: Worker;
-  /** Monitoring: numbers re-checked on a schedule, changes sent as events. */
-  readonly monitors: MonitorsService;
-  /** Runs due monitor checks; started by `start()`, driven by `runOnce()`/`drain()` in tests. */
-  readonly monitorScheduler: Worker;
-  /** Starts background work (registry status polling, workers); `close()` stops it. */
-  start(): void;
-  /** Releases every resource (database, Redis). */
-  close(): Promise<void>;
-}
+export type { Container, Ports };
 
 /** The operator's rates overrides; a file that does not check stops the start (a configuration error). */
 function loadOverrides(path: string, curated: RatesDataset) {
