@@ -33,7 +33,6 @@ export async function startServer(
     print('');
     print(`    ${created.key}`);
     print('');
-    print(`  Admin console (sign in with it): http://${where.host}:${where.port}/admin/`);
     print(`  Admin API: http://${where.host}:${where.port}/admin/v1 (reference: /admin/openapi.json)`);
   }
   if (firstStart) {

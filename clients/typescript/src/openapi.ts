@@ -71,6 +71,8 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             database: "ok";
+                            /** @description With an evidence key: `unverified` while confirmations are stopped because the evidence chain head does not verify (see the warning and docs/evidence.md). */
+                            evidence?: "ok" | "unverified";
                             /** @enum {boolean} */
                             ok: true;
                             /** @description Present when something needs an operator (e.g. registry limits are per instance). */
@@ -156,6 +158,8 @@ export interface paths {
                             data: {
                                 /** Format: date-time */
                                 created_at: string;
+                                /** @description False when the response was recorded but could not be written to the client (its connection closed first); the client never received it. */
+                                delivered: boolean;
                                 endpoint: "validate" | "decide" | "validate_batch" | "confirm" | "monitor_check";
                                 /** Format: date-time */
                                 expires_at: string;
@@ -1874,6 +1878,17 @@ export interface paths {
                         "application/json": {
                             data: {
                                 instances: number | null;
+                                /** @description The rates sync (see docs/rates.md). */
+                                rates: {
+                                    /** @description Whether the daily sync with TEDB runs (`OPENVAT_TEDB_URL` not `off`). */
+                                    enabled: boolean;
+                                    /** @description Learnt changes held for an operator (`openvat rates held`). */
+                                    held: number;
+                                    last_error: string | null;
+                                    last_run_at: string | null;
+                                    last_success_at: string | null;
+                                    next_run_at: string | null;
+                                };
                                 registries: {
                                     /** @description `open`: calls are refused until `retry_after_seconds`; `half_open`: the next call is a trial. */
                                     breaker: "closed" | "open" | "half_open";
@@ -2990,7 +3005,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @description Machine-readable error code from a closed list. */
-                code: "unauthorized" | "plan_required" | "invalid_format" | "invalid_requester_vat" | "country_unsupported" | "seller_country_unsupported" | "not_found" | "batch_too_large" | "webhook_limit_reached" | "monitor_limit_reached" | "idempotency_conflict" | "rate_limited" | "registry_unavailable" | "taxauth_session_limit" | "taxauth_unavailable" | "taxauth_server_error" | "taxauth_rejected" | "payload_too_large" | "internal_error";
+                code: "unauthorized" | "plan_required" | "scope_not_allowed" | "ip_not_allowed" | "invalid_format" | "invalid_requester_vat" | "country_unsupported" | "seller_country_unsupported" | "not_found" | "batch_too_large" | "webhook_limit_reached" | "monitor_limit_reached" | "idempotency_conflict" | "rate_limited" | "registry_unavailable" | "taxauth_session_limit" | "taxauth_unavailable" | "taxauth_server_error" | "taxauth_rejected" | "payload_too_large" | "internal_error" | "evidence_unverified";
                 details?: {
                     [key: string]: unknown;
                 };

@@ -39,6 +39,8 @@ export function createKeyPropagation(options: {
           onError(error);
         }
       });
+      // A copy of the service's client, which connects lazily and queues nothing while offline.
+      if (subscriber.status === 'wait') await subscriber.connect();
       await subscriber.subscribe(channel);
     },
 
