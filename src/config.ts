@@ -43,7 +43,7 @@ export interface Config {
    * The proxies whose `X-Forwarded-For` is believed (addresses, CIDR ranges, or `loopback`,
    * `linklocal`, `uniquelocal`); empty: the client is the connection's peer.
    */
-  readonly trustProxy: readonly string[];
+  readonly trustProxy: readonly string[] | number;
   readonly redisUrl: string | null;
   /** Prefix of every Redis key the service writes, so several deployments can share one Redis. */
   readonly redisPrefix: string;

@@ -128,14 +128,23 @@ export function databaseUrl(env: Env): string {
 /** proxy-addr's names of address ranges. */
 export const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
-/** `OPENVAT_TRUST_PROXY`: a comma-separated list of the proxies' addresses and ranges, or off. */
-export function trustProxy(env: Env): string[] {
+/**
+ * `OPENVAT_TRUST_PROXY`: a comma-separated list of the proxies' addresses and ranges, or the number
+ * of proxies every request passes through (`1`: the connection's peer is a proxy and the last
+ * address it appended to `X-Forwarded-For` is the client), or off.
+ */
+export function trustProxy(env: Env): readonly string[] | number {
   const name = 'OPENVAT_TRUST_PROXY';
   const raw = env[name]?.trim() ?? '';
-  if (raw === '' || ['off', 'false', 'no', 'none'].includes(raw.toLowerCase())) return [];
-  if (/^\d+$/.test(raw) || ['true', 'on', 'yes', 'all', '*'].includes(raw.toLowerCase())) {
+  if (raw === '' || ['off', 'false', 'no', 'none', '0'].includes(raw.toLowerCase())) return [];
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError(`${name}: a hop count must be between 1 and 10, got ${raw}`);
+    return hops;
+  }
+  if (['true', 'on', 'yes', 'all', '*'].includes(raw.toLowerCase())) {
     throw new ConfigError(
-      `${name} must list the proxies' addresses or ranges (e.g. 10.0.0.0/8 or uniquelocal), got "${raw}": a hop count or "trust all" would let any client that reaches the service directly choose its address`,
+      `${name} must list the proxies' addresses or ranges (e.g. 10.0.0.0/8 or uniquelocal) or give their number, got "${raw}": trusting every address would let any client choose its own`,
     );
   }
   return raw.split(',').map((part) => {

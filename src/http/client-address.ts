@@ -11,13 +11,18 @@ export interface ClientAddress {
 
 /**
  * The client address of a request: the connection's peer, or, when that peer is one of the trusted
- * proxies, the nearest address in `X-Forwarded-For` that is not (proxy-addr's rule, which Fastify
+ * proxies (listed, or the nearest N hops), the nearest address in `X-Forwarded-For` that is not (proxy-addr's rule, which Fastify
  * applies to `request.ip`). A header sent by anyone else is ignored.
  */
-export function clientAddress(trusted: readonly string[]): ClientAddress {
-  if (trusted.length === 0) {
+export function clientAddress(trusted: readonly string[] | number): ClientAddress {
+  if (trusted === 0 || (typeof trusted !== 'number' && trusted.length === 0)) {
     return { trustProxy: false, address: (request) => request.socket.remoteAddress ?? '' };
   }
-  const trust = proxyaddr.compile([...trusted]);
+  // A hop count trusts the nearest `trusted` addresses (the peer first), whatever they are: for a
+  // service that every request reaches through exactly that many proxies.
+  const trust =
+    typeof trusted === 'number'
+      ? (_address: string, hop: number) => hop < trusted
+      : proxyaddr.compile([...trusted]);
   return { trustProxy: trust, address: (request) => proxyaddr(request, trust) };
 }

@@ -62,9 +62,9 @@ describe('openvat serve refuses bad settings at start with one line naming the s
 
   for (const [name, env, message] of [
     [
-      'a hop count in OPENVAT_TRUST_PROXY',
-      { OPENVAT_TRUST_PROXY: '1' },
-      /^openvat: OPENVAT_TRUST_PROXY must list the proxies' addresses or ranges .*got "1"/,
+      'trusting every address in OPENVAT_TRUST_PROXY',
+      { OPENVAT_TRUST_PROXY: 'true' },
+      /^openvat: OPENVAT_TRUST_PROXY must list the proxies' addresses or ranges .*got "true"/,
     ],
     [
       'a bad range in OPENVAT_TRUST_PROXY',

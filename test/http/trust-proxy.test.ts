@@ -57,7 +57,7 @@ describe('OPENVAT_TRUST_PROXY', () => {
     });
   }
 
-  for (const trusted of ['127.0.0.1', 'loopback', '127.0.0.0/8, 10.0.0.0/8']) {
+  for (const trusted of ['127.0.0.1', 'loopback', '127.0.0.0/8, 10.0.0.0/8', '1']) {
     it(`"${trusted}": two forwarded clients get separate per-IP limits`, async () => {
       const { t, get } = await listening({ OPENVAT_TRUST_PROXY: trusted });
       await closing(t, async () => {

@@ -34,8 +34,18 @@ describe('network and PostgreSQL settings', () => {
     }
   });
 
-  it('OPENVAT_TRUST_PROXY refuses a hop count and "trust all": any direct client could choose its address', () => {
-    for (const value of ['1', '2', 'true', '*']) {
+  it('OPENVAT_TRUST_PROXY takes the number of proxies every request passes through (1 to 10)', () => {
+    assert.equal(load({ OPENVAT_TRUST_PROXY: '1' }).trustProxy, 1);
+    assert.equal(load({ OPENVAT_TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(load({ OPENVAT_TRUST_PROXY: '0' }).trustProxy, []);
+    assert.throws(
+      () => load({ OPENVAT_TRUST_PROXY: '11' }),
+      /^ConfigError: OPENVAT_TRUST_PROXY: a hop count must be between 1 and 10, got 11$/,
+    );
+  });
+
+  it('OPENVAT_TRUST_PROXY refuses "trust all": any direct client could choose its address', () => {
+    for (const value of ['true', '*', 'all']) {
       assert.throws(
         () => load({ OPENVAT_TRUST_PROXY: value }),
         (error: Error) =>
