@@ -44,7 +44,15 @@ export async function createKeyAdministration(deps: {
     redisPrefix: config.redisPrefix,
     onError: (error) => log.warn({ err: error }, 'key changes: Redis unavailable'),
   });
-  await keyPropagation.start();
+  // Without the subscription the other instances' changes still arrive, within OPENVAT_KEY_CACHE_MS.
+  await keyPropagation
+    .start()
+    .catch((error: unknown) =>
+      log.warn(
+        { err: error },
+        "key changes: cannot subscribe in Redis; other instances' changes apply within OPENVAT_KEY_CACHE_MS",
+      ),
+    );
   const admin = createAdminService({ repository: createAdminRepository(db.kysely), clock, ids, ...secrets });
   const manageKeys = createKeyManagement({
     db: db.kysely,
