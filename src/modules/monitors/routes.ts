@@ -16,12 +16,25 @@ import { refusal } from '../../lib/refusal.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import { validationRefusal } from '../validation/index.js';
 import { limitMessage, type MonitorLimit } from './create.js';
-import { INTERVALS } from './schedule.js';
 import {
+  BulkBody,
+  BulkRow,
+  CHANGES_LIMIT,
+  Change,
+  Check,
+  CheckResult,
+  CreateBody,
   changeAMonitorDescription,
   checkAMonitorNowDescription,
   createMonitorDescription,
+  IdParams,
+  IntervalSchema,
+  LIST_LIMIT,
+  ListQuery,
   listMonitorsDescription,
+  METADATA_MAX_BYTES,
+  Metadata,
+  Monitor,
   monitorManyVatNumbersDescription,
   recentChangesDescription,
 } from './schemas.js';
@@ -30,170 +43,6 @@ import { BULK_LIMIT, type MonitorInput, type MonitorsService } from './service.j
 const tags = ['Monitoring'];
 const security = [{ apiKey: [] }];
 
-/** Largest `metadata` object, as JSON. */
-const METADATA_MAX_BYTES = 4_096;
-
-/** The page sizes of `GET /v1/monitors` and `GET /v1/monitors/changes`. */
-const LIST_LIMIT = { min: 1, max: 500 };
-const CHANGES_LIMIT = { min: 1, max: 1_000 };
-
-const IntervalSchema = Type.Union(
-  INTERVALS.map((i) => Type.Literal(i)),
-  { description: 'How often the number is checked; checks are spread evenly over the interval.' },
-);
-const StatusSchema = Type.Union([Type.Literal('valid'), Type.Literal('invalid'), Type.Literal('unknown')], {
-  description: '`unknown` until a check succeeds.',
-});
-const CompanySchema = Nullable(
-  Type.Object({ name: Nullable(Type.String()), address: Nullable(Type.String()) }),
-);
-const Metadata = Type.Record(Type.String(), Type.Unknown(), {
-  description: `Your own data (e.g. a customer id), returned as given; at most ${METADATA_MAX_BYTES.toLocaleString('en')} bytes as JSON.`,
-  maxProperties: 50,
-});
-
-const Monitor = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  vat_number: Type.String({ description: 'Normalised, with its prefix.' }),
-  country_code: Type.String({ description: 'ISO 3166-1 alpha-2.' }),
-  interval: IntervalSchema,
-  reference: Nullable(Type.String()),
-  metadata: Nullable(Metadata),
-  status: StatusSchema,
-  stale: Type.Boolean({
-    description:
-      'True once no check has succeeded for the configured time (the status is then the last known one).',
-  }),
-  company: CompanySchema,
-  source: Nullable(Type.String({ description: 'The registry of the last successful check.' })),
-  last_checked_at: Nullable(Type.String({ format: 'date-time', description: 'The last successful check.' })),
-  last_attempt_at: Nullable(Type.String({ format: 'date-time' })),
-  failing_since: Nullable(
-    Type.String({
-      format: 'date-time',
-      description: 'The first failed check since the last successful one.',
-    }),
-  ),
-  last_error: Nullable(Type.String()),
-  last_change_at: Nullable(Type.String({ format: 'date-time' })),
-  next_check_at: Type.String({ format: 'date-time' }),
-  created_at: Type.String({ format: 'date-time' }),
-});
-
-const Check = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  trigger: Type.Union([Type.Literal('created'), Type.Literal('scheduled'), Type.Literal('manual')]),
-  outcome: Type.Union([Type.Literal('valid'), Type.Literal('invalid'), Type.Literal('unavailable')], {
-    description:
-      '`unavailable`: the registry did not answer; the monitor keeps its state and the check is retried.',
-  }),
-  source: Nullable(Type.String()),
-  source_status: Nullable(Type.String()),
-  company: CompanySchema,
-  error: Nullable(Type.String()),
-  request_id: Nullable(
-    Type.String({
-      description:
-        'The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained.',
-    }),
-  ),
-  checked_at: Type.String({ format: 'date-time' }),
-});
-
-const Change = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  type: Type.Union(
-    [
-      Type.Literal('became_invalid'),
-      Type.Literal('became_valid'),
-      Type.Literal('name_changed'),
-      Type.Literal('address_changed'),
-    ],
-    { description: 'Names and addresses are compared without case and spacing differences.' },
-  ),
-  before: Nullable(Type.String()),
-  after: Nullable(Type.String()),
-  check_id: Type.String({ format: 'uuid' }),
-  detected_at: Type.String({ format: 'date-time' }),
-});
-
-const CheckResult = Type.Object({
-  monitor: Monitor,
-  check: Nullable(Check),
-  changes: Type.Array(Change),
-});
-
-const CreateBody = Type.Object(
-  {
-    vat_number: Type.String({ minLength: 1, maxLength: 256 }),
-    interval: IntervalSchema,
-    reference: Type.Optional(
-      Type.String({ maxLength: 256, description: 'Your reference, e.g. a customer number.' }),
-    ),
-    metadata: Type.Optional(Metadata),
-  },
-  { additionalProperties: false },
-);
-
-const BulkBody = Type.Object(
-  {
-    interval: Type.Optional(IntervalSchema),
-    monitors: Type.Array(
-      Type.Object(
-        {
-          vat_number: Type.String({ maxLength: 256 }),
-          interval: Type.Optional(IntervalSchema),
-          reference: Type.Optional(Type.String({ maxLength: 256 })),
-          metadata: Type.Optional(Metadata),
-        },
-        { additionalProperties: false },
-      ),
-      { minItems: 1, description: `At most ${BULK_LIMIT.toLocaleString('en')}.` },
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const BulkRow = Type.Union([
-  Type.Object({
-    ok: Type.Literal(true),
-    id: Type.String({ format: 'uuid' }),
-    vat_number: Type.String(),
-    created: Type.Boolean({ description: 'False when the key already monitored the number.' }),
-  }),
-  Type.Object({
-    ok: Type.Literal(false),
-    vat_number: Type.String(),
-    error: Type.Object({ code: Type.String(), message: Type.String() }),
-  }),
-]);
-
-const ListQuery = Type.Object(
-  {
-    status: Type.Optional(StatusSchema),
-    changed_since: Type.Optional(
-      Type.String({
-        maxLength: 40,
-        description: 'Only monitors with a change at or after this time (ISO 8601).',
-      }),
-    ),
-    stale: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-    cursor: Type.Optional(
-      Type.String({ maxLength: 64, description: '`meta.next_cursor` of the previous page.' }),
-    ),
-    limit: Type.Optional(
-      WholeNumberQuery({ ...LIST_LIMIT, digits: 4, description: '1 to 500 (default 100).' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const IdParams = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64 }) },
-  { additionalProperties: false },
-);
-
-/** An ISO 8601 date or time from a query parameter, as a UTC timestamp; 400 otherwise. */
 function isoTime(value: string, name: string): string {
   const at = Date.parse(value);
   if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}/.test(value))

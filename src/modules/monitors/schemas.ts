@@ -1,3 +1,6 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, WholeNumberQuery } from '../../http/schemas.js';
+import { INTERVALS } from './schedule.js';
 import { BULK_LIMIT } from './service.js';
 import { monitorTestModeTable } from './test-answers.js';
 
@@ -24,3 +27,173 @@ export const checkAMonitorNowDescription =
 export function createMonitorDescription(maxPerKey: Readonly<Record<'pro' | 'business', number>>): string {
   return `Keeps a VAT number checked (Pro: up to ${maxPerKey.pro.toLocaleString('en')} numbers per key, Business: ${maxPerKey.business.toLocaleString('en')}; more is \`403 monitor_limit_reached\`). Answers \`201\` with the monitor and its first check, made at once (a fresh stored answer is used). A number this key already monitors answers \`200\` with the existing monitor and its latest check. A malformed number gets the same errors as \`GET /v1/validate\`.\n\nEach later check asks the registry; a change (\`became_invalid\`, \`became_valid\`, \`name_changed\`, \`address_changed\`) is recorded and sent as a \`vat_number.changed\` webhook event. A registry that does not answer is never a change: the monitor keeps its state, the check is retried, and after a while without a successful check the monitor is flagged \`stale\` and \`vat_number.check_failed\` is sent once. Monitors of test keys send these events too, and have magic numbers:\n\n${monitorTestModeTable()}`;
 }
+
+/* The request and answer shapes of the monitors routes. */
+
+/** Largest `metadata` object, as JSON. */
+export const METADATA_MAX_BYTES = 4_096;
+
+/** The page sizes of `GET /v1/monitors` and `GET /v1/monitors/changes`. */
+export const LIST_LIMIT = { min: 1, max: 500 };
+export const CHANGES_LIMIT = { min: 1, max: 1_000 };
+
+export const IntervalSchema = Type.Union(
+  INTERVALS.map((i) => Type.Literal(i)),
+  { description: 'How often the number is checked; checks are spread evenly over the interval.' },
+);
+export const StatusSchema = Type.Union(
+  [Type.Literal('valid'), Type.Literal('invalid'), Type.Literal('unknown')],
+  {
+    description: '`unknown` until a check succeeds.',
+  },
+);
+export const CompanySchema = Nullable(
+  Type.Object({ name: Nullable(Type.String()), address: Nullable(Type.String()) }),
+);
+export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: `Your own data (e.g. a customer id), returned as given; at most ${METADATA_MAX_BYTES.toLocaleString('en')} bytes as JSON.`,
+  maxProperties: 50,
+});
+
+export const Monitor = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  vat_number: Type.String({ description: 'Normalised, with its prefix.' }),
+  country_code: Type.String({ description: 'ISO 3166-1 alpha-2.' }),
+  interval: IntervalSchema,
+  reference: Nullable(Type.String()),
+  metadata: Nullable(Metadata),
+  status: StatusSchema,
+  stale: Type.Boolean({
+    description:
+      'True once no check has succeeded for the configured time (the status is then the last known one).',
+  }),
+  company: CompanySchema,
+  source: Nullable(Type.String({ description: 'The registry of the last successful check.' })),
+  last_checked_at: Nullable(Type.String({ format: 'date-time', description: 'The last successful check.' })),
+  last_attempt_at: Nullable(Type.String({ format: 'date-time' })),
+  failing_since: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'The first failed check since the last successful one.',
+    }),
+  ),
+  last_error: Nullable(Type.String()),
+  last_change_at: Nullable(Type.String({ format: 'date-time' })),
+  next_check_at: Type.String({ format: 'date-time' }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+export const Check = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  trigger: Type.Union([Type.Literal('created'), Type.Literal('scheduled'), Type.Literal('manual')]),
+  outcome: Type.Union([Type.Literal('valid'), Type.Literal('invalid'), Type.Literal('unavailable')], {
+    description:
+      '`unavailable`: the registry did not answer; the monitor keeps its state and the check is retried.',
+  }),
+  source: Nullable(Type.String()),
+  source_status: Nullable(Type.String()),
+  company: CompanySchema,
+  error: Nullable(Type.String()),
+  request_id: Nullable(
+    Type.String({
+      description:
+        'The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained.',
+    }),
+  ),
+  checked_at: Type.String({ format: 'date-time' }),
+});
+
+export const Change = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  type: Type.Union(
+    [
+      Type.Literal('became_invalid'),
+      Type.Literal('became_valid'),
+      Type.Literal('name_changed'),
+      Type.Literal('address_changed'),
+    ],
+    { description: 'Names and addresses are compared without case and spacing differences.' },
+  ),
+  before: Nullable(Type.String()),
+  after: Nullable(Type.String()),
+  check_id: Type.String({ format: 'uuid' }),
+  detected_at: Type.String({ format: 'date-time' }),
+});
+
+export const CheckResult = Type.Object({
+  monitor: Monitor,
+  check: Nullable(Check),
+  changes: Type.Array(Change),
+});
+
+export const CreateBody = Type.Object(
+  {
+    vat_number: Type.String({ minLength: 1, maxLength: 256 }),
+    interval: IntervalSchema,
+    reference: Type.Optional(
+      Type.String({ maxLength: 256, description: 'Your reference, e.g. a customer number.' }),
+    ),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+
+export const BulkBody = Type.Object(
+  {
+    interval: Type.Optional(IntervalSchema),
+    monitors: Type.Array(
+      Type.Object(
+        {
+          vat_number: Type.String({ maxLength: 256 }),
+          interval: Type.Optional(IntervalSchema),
+          reference: Type.Optional(Type.String({ maxLength: 256 })),
+          metadata: Type.Optional(Metadata),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, description: `At most ${BULK_LIMIT.toLocaleString('en')}.` },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const BulkRow = Type.Union([
+  Type.Object({
+    ok: Type.Literal(true),
+    id: Type.String({ format: 'uuid' }),
+    vat_number: Type.String(),
+    created: Type.Boolean({ description: 'False when the key already monitored the number.' }),
+  }),
+  Type.Object({
+    ok: Type.Literal(false),
+    vat_number: Type.String(),
+    error: Type.Object({ code: Type.String(), message: Type.String() }),
+  }),
+]);
+
+export const ListQuery = Type.Object(
+  {
+    status: Type.Optional(StatusSchema),
+    changed_since: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: 'Only monitors with a change at or after this time (ISO 8601).',
+      }),
+    ),
+    stale: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 64, description: '`meta.next_cursor` of the previous page.' }),
+    ),
+    limit: Type.Optional(
+      WholeNumberQuery({ ...LIST_LIMIT, digits: 4, description: '1 to 500 (default 100).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const IdParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
+
+/** An ISO 8601 date or time from a query parameter, as a UTC timestamp; 400 otherwise. */
