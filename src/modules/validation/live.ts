@@ -1,16 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import type {
-  RegistryClient,
-  RegistryResult,
-  RegistryStatusReader,
-  RegistryUnavailable,
-} from '../../registries/port.js';
+import type { RegistryClient, RegistryResult, RegistryStatusReader } from '../../registries/port.js';
 import {
   type BreakerStore,
   backoffDelay,
-  type CallOutcome,
   type Coalescer,
   createCoalescer,
   createLocalBreaker,
@@ -21,8 +15,11 @@ import {
 import type { MetricsObserver } from '../metrics/index.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
+import { outcomeOf, retryable } from './registry-outcomes.js';
 import type { RegistryAnswersRepository } from './repository.js';
 import type { ValidationSource } from './types.js';
+
+export { outcomeOf };
 
 export interface LiveAnswersOptions {
   clientFor(prefix: string): RegistryClient | null;
@@ -52,41 +49,6 @@ export interface LiveAnswersOptions {
 }
 
 /** Upstream codes that mean "busy, try again shortly" rather than "down" or "wrong". */
-const RETRYABLE_CODES = new Set([
-  'MS_MAX_CONCURRENT_REQ',
-  'MS_MAX_CONCURRENT_REQ_TIME',
-  'GLOBAL_MAX_CONCURRENT_REQ',
-  'GLOBAL_MAX_CONCURRENT_REQ_TIME',
-  'TIMEOUT',
-  'SERVICE_UNAVAILABLE',
-]);
-
-function retryable(result: RegistryUnavailable): boolean {
-  return (
-    result.reason === 'throttled' ||
-    (result.upstreamCode !== undefined && RETRYABLE_CODES.has(result.upstreamCode))
-  );
-}
-
-/**
- * What a call's result says about the registry's health. An answer, throttling and a refusal of our
- * request all come from a registry that is up (they close a half-open breaker); down, timeout and
- * unreadable answers count as failures; `not_configured` made no call and teaches nothing.
- */
-export function outcomeOf(result: RegistryResult): CallOutcome {
-  if (result.kind === 'answer') return 'success';
-  switch (result.reason) {
-    case 'down':
-    case 'timeout':
-    case 'bad_response':
-      return 'failure';
-    case 'throttled':
-    case 'rejected':
-      return 'success';
-    case 'not_configured':
-      return 'neutral';
-  }
-}
 
 /** The result of an upstream call the breaker refused. */
 type Refused = { kind: 'refused'; retryAfterSeconds: number };
