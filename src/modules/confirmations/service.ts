@@ -1,11 +1,10 @@
-import type { Kysely } from 'kysely';
-import type { ConfirmationsTable, Database, EvidenceAcknowledgementsTable } from '../../db/schema.js';
+import type { ConfirmationsTable, EvidenceAcknowledgementsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { seconds } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { type Refusal, refusal } from '../../lib/refusal.js';
-import type { EvatrClient, EvatrMatches, EvatrResult } from '../../registries/evatr.js';
+import type { EvatrClient, EvatrResult } from '../../registries/evatr.js';
 import type { ApiKeyPrincipal, Mode } from '../keys/index.js';
 import { PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { HeadSigner, SignedHead } from './anchor.js';
@@ -15,6 +14,13 @@ import { hashRecord } from './chain.js';
 import { createEvidenceGuard, type EvidenceProblem } from './guard.js';
 import type { ConfirmationsRepository, IdempotencyRow } from './repository.js';
 import { canonicalJson, checkRequester, normaliseTarget } from './request.js';
+import type {
+  ConfirmationData,
+  ConfirmationMeta,
+  ConfirmBody,
+  ConfirmOutcome,
+  StoredConfirmation,
+} from './types.js';
 import {
   type AnchoredReport,
   type AnchorOptions,
@@ -24,53 +30,13 @@ import {
 
 export { OFFICIAL_TEST_REQUESTER } from './request.js';
 
-/** The body of `POST /v1/confirm` (spec §2.3), as validated by the route schema. */
-export interface ConfirmBody {
-  vat_number: string;
-  company: { name: string; street?: string; postcode?: string; town?: string };
-  requester_vat_number?: string;
-}
-
-/** `data` of a confirmation response (spec §2.4). */
-export interface ConfirmationData {
-  valid: boolean;
-  qualified: boolean;
-  vat_number: string;
-  requester_vat_number: string;
-  matches: EvatrMatches;
-  company: { name: string | null; street: string | null; postcode: string | null; town: string | null };
-  valid_from: string | null;
-  valid_to: string | null;
-  confirmation_id: string;
-  confirmed_at: string;
-}
-
-/** `meta` of a confirmation response besides `request_id` and `latency_ms`. */
-export interface ConfirmationMeta {
-  source: 'taxauth';
-  source_status: 'live';
-  taxauth_status_code: string;
-  taxauth_id: string | null;
-}
-
-export type ConfirmOutcome =
-  /** The authority answered: respond 200 and store the confirmation with `store`, in the transaction that records the response. */
-  | {
-      kind: 'confirmed';
-      data: ConfirmationData;
-      meta: ConfirmationMeta;
-      /** Appends the confirmation to the evidence chain and completes the idempotency key. */
-      store: (trx: Kysely<Database>, responseBody: string) => Promise<void>;
-      /** Frees the idempotency key when the response could not be stored. */
-      abandon: () => Promise<void>;
-    }
-  /** The same idempotency key and body were answered before: send the stored bytes again. */
-  | { kind: 'replay'; statusCode: number; body: string }
-  /** The request is refused; nothing was stored. */
-  | Refusal;
-
-/** A stored confirmation with its evidence, as `GET /v1/confirmations/{id}` returns it. */
-export type StoredConfirmation = ConfirmationsTable;
+export type {
+  ConfirmationData,
+  ConfirmationMeta,
+  ConfirmBody,
+  ConfirmOutcome,
+  StoredConfirmation,
+} from './types.js';
 
 const DAY_MS = 86_400_000;
 /** How long an idempotency key is honoured (spec §8). */
