@@ -263,7 +263,17 @@ function wrap(
       allowUnorderedMigrations: true,
       ...(tableSchema ? { migrationTableSchema: tableSchema } : {}),
     });
-    const { error, results } = await migrator.migrateToLatest();
+    let { error, results } = await migrator.migrateToLatest();
+    // The migrator looks for its tables through an introspection of every schema of the database,
+    // which fails with 3F000 ("schema … does not exist") when another schema is dropped while it
+    // runs (another application's, or a parallel test run's). Nothing has run then: try again.
+    for (
+      let attempt = 1;
+      error && !results?.length && droppedElsewhere(error, schema) && attempt < 10;
+      attempt++
+    ) {
+      ({ error, results } = await migrator.migrateToLatest());
+    }
     if (error) {
       const failed = results?.find((r) => r.status === 'Error');
       // No migration ran at all: the database did not answer (or refused the connection).
@@ -299,4 +309,11 @@ async function withNewerMigrations(
   return {
     getMigrations: async () => ({ ...ours, ...Object.fromEntries(newer.map((name) => [name, done])) }),
   };
+}
+
+/** Whether `error` is PostgreSQL's 3F000 for a schema other than `own` (dropped by someone else). */
+function droppedElsewhere(error: unknown, own: string | undefined): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code !== '3F000' || typeof message !== 'string') return false;
+  return own === undefined || !message.includes(`"${own}"`);
 }
