@@ -265,13 +265,9 @@ function wrap(
     });
     let { error, results } = await migrator.migrateToLatest();
     // The migrator looks for its tables through an introspection of every schema of the database,
-    // which fails with 3F000 ("schema … does not exist") when another schema is dropped while it
-    // runs (another application's, or a parallel test run's). Nothing has run then: try again.
-    for (
-      let attempt = 1;
-      error && !results?.length && droppedElsewhere(error, schema) && attempt < 10;
-      attempt++
-    ) {
+    // which fails ("schema/relation/column … does not exist") when another schema is dropped while
+    // it runs (another application's, or a parallel test run's). Nothing has run then: try again.
+    for (let attempt = 1; error && !results?.length && droppedMeanwhile(error) && attempt < 10; attempt++) {
       ({ error, results } = await migrator.migrateToLatest());
     }
     if (error) {
@@ -311,9 +307,11 @@ async function withNewerMigrations(
   };
 }
 
-/** Whether `error` is PostgreSQL's 3F000 for a schema other than `own` (dropped by someone else). */
-function droppedElsewhere(error: unknown, own: string | undefined): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code !== '3F000' || typeof message !== 'string') return false;
-  return own === undefined || !message.includes(`"${own}"`);
+/**
+ * Whether `error` is what PostgreSQL's catalog functions raise for an object dropped while a query
+ * reads the catalog: a schema (3F000), a table (42P01) or a column (42703) that no longer exists.
+ */
+function droppedMeanwhile(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown };
+  return code === '3F000' || code === '42P01' || code === '42703';
 }
