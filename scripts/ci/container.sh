@@ -69,7 +69,7 @@ for tool in podman:podman podman-compose:podman-compose debootstrap:debootstrap 
   if [ "$bin" = netavark ] || [ "$bin" = aardvark-dns ]; then
     [ -x "/usr/lib/podman/$bin" ] || need+=("$pkg")
   else
-    command -v "$bin" >/dev/null 2>&1 || need+=("$pkg")
+    type -P "$bin" >/dev/null 2>&1 || need+=("$pkg") # type -P: the podman function above is not the tool
   fi
 done
 if [ "${#need[@]}" -gt 0 ]; then
