@@ -20,7 +20,13 @@ function filterBy(field, id, text) {
 function describeChanges(changes) {
   const entries = Object.entries(changes ?? {});
   if (entries.length === 0) return '—';
-  return el('code', entries.map(([field, value]) => `${field}: ${JSON.stringify(value)}`).join('\n'));
+  const text = (value) => (value === null ? 'none' : JSON.stringify(value));
+  // A change is `{ from, to }`; what was set on a creation is the value itself.
+  const line = ([field, value]) =>
+    value !== null && typeof value === 'object' && 'from' in value && 'to' in value
+      ? `${field}: ${text(value.from)} → ${text(value.to)}`
+      : `${field}: ${text(value)}`;
+  return el('code', entries.map(line).join('\n'));
 }
 
 function render(entries, append) {
