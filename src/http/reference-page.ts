@@ -12,6 +12,8 @@ export interface ReferencePage {
   url?: string;
   /** Whether the page keeps the token typed into it in the browser's storage. */
   persistAuth: boolean;
+  /** The security scheme the page's request builder offers first. */
+  scheme?: string;
   /** A token the page signs its requests in with (the playground's demo key). */
   token?: { scheme: string; value: string };
 }
@@ -86,7 +88,9 @@ export async function registerReference(app: FastifyInstance, page: ReferencePag
               securitySchemes: { [page.token.scheme]: { token: page.token.value } },
             },
           }
-        : {}),
+        : page.scheme
+          ? { authentication: { preferredSecurityScheme: page.scheme } }
+          : {}),
     } as never,
   });
   const hashes = new Map<string, string>();

@@ -249,6 +249,30 @@ describe('the admin console in a browser', { skip }, () => {
     await page.close();
   });
 
+  it('the admin API reference renders at /admin/docs from this server alone, with no errors', async () => {
+    const page = await launched.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const problems: string[] = [];
+    const elsewhere: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
+    page.on('request', (request) => {
+      if (!request.url().startsWith(`${origin}/`) && !request.url().startsWith('data:')) {
+        elsewhere.push(request.url());
+      }
+    });
+    await page.goto(`${origin}/admin/docs`);
+    await page.getByRole('heading', { name: 'openvat admin API', exact: true }).waitFor();
+    await page.screenshot({ path: `${SHOTS}/console-docs-1400.png` });
+    await page.getByText('List accounts; search by name or external id').first().waitFor();
+    const curl = await page.locator('code.language-curl').first().textContent();
+    assert.match(curl ?? '', new RegExp(`^curl ${origin}/admin/v1/|^curl '${origin}/admin/v1/`));
+    assert.deepEqual(elsewhere, []);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('with the keyboard alone: signs in, creates a key, and a dialog opens and closes with Escape', async () => {
     const { page, problems } = await open(1400);
     /** Presses Tab until the element matching `selector` has the focus; its focus is visible. */

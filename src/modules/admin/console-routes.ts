@@ -53,6 +53,7 @@ export function adminConsoleRoutes(version: string) {
         title: 'openvat admin API',
         favicon: '/admin/favicon.svg',
         url: '/admin/openapi.json',
+        scheme: 'adminKey',
         // An admin key typed into the page is not kept after the tab closes.
         persistAuth: false,
       });
