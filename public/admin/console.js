@@ -91,5 +91,10 @@ $('sign-out').addEventListener('click', () => {
 
 window.addEventListener('hashchange', route);
 
+// The registry status is kept current while it is in view.
+setInterval(() => {
+  if (document.visibilityState === 'visible' && session.me && !$('status-view').hidden) loadStatus();
+}, 10_000);
+
 if (session.key) signIn(session.key).catch((error) => show($('sign-in-error'), error.message));
 else signedIn(false);

@@ -170,6 +170,16 @@ describe('the admin console in a browser', { skip }, () => {
       await page.screenshot({ path: `${SHOTS}/console-account-${width}.png`, fullPage: true });
       await assertLaidOut(page, width, 'account');
 
+      // Found again by its external id.
+      await page.click('#nav-accounts');
+      await page.fill('#account-q', `acme-${width}`);
+      await page.click('#account-search button[type="submit"]');
+      await page.locator('#account-list tbody tr', { hasText: name }).waitFor();
+      assert.equal(await page.locator('#account-list tbody tr').count(), 1);
+      await page.click(`#account-list a:has-text("${name}")`);
+      await page.locator('#account-title', { hasText: name }).waitFor();
+      await keyRow(page, rolledPrefix).filter({ hasText: 'revoked' }).waitFor();
+
       // The audit log: this account's writes.
       await page.click('#account-history');
       await page.locator('#audit-view').waitFor();
@@ -223,9 +233,11 @@ describe('the admin console in a browser', { skip }, () => {
     await row.waitFor();
     assert.ok(await row.locator('a:has-text("History")').isVisible());
     assert.equal(await row.locator('button:visible').count(), 0, 'no Edit, Roll or Revoke');
+    assert.equal(await page.locator('h3', { hasText: 'New key' }).isVisible(), false);
     for (const id of ['#key-form', '#account-edit', '#account-toggle']) {
       assert.equal(await page.locator(id).isVisible(), false, id);
     }
+    await page.screenshot({ path: `${SHOTS}/console-read-390.png`, fullPage: true });
     await page.click('#nav-audit');
     await page.locator('#audit-list tbody tr').first().waitFor();
 
