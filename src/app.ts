@@ -361,7 +361,7 @@ export async function buildApp(
       }),
     );
     await app.register(adminOpenApiRoute(PACKAGE.version, ErrorEnvelope));
-    await app.register(adminConsoleRoutes(PACKAGE.version));
+    await app.register(adminConsoleRoutes(PACKAGE.version, { root: !servesPublic }));
   }
 
   return app;

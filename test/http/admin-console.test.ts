@@ -133,6 +133,10 @@ describe('the console on a listener of its own', () => {
         );
       }
       assert.equal((await publicApp.inject({ method: 'GET', url: '/dashboard' })).statusCode, 200);
+      const root = await adminApp.inject({ method: 'GET', url: '/' });
+      assert.equal(root.statusCode, 302);
+      assert.equal(root.headers.location, '/admin/');
+      assert.equal((await publicApp.inject({ method: 'GET', url: '/' })).headers.location, '/docs/');
     } finally {
       await publicApp.close();
       await adminApp.close();

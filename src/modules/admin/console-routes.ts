@@ -33,11 +33,16 @@ function assets() {
 /**
  * `GET /admin/`: the operators' console, a static page that signs in with an admin key and uses the
  * admin API with it; and `GET /admin/docs`: the admin API's reference, from `/admin/openapi.json`.
- * Served where the admin API is (the public listener, or the admin listener of its own).
+ * Served where the admin API is (the public listener, or the admin listener of its own, whose `/`
+ * redirects to the console when `root`).
  */
-export function adminConsoleRoutes(version: string) {
+export function adminConsoleRoutes(version: string, options: { root: boolean }) {
   const files = assets();
   return async function register(app: FastifyInstance) {
+    // On the admin listener of its own, its root leads to the console.
+    if (options.root) {
+      app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/admin/', 302));
+    }
     for (const file of files) {
       for (const path of file.paths) {
         app.get(path, { schema: { hide: true } }, (_request, reply) =>
