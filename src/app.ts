@@ -18,8 +18,10 @@ import { clientErrorResponse, jsonErrorMessage, serverLimits } from './http/serv
 import { errors } from './lib/errors.js';
 import { unstorableText } from './lib/json-text.js';
 import { adminRoleOf } from './modules/admin/auth.js';
+import { adminConsoleRoutes } from './modules/admin/console-routes.js';
 import { adminOpenApiRoute } from './modules/admin/openapi.js';
 import { adminRoutes } from './modules/admin/routes.js';
+import { adminStatusRoutes } from './modules/admin/status-routes.js';
 import { auditsRoutes } from './modules/audits/routes.js';
 import { batchRoutes } from './modules/batch/routes.js';
 import { confirmationsRoutes } from './modules/confirmations/routes.js';
@@ -342,9 +344,24 @@ export async function buildApp(
         admin: container.admin,
         manage: container.manageKeys,
         requireAdmin: container.requireAdmin,
+        // Written now when possible; the answer is given either way (the counts are kept for the next write).
+        flushUsage: () =>
+          container.usage
+            .flush()
+            .catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed')),
+      }),
+    );
+    await app.register(
+      adminStatusRoutes({
+        requireAdmin: container.requireAdmin,
+        status: async () => ({
+          ...(await container.status.snapshot()),
+          rates: await container.ratesUpdates.status(),
+        }),
       }),
     );
     await app.register(adminOpenApiRoute(PACKAGE.version, ErrorEnvelope));
+    await app.register(adminConsoleRoutes(PACKAGE.version, { root: !servesPublic }));
   }
 
   return app;

@@ -33,7 +33,8 @@ export async function startServer(
     print('');
     print(`    ${created.key}`);
     print('');
-    print(`  Admin API: http://${where.host}:${where.port}/admin/v1 (reference: /admin/openapi.json)`);
+    print(`  Admin console (sign in with it): http://${where.host}:${where.port}/admin/`);
+    print(`  Admin API: http://${where.host}:${where.port}/admin/v1 (reference: /admin/docs)`);
   }
   if (firstStart) {
     const created = await container.keys.createKey({

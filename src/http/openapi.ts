@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
 import { type ApiError, errors } from '../lib/errors.js';
 import { PACKAGE } from './package.js';
+import { registerReference } from './reference-page.js';
 
 export interface OpenApiOptions {
   /** Extra Markdown appended to the API description (e.g. the test-mode magic numbers). */
@@ -66,7 +65,15 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
   });
-  await registerReference(app, options.playground?.key ?? null);
+  await registerReference(app, {
+    prefix: '/docs',
+    pageTitle: `${PACKAGE.name} ${PACKAGE.version} API reference`,
+    title: `${PACKAGE.name} API`,
+    favicon: '/favicon.svg',
+    persistAuth: true,
+    ...(options.playground ? { token: { scheme: 'apiKey', value: options.playground.key } } : {}),
+  });
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs/', 302));
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
   });
@@ -147,102 +154,4 @@ function withErrorExamples(documentObject: { openapiObject?: any; swaggerObject?
     }
   }
   return doc;
-}
-
-/**
- * `/docs`: the Scalar API reference, every asset served from the package (its single script at
- * `/docs/js/scalar.js`), no CDN, no fonts or proxy from elsewhere. The page's policy allows its own
- * origin only and no `upgrade-insecure-requests`, so it works over plain http on any host name. The
- * inline start-up script is allowed by its hash, computed from the page as served.
- */
-async function registerReference(app: FastifyInstance, demoKey: string | null) {
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    logLevel: 'warn',
-    configuration: {
-      pageTitle: `${PACKAGE.name} ${PACKAGE.version} API reference`,
-      title: `${PACKAGE.name} API`,
-      favicon: '/favicon.svg',
-      withDefaultFonts: false,
-      telemetry: false,
-      hideClientButton: true,
-      showDeveloperTools: 'never',
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      persistAuth: true,
-      defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
-      // The page's own origin, so the request examples are complete commands.
-      servers: [{ url: '/' }],
-      hiddenClients: {
-        c: true,
-        clojure: true,
-        csharp: true,
-        dart: true,
-        fsharp: true,
-        go: true,
-        http: true,
-        java: true,
-        js: true,
-        julia: true,
-        kotlin: true,
-        objc: true,
-        ocaml: true,
-        php: true,
-        powershell: true,
-        r: true,
-        ruby: true,
-        rust: true,
-        swift: true,
-        shell: ['httpie', 'wget'],
-        node: ['axios', 'ofetch', 'undici'],
-        python: ['python3', 'httpx_async', 'aiohttp'],
-      },
-      ...(demoKey
-        ? {
-            authentication: {
-              preferredSecurityScheme: 'apiKey',
-              securitySchemes: { apiKey: { token: demoKey } },
-            },
-          }
-        : {}),
-    } as never,
-  });
-  const hashes = new Map<string, string>();
-  // Every answer passes here, so the test for /docs comes first and allocates nothing.
-  const isDocs = (url: string) => {
-    if (!url.startsWith('/docs')) return false;
-    const next = url.charCodeAt(5); // after "/docs": the end, "/" or "?"
-    return Number.isNaN(next) || next === 47 || next === 63;
-  };
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (!isDocs(request.url)) {
-      done(null, payload);
-      return;
-    }
-    if (typeof payload === 'string' && payload.startsWith('<!doctype html>')) {
-      let policyHashes = hashes.get(payload);
-      if (policyHashes === undefined) {
-        policyHashes = [...payload.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]
-          .map(
-            (m) =>
-              `'sha256-${createHash('sha256')
-                .update(m[1] ?? '')
-                .digest('base64')}'`,
-          )
-          .join(' ');
-        hashes.clear();
-        hashes.set(payload, policyHashes);
-      }
-      reply.header(
-        'content-security-policy',
-        `default-src 'self'; script-src 'self' ${policyHashes}; style-src 'self' 'unsafe-inline'; ` +
-          "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; " +
-          "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
-      );
-    }
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    done(null, payload);
-  });
-  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs/', 302));
 }

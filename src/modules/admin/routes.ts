@@ -52,6 +52,8 @@ export function adminRoutes(deps: {
   admin: AdminService;
   manage: KeyManagement;
   requireAdmin: RequireAdmin;
+  /** Writes this instance's usage counts not yet written, so the answer includes them. */
+  flushUsage: () => Promise<void>;
 }) {
   const { admin, manage, requireAdmin } = deps;
   return async function register(fastify: FastifyInstance) {
@@ -316,6 +318,7 @@ export function adminRoutes(deps: {
         const first =
           from ?? new Date(Date.parse(`${last}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
         if (first > last) throw errors.invalidRequest(`from (${first}) is after to (${last}).`);
+        await deps.flushUsage();
         const rows = await admin.usage({
           from: first,
           to: last,

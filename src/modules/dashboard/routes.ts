@@ -2,22 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { PACKAGE_ROOT } from '../../config.js';
+import { PAGE_SECURITY_HEADERS } from '../../http/page-security.js';
 
 const ASSETS = join(PACKAGE_ROOT, 'public', 'dashboard');
-
-/**
- * The page may load only its own script and style and talk only to this server: it holds an API
- * key, so nothing else may run in it or frame it.
- */
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-cache',
-};
 
 const FILES = [
   { paths: ['/dashboard', '/dashboard/'], file: 'index.html', type: 'text/html; charset=utf-8' },
@@ -43,7 +30,7 @@ export function dashboardRoutes() {
     for (const asset of assets) {
       for (const path of asset.paths) {
         app.get(path, { schema: { hide: true } }, (_request, reply) =>
-          reply.headers(SECURITY_HEADERS).type(asset.type).send(asset.body),
+          reply.headers(PAGE_SECURITY_HEADERS).type(asset.type).send(asset.body),
         );
       }
     }

@@ -39,6 +39,16 @@ const RatesSyncStatus = Type.Object(
   { description: 'The rates sync (see docs/rates.md).' },
 );
 
+/** What `GET /v1/status` answers in `data` (and `GET /admin/v1/status` for operators). */
+export const StatusData = Type.Object({
+  shared: Type.Boolean({
+    description: 'Whether limits and breakers are shared through Redis now.',
+  }),
+  instances: Nullable(Type.Integer({ description: 'Instances alive by their heartbeat.' })),
+  registries: Type.Array(RegistryStatus),
+  rates: RatesSyncStatus,
+});
+
 /** What `GET /v1/status` tells of the rates sync. */
 export interface RatesSyncState {
   enabled: boolean;
@@ -60,16 +70,7 @@ export function statusRoutes(deps: { status: StatusService; ratesSync: () => Pro
           summary: 'Registry status: breakers, in-flight calls, last success and failure',
           description: registryStatusDescription,
           response: {
-            200: Envelope(
-              Type.Object({
-                shared: Type.Boolean({
-                  description: 'Whether limits and breakers are shared through Redis now.',
-                }),
-                instances: Nullable(Type.Integer({ description: 'Instances alive by their heartbeat.' })),
-                registries: Type.Array(RegistryStatus),
-                rates: RatesSyncStatus,
-              }),
-            ),
+            200: Envelope(StatusData),
             ...errorResponses,
           },
         },

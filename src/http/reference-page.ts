@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import scalar from '@scalar/fastify-api-reference';
+import type { FastifyInstance } from 'fastify';
+
+export interface ReferencePage {
+  /** Where the page is served, e.g. `/docs`; its script is at `<prefix>/js/scalar.js`. */
+  prefix: `/${string}`;
+  pageTitle: string;
+  title: string;
+  favicon: string;
+  /** The OpenAPI document's address; without it, the document of `@fastify/swagger`. */
+  url?: string;
+  /** Whether the page keeps the token typed into it in the browser's storage. */
+  persistAuth: boolean;
+  /** The security scheme the page's request builder offers first. */
+  scheme?: string;
+  /** A token the page signs its requests in with (the playground's demo key). */
+  token?: { scheme: string; value: string };
+}
+
+/** The inline scripts of a page, as CSP hashes. */
+function scriptHashes(page: string): string {
+  return [...page.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]
+    .map(
+      (m) =>
+        `'sha256-${createHash('sha256')
+          .update(m[1] ?? '')
+          .digest('base64')}'`,
+    )
+    .join(' ');
+}
+
+/**
+ * A Scalar API reference page (`/docs`, `/admin/docs`), every asset served from the package (its
+ * single script at `<prefix>/js/scalar.js`), no CDN, no fonts or proxy from elsewhere. The page's
+ * policy allows its own origin only and no `upgrade-insecure-requests`, so it works over plain http
+ * on any host name. The inline start-up script is allowed by its hash, computed from the page as
+ * served.
+ */
+export async function registerReference(app: FastifyInstance, page: ReferencePage) {
+  const { prefix } = page;
+  await app.register(scalar, {
+    routePrefix: prefix,
+    logLevel: 'warn',
+    configuration: {
+      pageTitle: page.pageTitle,
+      title: page.title,
+      favicon: page.favicon,
+      ...(page.url ? { url: page.url } : {}),
+      withDefaultFonts: false,
+      telemetry: false,
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      persistAuth: page.persistAuth,
+      defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+      // The page's own origin, so the request examples are complete commands.
+      servers: [{ url: '/' }],
+      hiddenClients: {
+        c: true,
+        clojure: true,
+        csharp: true,
+        dart: true,
+        fsharp: true,
+        go: true,
+        http: true,
+        java: true,
+        js: true,
+        julia: true,
+        kotlin: true,
+        objc: true,
+        ocaml: true,
+        php: true,
+        powershell: true,
+        r: true,
+        ruby: true,
+        rust: true,
+        swift: true,
+        shell: ['httpie', 'wget'],
+        node: ['axios', 'ofetch', 'undici'],
+        python: ['python3', 'httpx_async', 'aiohttp'],
+      },
+      ...(page.token
+        ? {
+            authentication: {
+              preferredSecurityScheme: page.token.scheme,
+              securitySchemes: { [page.token.scheme]: { token: page.token.value } },
+            },
+          }
+        : page.scheme
+          ? { authentication: { preferredSecurityScheme: page.scheme } }
+          : {}),
+    } as never,
+  });
+  const hashes = new Map<string, string>();
+  // Every answer passes here, so the test for the prefix comes first and allocates nothing.
+  const isPage = (url: string) => {
+    if (!url.startsWith(prefix)) return false;
+    const next = url.charCodeAt(prefix.length); // after the prefix: the end, "/" or "?"
+    return Number.isNaN(next) || next === 47 || next === 63;
+  };
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!isPage(request.url)) {
+      done(null, payload);
+      return;
+    }
+    if (typeof payload === 'string' && payload.startsWith('<!doctype html>')) {
+      let policyHashes = hashes.get(payload);
+      if (policyHashes === undefined) {
+        policyHashes = scriptHashes(payload);
+        hashes.clear();
+        hashes.set(payload, policyHashes);
+      }
+      reply.header(
+        'content-security-policy',
+        `default-src 'self'; script-src 'self' ${policyHashes}; style-src 'self' 'unsafe-inline'; ` +
+          "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; " +
+          "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+      );
+    }
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    done(null, payload);
+  });
+}
