@@ -9,7 +9,7 @@ import { pdfText, popplerSkipReason, renderPages } from '../helpers/poppler.js';
 
 const REQUESTER = 'DE136695976';
 const ASKED = {
-  name: 'Musterhaus GmbH & Co KG',
+  name: 'Łódź Spółka z o.o. ΔΟΚΙΜΗ',
   street: 'Musterstraße 22',
   postcode: '12345',
   town: 'Wörgl',
@@ -209,6 +209,7 @@ for (const target of await databaseTargets()) {
           stored.taxauth_id,
           first.id,
           'Musterstraße 22',
+          'Łódź Spółka z o.o. ΔΟΚΙΜΗ',
           'Wörgl',
           'https://tsa.example/tsr',
         ]) {

@@ -1,10 +1,31 @@
 /**
- * A proof as a PDF (A4) for an auditor: text only, the standard Helvetica and Courier fonts
- * (WinAnsi: German umlauts and ß included), no links, no scripts, no actions.
+ * A proof as a PDF (A4) for an auditor: text only, no links, no scripts, no actions. The text is set
+ * in DejaVu Sans (embedded, subset), which covers every Latin, Greek and Cyrillic script of the
+ * registries' answers: the PDF standard fonts (WinAnsi) would garble a Polish ł or a Greek name.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import { formatTime, PROOF_TEXTS, type ProofTexts } from './texts.js';
 import type { MatchCode, ProofData } from './types.js';
+
+const FONT_FILES = { Body: 'DejaVuSans.ttf', Bold: 'DejaVuSans-Bold.ttf', Mono: 'DejaVuSansMono.ttf' };
+type FontName = keyof typeof FONT_FILES;
+let fonts: Record<FontName, Buffer> | null = null;
+
+/** The font files, read once from the `dejavu-fonts-ttf` package. */
+function loadFonts(): Record<FontName, Buffer> {
+  if (!fonts) {
+    const dir = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+    fonts = {
+      Body: readFileSync(join(dir, FONT_FILES.Body)),
+      Bold: readFileSync(join(dir, FONT_FILES.Bold)),
+      Mono: readFileSync(join(dir, FONT_FILES.Mono)),
+    };
+  }
+  return fonts;
+}
 
 const MARGIN = 50;
 const LABEL_WIDTH = 165;
@@ -29,7 +50,7 @@ function layout(doc: Doc) {
   function heading(title: string) {
     room(40);
     doc.moveDown(0.5);
-    doc.font('Helvetica-Bold').fontSize(11.5).fillColor('black').text(title, left, doc.y, { width });
+    doc.font('Bold').fontSize(11.5).fillColor('black').text(title, left, doc.y, { width });
     const y = doc.y + 2;
     doc
       .moveTo(left, y)
@@ -43,16 +64,16 @@ function layout(doc: Doc) {
   /** One label and its value, side by side; `mono` for hashes, ids and keys. */
   function row(label: string, value: string, options: { mono?: boolean; strong?: boolean } = {}) {
     const valueWidth = width - LABEL_WIDTH - GAP;
-    const valueFont = options.mono ? 'Courier' : options.strong ? 'Helvetica-Bold' : 'Helvetica';
+    const valueFont = options.mono ? 'Mono' : options.strong ? 'Bold' : 'Body';
     const valueSize = options.mono ? MONO : BODY;
-    doc.font('Helvetica').fontSize(BODY);
+    doc.font('Body').fontSize(BODY);
     const labelHeight = doc.heightOfString(label, { width: LABEL_WIDTH });
     doc.font(valueFont).fontSize(valueSize);
     const valueHeight = doc.heightOfString(value, { width: valueWidth });
     const height = Math.max(labelHeight, valueHeight);
     room(height + 2.5);
     const y = doc.y;
-    doc.font('Helvetica').fontSize(BODY).fillColor(GREY).text(label, left, y, { width: LABEL_WIDTH });
+    doc.font('Body').fontSize(BODY).fillColor(GREY).text(label, left, y, { width: LABEL_WIDTH });
     doc
       .font(valueFont)
       .fontSize(valueSize)
@@ -62,7 +83,7 @@ function layout(doc: Doc) {
   }
 
   function paragraph(value: string, options: { size?: number; color?: string } = {}) {
-    doc.font('Helvetica').fontSize(options.size ?? BODY);
+    doc.font('Body').fontSize(options.size ?? BODY);
     room(doc.heightOfString(value, { width }) + 4);
     doc
       .fillColor(options.color ?? 'black')
@@ -74,7 +95,7 @@ function layout(doc: Doc) {
   function table(header: string[], rows: string[][], widths: number[]) {
     const columns = [...widths, width - widths.reduce((a, b) => a + b, 0)];
     const draw = (cells: string[], bold: boolean, shade: boolean) => {
-      doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(BODY);
+      doc.font(bold ? 'Bold' : 'Body').fontSize(BODY);
       const height =
         Math.max(...cells.map((cell, i) => doc.heightOfString(cell, { width: (columns[i] ?? 0) - 8 }))) + 6;
       room(height);
@@ -84,7 +105,7 @@ function layout(doc: Doc) {
       cells.forEach((cell, i) => {
         doc
           .fillColor('black')
-          .font(bold ? 'Helvetica-Bold' : 'Helvetica')
+          .font(bold ? 'Bold' : 'Body')
           .fontSize(BODY)
           .text(cell, x + 4, y + 3, { width: (columns[i] ?? 0) - 8 });
         x += columns[i] ?? 0;
@@ -103,7 +124,7 @@ function layout(doc: Doc) {
   }
 
   function banner(value: string) {
-    doc.font('Helvetica-Bold').fontSize(10);
+    doc.font('Bold').fontSize(10);
     const height = doc.heightOfString(value, { width: width - 16 }) + 10;
     const y = doc.y;
     doc.rect(left, y, width, height).fillColor('#fde2e2').fill();
@@ -111,7 +132,7 @@ function layout(doc: Doc) {
     doc.y = y + height + 6;
   }
 
-  return { heading, row, paragraph, table, banner, left, width };
+  return { room, heading, row, paragraph, table, banner, left, width };
 }
 
 function yesNo(t: ProofTexts, value: boolean | null): string {
@@ -125,12 +146,12 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
   const or = (value: string | null) => value ?? none;
 
   doc
-    .font('Helvetica-Bold')
-    .fontSize(15)
+    .font('Bold')
+    .fontSize(14)
     .fillColor('black')
     .text(t.title[proof.kind], l.left, doc.y, { width: l.width });
   doc.moveDown(0.2);
-  doc.font('Helvetica').fontSize(9).fillColor(GREY).text(t.subtitle, { width: l.width });
+  doc.font('Body').fontSize(9).fillColor(GREY).text(t.subtitle, { width: l.width });
   doc.moveDown(0.5);
   if (proof.mode === 'test') l.banner(t.testMode);
   l.row(t.fields.recordId, proof.id, { mono: true });
@@ -207,7 +228,11 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
     if (head.signature !== null) {
       l.row(
         t.fields.signatureCheck,
-        head.signature_valid === null ? t.notChecked : head.signature_valid ? t.matches : t.doesNotMatch,
+        head.signature_valid === null
+          ? t.notChecked
+          : head.signature_valid
+            ? t.signatureValid
+            : t.signatureInvalid,
       );
     }
     if (head.public_key) l.row(t.fields.publicKey, head.public_key.trim(), { mono: true });
@@ -224,10 +249,13 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
     }
   }
 
+  // The steps stay on one page with their heading.
+  doc.font('Body').fontSize(BODY);
+  const steps = proof.verification.map((step, i) => `${i + 1}. ${step}`);
+  const stepsHeight = steps.reduce((sum, step) => sum + doc.heightOfString(step, { width: l.width }) + 4, 40);
+  l.room(stepsHeight);
   l.heading(t.sections.verify);
-  proof.verification.forEach((step, i) => {
-    l.paragraph(`${i + 1}. ${step}`);
-  });
+  for (const step of steps) l.paragraph(step);
 }
 
 /** Page numbers and the generation time at the foot of every page. */
@@ -240,7 +268,7 @@ function footers(doc: Doc, proof: ProofData, t: ProofTexts) {
     doc.page.margins.bottom = 0;
     const y = doc.page.height - 36;
     const width = doc.page.width - 2 * MARGIN;
-    doc.font('Helvetica').fontSize(7.5).fillColor(GREY);
+    doc.font('Body').fontSize(7.5).fillColor(GREY);
     doc.text(t.generated(formatTime(proof.generated_at, t.none)), MARGIN, y, { width, lineBreak: false });
     doc.text(t.page(i - range.start + 1, range.count), MARGIN, y, {
       width,
@@ -266,6 +294,7 @@ export function renderProofPdf(proof: ProofData): Promise<Buffer> {
       CreationDate: new Date(proof.generated_at),
     },
   });
+  for (const [name, data] of Object.entries(loadFonts())) doc.registerFont(name, data);
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));

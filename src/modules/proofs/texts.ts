@@ -102,6 +102,8 @@ export interface ProofTexts {
   notSent: string;
   matches: string;
   doesNotMatch: string;
+  signatureValid: string;
+  signatureInvalid: string;
   unsigned: string;
   notChecked: string;
   auditNotInChain: string;
@@ -117,7 +119,7 @@ export interface ProofTexts {
 
 const DE: ProofTexts = {
   title: {
-    confirmation: 'Nachweis einer qualifizierten Bestätigungsanfrage (§ 18e UStG)',
+    confirmation: 'Nachweis einer qualifizierten Bestätigungsanfrage (§\u00a018e\u00a0UStG)',
     validation: 'Nachweis einer Prüfung der USt-IdNr.',
   },
   subtitle: 'Aus dem gespeicherten Datensatz erzeugt; die Angaben der Behörde sind unverändert übernommen.',
@@ -150,7 +152,7 @@ const DE: ProofTexts = {
     received: 'Anfrage bei openvat eingegangen',
     answered: 'Antwort der Behörde',
     stored: 'Gespeichert',
-    keptUntil: 'Aufbewahrt mindestens bis',
+    keptUntil: 'Aufbewahrt bis',
     recordId: 'Nachweis-ID',
     requestId: 'Request-ID',
     hash: 'Hash des Datensatzes (SHA-256)',
@@ -179,6 +181,8 @@ const DE: ProofTexts = {
   notSent: '(nicht angegeben)',
   matches: 'stimmt überein',
   doesNotMatch: 'STIMMT NICHT ÜBEREIN',
+  signatureValid: 'gültig',
+  signatureInvalid: 'UNGÜLTIG',
   unsigned: 'nicht signiert (kein Nachweisschlüssel eingerichtet)',
   notChecked: 'nicht geprüft (kein öffentlicher Schlüssel)',
   auditNotInChain:
@@ -197,10 +201,10 @@ const DE: ProofTexts = {
     confirmation: (id, seq, tokenHeadSeq) => [
       `GET /v1/confirmations/${id} liefert den gespeicherten Datensatz: die Anfrage und die Antwort der Behörde Byte für Byte.`,
       'Der Hash ist SHA-256 über das JSON-Array der Felder des Datensatzes (Aufbau in docs/confirmations.md); prev_hash ist der Hash des vorigen Glieds.',
-      `"openvat evidence verify --public-key <Datei> --head <exportierter Kettenkopf>" prüft alle Glieder bis zum Kettenkopf, Glied ${seq} eingeschlossen, und die Ed25519-Signatur des Kettenkopfs.`,
+      `„openvat evidence verify --public-key <Datei> --head <exportierter Kettenkopf>“ prüft alle Glieder bis zum Kettenkopf, Glied ${seq} eingeschlossen, und die Ed25519-Signatur des Kettenkopfs.`,
       tokenHeadSeq === null
         ? 'Sobald ein Zeitstempel-Token diesen Datensatz abdeckt, nennt es ein neu erzeugter Nachweis.'
-        : `"openvat evidence export-token --seq ${tokenHeadSeq}" schreibt den Kettenkopf und sein Zeitstempel-Token; "openssl ts -verify" prüft es ohne openvat (Befehle in docs/evidence.md). Das Token beweist, dass alle Glieder bis seq ${tokenHeadSeq} zu seiner Zeit bestanden.`,
+        : `„openvat evidence export-token --seq ${tokenHeadSeq}“ schreibt den Kettenkopf und sein Zeitstempel-Token; „openssl ts -verify“ prüft es ohne openvat (Befehle in docs/evidence.md). Das Token beweist, dass alle Glieder bis seq ${tokenHeadSeq} zu seiner Zeit bestanden.`,
     ],
     validation: (id, keptUntil) => [
       `GET /v1/audits/${id} liefert die gespeicherte Antwort; ihr SHA-256 ist der oben genannte Hash.`,
@@ -212,7 +216,7 @@ const DE: ProofTexts = {
 
 const EN: ProofTexts = {
   title: {
-    confirmation: 'Proof of a qualified VAT number confirmation (§18e UStG)',
+    confirmation: 'Proof of a qualified VAT number confirmation (§18e\u00a0UStG)',
     validation: 'Proof of a VAT number validation',
   },
   subtitle: "Generated from the stored record; the authority's statements are reproduced unchanged.",
@@ -245,7 +249,7 @@ const EN: ProofTexts = {
     received: 'Request received by openvat',
     answered: "Authority's answer",
     stored: 'Stored',
-    keptUntil: 'Kept at least until',
+    keptUntil: 'Kept until',
     recordId: 'Record id',
     requestId: 'Request id',
     hash: 'Record hash (SHA-256)',
@@ -274,6 +278,8 @@ const EN: ProofTexts = {
   notSent: '(not sent)',
   matches: 'matches',
   doesNotMatch: 'DOES NOT MATCH',
+  signatureValid: 'valid',
+  signatureInvalid: 'INVALID',
   unsigned: 'not signed (no evidence key configured)',
   notChecked: 'not checked (no public key)',
   auditNotInChain:
@@ -292,10 +298,10 @@ const EN: ProofTexts = {
     confirmation: (id, seq, tokenHeadSeq) => [
       `GET /v1/confirmations/${id} returns the stored record: the request and the authority's answer, byte for byte.`,
       "The hash is SHA-256 over the JSON array of the record's fields (layout in docs/confirmations.md); prev_hash is the hash of the link before it.",
-      `"openvat evidence verify --public-key <file> --head <exported head>" checks every link up to the chain head, link ${seq} included, and the head's Ed25519 signature.`,
+      `“openvat evidence verify --public-key <file> --head <exported head>” checks every link up to the chain head, link ${seq} included, and the head's Ed25519 signature.`,
       tokenHeadSeq === null
         ? 'Once a time-stamp token covers this record, a proof generated again names it.'
-        : `"openvat evidence export-token --seq ${tokenHeadSeq}" writes the chain head and its time-stamp token; "openssl ts -verify" checks it without openvat (commands in docs/evidence.md). The token proves that every link up to seq ${tokenHeadSeq} existed at its time.`,
+        : `“openvat evidence export-token --seq ${tokenHeadSeq}” writes the chain head and its time-stamp token; “openssl ts -verify” checks it without openvat (commands in docs/evidence.md). The token proves that every link up to seq ${tokenHeadSeq} existed at its time.`,
     ],
     validation: (id, keptUntil) => [
       `GET /v1/audits/${id} returns the stored response; its SHA-256 is the hash above.`,
