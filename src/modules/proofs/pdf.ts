@@ -1,7 +1,9 @@
 /**
- * A proof as a PDF (A4) for an auditor: text only, no links, no scripts, no actions. The text is set
- * in DejaVu Sans (embedded, subset), which covers every Latin, Greek and Cyrillic script of the
- * registries' answers: the PDF standard fonts (WinAnsi) would garble a Polish ł or a Greek name.
+ * A proof as a PDF (A4) for an auditor: text only, no links, no scripts, no actions. Text is set in
+ * the standard Helvetica and Courier (WinAnsi: German umlauts and ß included, nothing embedded). A
+ * value with a character outside WinAnsi (a Polish ł, a Greek or Cyrillic name) is set in DejaVu Sans,
+ * embedded as a subset: the standard fonts would garble it. DejaVu costs a few times more to lay out,
+ * so it is used only where needed.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,6 +29,28 @@ function loadFonts(): Record<FontName, Buffer> {
   return fonts;
 }
 
+/** The characters of WinAnsiEncoding (Windows-1252) beyond Latin-1. */
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+
+/** Whether the standard fonts can show `text` (WinAnsiEncoding). */
+export function fitsWinAnsi(text: string): boolean {
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code === 0x0a || (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff)) continue;
+    if (!WIN_ANSI_EXTRA.has(char)) return false;
+  }
+  return true;
+}
+
+type Style = 'body' | 'bold' | 'mono';
+const STANDARD: Record<Style, string> = { body: 'Helvetica', bold: 'Helvetica-Bold', mono: 'Courier' };
+const EMBEDDED: Record<Style, FontName> = { body: 'Body', bold: 'Bold', mono: 'Mono' };
+
+/** The font for `text` in a style: a standard font when it can show the text, else DejaVu. */
+function face(style: Style, text: string): string {
+  return fitsWinAnsi(text) ? STANDARD[style] : EMBEDDED[style];
+}
+
 const MARGIN = 50;
 const LABEL_WIDTH = 165;
 const GAP = 10;
@@ -50,7 +74,7 @@ function layout(doc: Doc) {
   function heading(title: string) {
     room(40);
     doc.moveDown(0.5);
-    doc.font('Bold').fontSize(11.5).fillColor('black').text(title, left, doc.y, { width });
+    doc.font(face('bold', title)).fontSize(11.5).fillColor('black').text(title, left, doc.y, { width });
     const y = doc.y + 2;
     doc
       .moveTo(left, y)
@@ -64,16 +88,17 @@ function layout(doc: Doc) {
   /** One label and its value, side by side; `mono` for hashes, ids and keys. */
   function row(label: string, value: string, options: { mono?: boolean; strong?: boolean } = {}) {
     const valueWidth = width - LABEL_WIDTH - GAP;
-    const valueFont = options.mono ? 'Mono' : options.strong ? 'Bold' : 'Body';
+    const valueFont = face(options.mono ? 'mono' : options.strong ? 'bold' : 'body', value);
+    const labelFont = face('body', label);
     const valueSize = options.mono ? MONO : BODY;
-    doc.font('Body').fontSize(BODY);
+    doc.font(labelFont).fontSize(BODY);
     const labelHeight = doc.heightOfString(label, { width: LABEL_WIDTH });
     doc.font(valueFont).fontSize(valueSize);
     const valueHeight = doc.heightOfString(value, { width: valueWidth });
     const height = Math.max(labelHeight, valueHeight);
     room(height + 2.5);
     const y = doc.y;
-    doc.font('Body').fontSize(BODY).fillColor(GREY).text(label, left, y, { width: LABEL_WIDTH });
+    doc.font(labelFont).fontSize(BODY).fillColor(GREY).text(label, left, y, { width: LABEL_WIDTH });
     doc
       .font(valueFont)
       .fontSize(valueSize)
@@ -83,7 +108,7 @@ function layout(doc: Doc) {
   }
 
   function paragraph(value: string, options: { size?: number; color?: string } = {}) {
-    doc.font('Body').fontSize(options.size ?? BODY);
+    doc.font(face('body', value)).fontSize(options.size ?? BODY);
     room(doc.heightOfString(value, { width }) + 4);
     doc
       .fillColor(options.color ?? 'black')
@@ -95,9 +120,14 @@ function layout(doc: Doc) {
   function table(header: string[], rows: string[][], widths: number[]) {
     const columns = [...widths, width - widths.reduce((a, b) => a + b, 0)];
     const draw = (cells: string[], bold: boolean, shade: boolean) => {
-      doc.font(bold ? 'Bold' : 'Body').fontSize(BODY);
-      const height =
-        Math.max(...cells.map((cell, i) => doc.heightOfString(cell, { width: (columns[i] ?? 0) - 8 }))) + 6;
+      const style: Style = bold ? 'bold' : 'body';
+      const heights = cells.map((cell, i) =>
+        doc
+          .font(face(style, cell))
+          .fontSize(BODY)
+          .heightOfString(cell, { width: (columns[i] ?? 0) - 8 }),
+      );
+      const height = Math.max(...heights) + 6;
       room(height);
       const y = doc.y;
       if (shade) doc.rect(left, y, width, height).fillColor('#eeeeee').fill();
@@ -105,7 +135,7 @@ function layout(doc: Doc) {
       cells.forEach((cell, i) => {
         doc
           .fillColor('black')
-          .font(bold ? 'Bold' : 'Body')
+          .font(face(style, cell))
           .fontSize(BODY)
           .text(cell, x + 4, y + 3, { width: (columns[i] ?? 0) - 8 });
         x += columns[i] ?? 0;
@@ -124,7 +154,7 @@ function layout(doc: Doc) {
   }
 
   function banner(value: string) {
-    doc.font('Bold').fontSize(10);
+    doc.font(face('bold', value)).fontSize(10);
     const height = doc.heightOfString(value, { width: width - 16 }) + 10;
     const y = doc.y;
     doc.rect(left, y, width, height).fillColor('#fde2e2').fill();
@@ -146,12 +176,12 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
   const or = (value: string | null) => value ?? none;
 
   doc
-    .font('Bold')
+    .font(face('bold', t.title[proof.kind]))
     .fontSize(14)
     .fillColor('black')
     .text(t.title[proof.kind], l.left, doc.y, { width: l.width });
   doc.moveDown(0.2);
-  doc.font('Body').fontSize(9).fillColor(GREY).text(t.subtitle, { width: l.width });
+  doc.font(face('body', t.subtitle)).fontSize(9).fillColor(GREY).text(t.subtitle, { width: l.width });
   doc.moveDown(0.5);
   if (proof.mode === 'test') l.banner(t.testMode);
   l.row(t.fields.recordId, proof.id, { mono: true });
@@ -224,7 +254,9 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
   if (head) {
     l.row(t.fields.headSeq, String(head.seq));
     l.row(t.fields.headHash, head.hash, { mono: true });
-    l.row(t.fields.signature, head.signature ?? t.unsigned, head.signature ? { mono: true } : {});
+    // Base64 in lines of 64 characters, as PEM writes it (a line break at a `/` would be ambiguous).
+    const signature = head.signature?.match(/.{1,64}/g)?.join('\n') ?? null;
+    l.row(t.fields.signature, signature ?? t.unsigned, signature ? { mono: true } : {});
     if (head.signature !== null) {
       l.row(
         t.fields.signatureCheck,
@@ -250,9 +282,12 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
   }
 
   // The steps stay on one page with their heading.
-  doc.font('Body').fontSize(BODY);
   const steps = proof.verification.map((step, i) => `${i + 1}. ${step}`);
-  const stepsHeight = steps.reduce((sum, step) => sum + doc.heightOfString(step, { width: l.width }) + 4, 40);
+  const stepsHeight = steps.reduce(
+    (sum, step) =>
+      sum + doc.font(face('body', step)).fontSize(BODY).heightOfString(step, { width: l.width }) + 4,
+    40,
+  );
   l.room(stepsHeight);
   l.heading(t.sections.verify);
   for (const step of steps) l.paragraph(step);
@@ -268,8 +303,9 @@ function footers(doc: Doc, proof: ProofData, t: ProofTexts) {
     doc.page.margins.bottom = 0;
     const y = doc.page.height - 36;
     const width = doc.page.width - 2 * MARGIN;
-    doc.font('Body').fontSize(7.5).fillColor(GREY);
-    doc.text(t.generated(formatTime(proof.generated_at, t.none)), MARGIN, y, { width, lineBreak: false });
+    const generated = t.generated(formatTime(proof.generated_at, t.none));
+    doc.font(face('body', generated)).fontSize(7.5).fillColor(GREY);
+    doc.text(generated, MARGIN, y, { width, lineBreak: false });
     doc.text(t.page(i - range.start + 1, range.count), MARGIN, y, {
       width,
       align: 'right',
