@@ -5,10 +5,13 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { refusal } from '../../lib/refusal.js';
 import { EVATR_STATUSES } from '../../registries/evatr.js';
 import type { AuditsService } from '../audits/index.js';
-import { publicKeyPem, verifyHeadSignature } from '../confirmations/anchor.js';
-import { toTaxauthCode } from '../confirmations/authority.js';
-import { hashRecord } from '../confirmations/chain.js';
-import type { ConfirmationsService } from '../confirmations/service.js';
+import {
+  type ConfirmationsService,
+  hashRecord,
+  publicKeyPem,
+  toTaxauthCode,
+  verifyHeadSignature,
+} from '../confirmations/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import { chooseLanguage, formatTime, PROOF_TEXTS } from './texts.js';
 import type { TimestampLookup } from './timestamps.js';
