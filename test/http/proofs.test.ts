@@ -345,5 +345,24 @@ for (const target of await databaseTargets()) {
       assert.equal((await get('/v1/audits/0190b2a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b/proof')).statusCode, 404);
       assert.equal((await get('/v1/audits/nope/proof')).statusCode, 400);
     });
+
+    it('says so when a stored confirmation no longer matches its hash', async (context) => {
+      const second = confirmations[1];
+      assert.ok(second);
+      await db.kysely
+        .updateTable('confirmations')
+        .set({ vat_number: 'ATU99999999' })
+        .where('id', '=', second.id)
+        .execute();
+      const proof = (await json(`/v1/confirmations/${second.id}/proof`)).json().data;
+      assert.equal(proof.asked.vat_number, 'ATU99999999');
+      assert.equal(proof.record.hash_matches, false);
+      if (poppler) {
+        context.diagnostic(poppler);
+        return;
+      }
+      const text = pdfText((await get(`/v1/confirmations/${second.id}/proof`)).rawPayload);
+      assert.match(text, /Hash neu berechnet\s+STIMMT NICHT ÜBEREIN/);
+    });
   });
 }
