@@ -35,6 +35,8 @@ import type { Operation } from './modules/keys/plans.js';
 import { registerMetrics } from './modules/metrics/routes.js';
 import { monitorsRoutes } from './modules/monitors/routes.js';
 import { PLAYGROUND_KEY, playgroundIntro } from './modules/playground/playground.js';
+import { proofsRoutes } from './modules/proofs/routes.js';
+import { ProofSchema } from './modules/proofs/schemas.js';
 import { CountryRate, ratesFastPath, ratesRoutes } from './modules/rates/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
@@ -217,6 +219,7 @@ export async function buildApp(
   app.addSchema(ErrorEnvelope);
   app.addSchema(CountryRate);
   app.addSchema(ValidationDataSchema);
+  app.addSchema(ProofSchema);
   // The pages of docs/, served under /guides/ and listed in the description `/docs` shows.
   const guides = loadGuides();
   if (servesPublic)
@@ -318,6 +321,7 @@ export async function buildApp(
         sendRecorded: container.sendRecorded,
       }),
     );
+    await app.register(proofsRoutes({ proofs: container.proofs, requireKey: container.requireKey }));
     await app.register(
       ratesRoutes({
         rates: container.rates,

@@ -33,6 +33,8 @@ import { createMonitorsService } from './modules/monitors/service.js';
 import { createResponseRecorder } from './modules/outbox/reply.js';
 import { createOutbox } from './modules/outbox/service.js';
 import { createPlayground } from './modules/playground/playground.js';
+import { createProofsService } from './modules/proofs/service.js';
+import { noTimestamps } from './modules/proofs/timestamps.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { loadRatesOverrides, RatesOverridesError } from './modules/rates/overrides.js';
 import { createRatesService } from './modules/rates/service.js';
@@ -141,8 +143,10 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     sources: { live: liveAnswers, test: testAnswers },
   });
   const decide = createDecideService({ validation, rates, clock });
+  const confirmationsRepository = createConfirmationsRepository(db.kysely);
+  const evidenceSigner = config.evidenceKey ? createHeadSigner(parseEvidenceKey(config.evidenceKey)) : null;
   const confirmations = createConfirmationsService({
-    repository: createConfirmationsRepository(db.kysely),
+    repository: confirmationsRepository,
     clock,
     ids,
     upstream: {
@@ -165,7 +169,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       }),
     // An in-flight idempotency key is abandoned once the upstream call cannot still be running.
     inFlightTimeoutMs: registryConfig.timeoutMs + 60_000,
-    signer: config.evidenceKey ? createHeadSigner(parseEvidenceKey(config.evidenceKey)) : null,
+    signer: evidenceSigner,
     onEvidenceProblem: (problem) =>
       log.error(
         { evidence: problem },
@@ -180,6 +184,14 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       ),
   });
   metrics.watchEvidence(() => confirmations.evidenceProblem() !== null);
+  const proofs = createProofsService({
+    confirmations,
+    chainHead: () => confirmationsRepository.head(),
+    publicKey: evidenceSigner?.publicKey ?? null,
+    audits,
+    timestamps: ports.timestamps ?? noTimestamps,
+    clock,
+  });
   const timers: NodeJS.Timeout[] = [];
 
   const webhookTransport = ports.webhookTransport ?? createHttpTransport();
@@ -311,6 +323,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     registryStatus: () => statusService.snapshot(),
     metrics,
     confirmations,
+    proofs,
     usage,
     webhooks,
     webhookWorker,

@@ -24,6 +24,8 @@ import type { MonitorsService } from '../modules/monitors/service.js';
 import type { SendRecorded } from '../modules/outbox/reply.js';
 import type { Outbox } from '../modules/outbox/service.js';
 import type { Playground } from '../modules/playground/playground.js';
+import type { ProofsService } from '../modules/proofs/service.js';
+import type { TimestampLookup } from '../modules/proofs/timestamps.js';
 import type { RatesDataset } from '../modules/rates/dataset.js';
 import type { RatesService } from '../modules/rates/service.js';
 import type { RatesUpdates } from '../modules/rates/updates.js';
@@ -63,6 +65,8 @@ export interface Ports {
   timers?: Timers;
   /** The random part of new API keys (default: 32 random base62 characters). */
   keySecrets?: () => string;
+  /** Finds the newest trusted time-stamp token covering a confirmation (default: none). */
+  timestamps?: TimestampLookup;
 }
 
 export interface Container {
@@ -109,6 +113,8 @@ export interface Container {
   readonly metrics: Metrics;
   /** Qualified confirmations through eVatR and their evidence chain. */
   readonly confirmations: ConfirmationsService;
+  /** Proofs of confirmations and validations for an auditor (PDF and JSON). */
+  readonly proofs: ProofsService;
   /** Requests per key, day and operation, counted in memory and written every few seconds. */
   readonly usage: UsageService;
   readonly webhooks: WebhooksService;

@@ -30,13 +30,13 @@ let registryName = 'Beispiel GmbH';
 const registry = {
   source: 'vies' as const,
   countries: [],
-  lookup: async () => ({
+  lookup: async (request: { requester?: unknown }) => ({
     kind: 'answer' as const,
     source: 'vies' as const,
     valid: true,
     name: registryName,
     address: 'Hauptstrasse 1, Wien',
-    consultationNumber: null,
+    consultationNumber: request.requester ? 'WAPIAAAAZ1A2B3C4' : null,
     checkedAt: clock.now(),
   }),
 };
@@ -131,8 +131,12 @@ for (const target of await databaseTargets()) {
         return res.json() as { data: Record<string, string>; id?: string; meta: { request_id: string } };
       };
       const endpoint = await call('POST', '/v1/webhooks', { url: 'https://hooks.example.com/hook' });
-      // A live validation: an audit record, an event and an undelivered delivery to the endpoint.
-      const validation = await call('GET', '/v1/validate?vat_number=ATU14243102');
+      // A live validation with a consultation number (so its audit record has a proof): an audit
+      // record, an event and an undelivered delivery to the endpoint.
+      const validation = await call(
+        'GET',
+        '/v1/validate?vat_number=ATU14243102&requester_vat_number=DE136695976',
+      );
       const deliveries = await call('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
       const job = await call('POST', '/v1/validate/batch', { vat_numbers: ['ATU14243102'], async: true });
       const confirmation = await call('POST', '/v1/confirm', {

@@ -196,6 +196,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audits/{request_id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof of a validation with a consultation number (PDF or JSON)
+         * @description For the audit record of a validation made with `requester_vat_number` (it carries the registry's consultation number), while the record is kept: what was asked, the registry's answer and consultation number, when, and the SHA-256 of the stored response. Other keys, unknown or expired ids, and records without a consultation number get 404. A PDF (A4, text only, no scripts or actions) by default; the same facts as JSON with `Accept: application/json`. Language: `?lang=de|en`, else the first of `Accept-Language` that exists, else the requester's country (German for DE, AT, CH and LI requesters), else English.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The language of the proof. */
+                    lang?: "de" | "en";
+                };
+                header?: never;
+                path: {
+                    /** @description The `meta.request_id` of the validation. */
+                    request_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The proof. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Proof"];
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                        "application/pdf": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/confirm": {
         parameters: {
             query?: never;
@@ -471,6 +546,81 @@ export interface paths {
                                 request_id: string;
                             };
                         };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/confirmations/{id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof of a confirmation for an auditor (PDF or JSON)
+         * @description Business plan. What was asked, what the authority answered (status, match grid, its request id and time), when, the record's hash, its place in the evidence chain, the newest signed chain head and the newest trusted time-stamp token covering it, and how to verify. Other accounts and unknown ids get 404, as for the confirmation itself. A PDF (A4, text only, no scripts or actions) by default; the same facts as JSON with `Accept: application/json`. Language: `?lang=de|en`, else the first of `Accept-Language` that exists, else the requester's country (German for DE, AT, CH and LI requesters), else English.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The language of the proof. */
+                    lang?: "de" | "en";
+                };
+                header?: never;
+                path: {
+                    /** @description The `confirmation_id`. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The proof. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Proof"];
+                            meta: {
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                            };
+                        };
+                        "application/pdf": string;
                     };
                 };
             };
@@ -3021,6 +3171,90 @@ export interface components {
                  */
                 request_id: string;
             };
+        };
+        /** Proof */
+        Proof: {
+            answer: {
+                authority_time: string | null;
+                company: {
+                    address: string | null;
+                    name: string | null;
+                    postcode: string | null;
+                    street: string | null;
+                    town: string | null;
+                } | null;
+                consultation_number: string | null;
+                matches: {
+                    name: ("A" | "B" | "C" | "D") | null;
+                    postcode: ("A" | "B" | "C" | "D") | null;
+                    street: ("A" | "B" | "C" | "D") | null;
+                    town: ("A" | "B" | "C" | "D") | null;
+                } | null;
+                qualified: boolean | null;
+                /** @description `taxauth` (eVatR), `vies`, `hmrc`, `bfs` or `brreg`. */
+                source: string;
+                status_code: string | null;
+                status_text: string | null;
+                taxauth_id: string | null;
+                valid: boolean | null;
+                valid_from: string | null;
+                valid_to: string | null;
+            };
+            asked: {
+                company: {
+                    name: string | null;
+                    postcode: string | null;
+                    street: string | null;
+                    town: string | null;
+                } | null;
+                requester_vat_number: string | null;
+                /** @description The number asked about, normalised with its prefix. */
+                vat_number: string;
+            };
+            chain: {
+                prev_hash: string;
+                seq: number;
+            } | null;
+            /** Format: date-time */
+            generated_at: string;
+            /** @description The confirmation's id, or the audit record's `request_id`. */
+            id: string;
+            kind: "confirmation" | "validation";
+            /** @description `?lang=`, else `Accept-Language`, else the requester's country (de for DE, AT, CH, LI). */
+            language: "de" | "en";
+            mode: "live" | "test";
+            record: {
+                /** @enum {string} */
+                algorithm: "sha256";
+                /** @description A confirmation's chain hash; for an audit record, SHA-256 of the stored response, byte for byte. */
+                hash: string;
+                hash_matches: boolean | null;
+            };
+            /** @description The `meta.request_id` of the original response. */
+            request_id: string;
+            signed_head: {
+                hash: string;
+                public_key: string | null;
+                seq: number;
+                signature: string | null;
+                signature_valid: boolean | null;
+            } | null;
+            times: {
+                answered_at: string | null;
+                /** Format: date-time */
+                kept_until: string;
+                received_at: string | null;
+                /** Format: date-time */
+                stored_at: string;
+            };
+            timestamp: {
+                /** Format: date-time */
+                gen_time: string;
+                head_seq: number;
+                tsa_url: string;
+            } | null;
+            /** @description How to verify, step by step. */
+            verification: string[];
         };
         /** ValidationData */
         ValidationData: {
