@@ -85,7 +85,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
   });
   const administration = await createKeyAdministration({ config, log, db, clock, ids, redis, keys, ports });
-  const { authFailures, keyPropagation, admin, manageKeys } = administration;
+  const { authFailures, keyPropagation, admin, manageKeys, monthlyQuota } = administration;
   const playground = createPlayground({
     enabled: config.playground,
     clock,
@@ -297,6 +297,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     admin,
     manageKeys,
     keyPropagation,
+    monthlyQuota,
     requireAdmin: createAdminAuth(admin, authFailures),
     audits,
     events,

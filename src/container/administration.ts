@@ -9,13 +9,15 @@ import { createAdminService } from '../modules/admin/service.js';
 import { createAuthFailures } from '../modules/keys/auth-failures.js';
 import { createKeyManagement } from '../modules/keys/manage.js';
 import { createKeyPropagation } from '../modules/keys/propagation.js';
+import { createMonthlyQuota } from '../modules/keys/quota.js';
+import { createQuotaRepository } from '../modules/keys/quota-repository.js';
 import { createKeysRepository } from '../modules/keys/repository.js';
 import type { KeysService } from '../modules/keys/service.js';
 
 /**
  * The administration of keys: the limit on failed authentications, key changes told to every
  * instance (Redis pub/sub), admin keys with the audit log, and accounts and keys as the admin API
- * manages them.
+ * manages them, and the monthly quotas of keys.
  */
 export async function createKeyAdministration(deps: {
   config: Config;
@@ -54,13 +56,20 @@ export async function createKeyAdministration(deps: {
       ),
     );
   const admin = createAdminService({ repository: createAdminRepository(db.kysely), clock, ids, ...secrets });
+  const quotaRepository = createQuotaRepository(db.kysely);
+  const monthlyQuota = createMonthlyQuota({
+    repository: quotaRepository,
+    clock,
+    planDefaults: config.keyMonthlyQuota,
+  });
   const manageKeys = createKeyManagement({
     db: db.kysely,
     repository: createKeysRepository(db.kysely),
+    quotas: { repository: quotaRepository, planDefaults: config.keyMonthlyQuota },
     clock,
     ids,
     announce: (change) => keyPropagation.announce(change),
     ...secrets,
   });
-  return { authFailures, keyPropagation, admin, manageKeys };
+  return { authFailures, keyPropagation, admin, manageKeys, monthlyQuota };
 }
