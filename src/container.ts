@@ -330,6 +330,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
           redis,
           live,
           audits,
+          admin,
           confirmations,
           monitors,
           batch,

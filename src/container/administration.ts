@@ -55,7 +55,13 @@ export async function createKeyAdministration(deps: {
         "key changes: cannot subscribe in Redis; other instances' changes apply within OPENVAT_KEY_CACHE_MS",
       ),
     );
-  const admin = createAdminService({ repository: createAdminRepository(db.kysely), clock, ids, ...secrets });
+  const admin = createAdminService({
+    repository: createAdminRepository(db.kysely),
+    clock,
+    ids,
+    auditRetentionDays: config.admin.auditRetentionDays,
+    ...secrets,
+  });
   const quotaRepository = createQuotaRepository(db.kysely);
   const monthlyQuota = createMonthlyQuota({
     repository: quotaRepository,
