@@ -6,6 +6,7 @@ import { createFakeRegistry } from '../fakes/fake-registry.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { wellFormedNumbers } from '../helpers/batch-numbers.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
+import { redisSkip } from '../helpers/redis.js';
 
 // Monthly quotas on /v1 through the admin API's keys, on SQLite and PostgreSQL: counted per UTC
 // month, stored answers not counted, and exact across two instances on one database.
@@ -21,7 +22,7 @@ for (const target of await databaseTargets()) {
     async function instance(env: Record<string, string> = {}) {
       const t = await buildTestApp(
         { OPENVAT_STATUS_POLL_MS: '0', ...env },
-        { db: shared, clock, registries: registry.ports, redis: null },
+        { db: shared, clock, registries: registry.ports, ...(env.REDIS_URL ? {} : { redis: null }) },
       );
       apps.push(t);
       return t;
@@ -82,12 +83,12 @@ for (const target of await databaseTargets()) {
       assert.equal(refused.headers['retry-after'], String(3 * 86_400 + 14 * 3_600));
       assert.equal(await usageThisMonth(t, key.id), 3);
       // Other routes of the key are not counted, nor refused.
-      const audits = await t.app.inject({
+      const usage = await t.app.inject({
         method: 'GET',
         url: '/v1/usage',
         headers: { authorization: `Bearer ${key.key}` },
       });
-      assert.equal(audits.statusCode, 200);
+      assert.equal(usage.statusCode, 200);
 
       clock.set('2026-11-30T23:59:59.500Z');
       const lastSecond = await validate(t, key.key);
@@ -130,18 +131,63 @@ for (const target of await databaseTargets()) {
       assert.equal(await usageThisMonth(t, key.id), 2);
     });
 
-    it('holds exactly across two instances: 50 concurrent calls, quota 20, 20 accepted', async () => {
+    it("a plan's default quota (OPENVAT_MONTHLY_QUOTA_<PLAN>) applies to keys without their own; decide counts, usage does not", async () => {
       clock.set('2026-11-27T10:00:00.000Z');
-      const a = apps[0] as TestApp;
-      const b = await instance();
-      const key = await keyWith(a, { monthly_quota: 20 });
-      const answers = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => validate(i % 2 === 0 ? a : b, key.key)),
-      );
-      const codes = answers.map((r) => r.statusCode);
-      assert.equal(codes.filter((c) => c === 200).length, 20, codes.join(','));
-      assert.equal(codes.filter((c) => c === 429).length, 30, codes.join(','));
-      assert.equal(await usageThisMonth(b, key.id), 20);
+      const t = await instance({ OPENVAT_MONTHLY_QUOTA_PRO: '2' });
+      const key = await keyWith(t, {});
+      const decide = () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/v1/decide',
+          headers: { authorization: `Bearer ${key.key}` },
+          payload: { seller_vat: 'DE100000008', buyer_vat: 'FR40303265045' },
+        });
+      const first = await decide();
+      assert.equal(first.statusCode, 200, first.body);
+      assert.equal((await validate(t, key.key)).statusCode, 200);
+      const usage = await t.app.inject({
+        method: 'GET',
+        url: '/v1/usage',
+        headers: { authorization: `Bearer ${key.key}` },
+      });
+      assert.equal(usage.statusCode, 200, 'not counted, not refused');
+      const refused = await decide();
+      assert.equal(refused.statusCode, 429);
+      assert.match(refused.json().error.message, /monthly quota of 2 calls/);
+      assert.equal(await usageThisMonth(t, key.id), 2);
+      // Its own quota takes precedence over the plan's.
+      await t.app.inject({
+        method: 'PATCH',
+        url: `/admin/v1/keys/${key.id}`,
+        headers: admin,
+        payload: { monthly_quota: 3 },
+      });
+      assert.equal((await validate(t, key.key)).statusCode, 200);
+      assert.equal((await validate(t, key.key)).statusCode, 429);
     });
+
+    for (const withRedis of [false, true]) {
+      it(`holds exactly across two instances${withRedis ? ' with Redis' : ''}: 50 concurrent calls, quota 20, 20 accepted`, async (context) => {
+        const skip = withRedis ? await redisSkip() : false;
+        if (skip) return context.skip(skip);
+        clock.set('2026-11-27T10:00:00.000Z');
+        const env: Record<string, string> = withRedis
+          ? {
+              REDIS_URL: process.env.TEST_REDIS_URL as string,
+              OPENVAT_REDIS_PREFIX: `quota-test-${process.pid}-${target.name}:`,
+            }
+          : {};
+        const a = await instance(env);
+        const b = await instance(env);
+        const key = await keyWith(a, { monthly_quota: 20 });
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => validate(i % 2 === 0 ? a : b, key.key)),
+        );
+        const codes = answers.map((r) => r.statusCode);
+        assert.equal(codes.filter((c) => c === 200).length, 20, codes.join(','));
+        assert.equal(codes.filter((c) => c === 429).length, 30, codes.join(','));
+        assert.equal(await usageThisMonth(b, key.id), 20);
+      });
+    }
   });
 }
