@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import { errors } from '../../lib/errors.js';
 import type { Operation, Plan } from './plans.js';
@@ -55,36 +55,38 @@ export function createMonthlyQuota(deps: {
   const { repository, clock, planDefaults } = deps;
   const counted = new WeakMap<FastifyRequest, { keyId: string; month: string }>();
 
-  const take: preHandlerAsyncHookHandler = async function monthlyQuota(request: FastifyRequest) {
+  // Callback hooks, not async ones: a key without a quota passes without a promise.
+  const take: preHandlerHookHandler = function monthlyQuota(request, _reply, done) {
     const principal = request.principal;
-    if (!principal || principal.playground) return;
+    if (!principal || principal.playground) return done();
     const quota = quotaOf(principal, planDefaults);
-    if (quota === null) return;
+    if (quota === null) return done();
     const now = clock.now();
     const month = now.toISOString().slice(0, 7);
-    if ((await repository.take(principal.id, month, quota)) === null) {
+    repository.take(principal.id, month, quota).then((count) => {
+      if (count !== null) {
+        counted.set(request, { keyId: principal.id, month });
+        return done();
+      }
       const next = nextMonthStart(now);
       const wait = Math.max(1, Math.ceil((next.getTime() - now.getTime()) / 1000));
-      throw errors.rateLimited(
-        wait,
-        `This API key's monthly quota of ${quota} calls is used up for ${month}; it starts again at ${next.toISOString()} (retry after ${wait} s).`,
+      done(
+        errors.rateLimited(
+          wait,
+          `This API key's monthly quota of ${quota} calls is used up for ${month}; it starts again at ${next.toISOString()} (retry after ${wait} s).`,
+        ),
       );
-    }
-    counted.set(request, { keyId: principal.id, month });
+    }, done);
   };
 
-  const settle: onSendHookHandler = async function monthlyQuotaSettle(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    payload,
-  ) {
+  const settle: onSendHookHandler = function monthlyQuotaSettle(request, reply, payload, done) {
     const call = counted.get(request);
-    if (call) {
-      counted.delete(request);
-      if (reply.statusCode >= 400 || request.answeredFromCache)
-        await repository.giveBack(call.keyId, call.month);
-    }
-    return payload;
+    if (!call) return done(null, payload);
+    counted.delete(request);
+    if (reply.statusCode < 400 && !request.answeredFromCache) return done(null, payload);
+    // The answer is sent either way: a call the database could not give back stays counted.
+    const send = () => done(null, payload);
+    repository.giveBack(call.keyId, call.month).then(send, send);
   };
 
   return { take, settle };
