@@ -25,6 +25,8 @@ import { createDecideService } from './modules/decide/service.js';
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService } from './modules/events/service.js';
 import { createAuth } from './modules/keys/auth.js';
+import { createMonthlyQuota } from './modules/keys/quota.js';
+import { createQuotaRepository } from './modules/keys/quota-repository.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService } from './modules/keys/service.js';
 import { createMetrics } from './modules/metrics/service.js';
@@ -38,6 +40,7 @@ import { loadRatesOverrides, RatesOverridesError } from './modules/rates/overrid
 import { createRatesService } from './modules/rates/service.js';
 import { createUsageRepository } from './modules/usage/repository.js';
 import { createUsageService } from './modules/usage/service.js';
+import { createCachedAnswerCheck, type ValidateQuery } from './modules/validation/index.js';
 import { createValidationService } from './modules/validation/service.js';
 import { createTestModeAnswers } from './modules/validation/test-answers.js';
 import { createWebhooksRepository } from './modules/webhooks/repository.js';
@@ -85,7 +88,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
   });
   const administration = await createKeyAdministration({ config, log, db, clock, ids, redis, keys, ports });
-  const { authFailures, keyPropagation, admin, manageKeys, monthlyQuota } = administration;
+  const { authFailures, keyPropagation, admin, manageKeys } = administration;
   const playground = createPlayground({
     enabled: config.playground,
     clock,
@@ -139,6 +142,17 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     rates,
     clock,
     sources: { live: liveAnswers, test: testAnswers },
+  });
+  // Monthly quotas of keys; beyond one, a validation the cache answers is still served.
+  const wouldBeCached = createCachedAnswerCheck({ validation, liveAnswers });
+  const monthlyQuota = createMonthlyQuota({
+    repository: createQuotaRepository(db.kysely),
+    clock,
+    planDefaults: config.keyMonthlyQuota,
+    answeredFromCache: async (request) =>
+      request.routeOptions.url === '/v1/validate' &&
+      request.principal !== null &&
+      wouldBeCached(request.query as ValidateQuery, request.principal.mode),
   });
   const decide = createDecideService({ validation, rates, clock });
   const confirmations = createConfirmationsService({

@@ -9,7 +9,6 @@ import { createAdminService } from '../modules/admin/service.js';
 import { createAuthFailures } from '../modules/keys/auth-failures.js';
 import { createKeyManagement } from '../modules/keys/manage.js';
 import { createKeyPropagation } from '../modules/keys/propagation.js';
-import { createMonthlyQuota } from '../modules/keys/quota.js';
 import { createQuotaRepository } from '../modules/keys/quota-repository.js';
 import { createKeysRepository } from '../modules/keys/repository.js';
 import type { KeysService } from '../modules/keys/service.js';
@@ -17,7 +16,7 @@ import type { KeysService } from '../modules/keys/service.js';
 /**
  * The administration of keys: the limit on failed authentications, key changes told to every
  * instance (Redis pub/sub), admin keys with the audit log, and accounts and keys as the admin API
- * manages them, and the monthly quotas of keys.
+ * manages them.
  */
 export async function createKeyAdministration(deps: {
   config: Config;
@@ -63,11 +62,6 @@ export async function createKeyAdministration(deps: {
     ...secrets,
   });
   const quotaRepository = createQuotaRepository(db.kysely);
-  const monthlyQuota = createMonthlyQuota({
-    repository: quotaRepository,
-    clock,
-    planDefaults: config.keyMonthlyQuota,
-  });
   const manageKeys = createKeyManagement({
     db: db.kysely,
     repository: createKeysRepository(db.kysely),
@@ -77,5 +71,5 @@ export async function createKeyAdministration(deps: {
     announce: (change) => keyPropagation.announce(change),
     ...secrets,
   });
-  return { authFailures, keyPropagation, admin, manageKeys, monthlyQuota };
+  return { authFailures, keyPropagation, admin, manageKeys };
 }

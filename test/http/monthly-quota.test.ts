@@ -128,6 +128,13 @@ for (const target of await databaseTargets()) {
       assert.equal(beyond.statusCode, 429, beyond.body);
       assert.equal(beyond.json().error.code, 'rate_limited');
       assert.equal(registry.calls.includes(c), false, 'a call beyond the quota asks no registry');
+      // Beyond the quota, what the cache answers is still served, and not counted…
+      const stored = await validate(t, key.key, a);
+      assert.equal(stored.statusCode, 200, stored.body);
+      assert.equal(stored.json().meta.cached, true);
+      // …but not a forced live call, nor a call with a requester (always live).
+      assert.equal((await validate(t, key.key, a, '&cache=false')).statusCode, 429);
+      assert.equal((await validate(t, key.key, a, `&requester_vat_number=${b}`)).statusCode, 429);
       assert.equal(await usageThisMonth(t, key.id), 2);
     });
 

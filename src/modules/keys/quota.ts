@@ -44,13 +44,19 @@ export function quotaOf(principal: ApiKeyPrincipal, planDefaults: Readonly<Recor
  * instance sharing the database together accepts at most the quota; beyond it the answer is 429
  * `rate_limited` with `Retry-After` until the next month starts. As the answer is sent, the call is
  * given back when it does not count: an answer served from the cache, or a refusal (status 400 or
- * more). Keys without a quota (nor a plan default) and the playground's demo key are not counted.
+ * more). Beyond the quota, a request that the cache will answer (`answeredFromCache`) is still served.
+ * Keys without a quota (nor a plan default) and the playground's demo key are not counted.
  */
 export function createMonthlyQuota(deps: {
   repository: QuotaRepository;
   clock: Clock;
   /** Default quota by plan (`OPENVAT_MONTHLY_QUOTA_*`); null = unlimited. */
   planDefaults: Readonly<Record<Plan, number | null>>;
+  /**
+   * Whether a request beyond the quota will be answered from the cache: it is then served (and not
+   * counted) instead of refused.
+   */
+  answeredFromCache?: (request: FastifyRequest) => Promise<boolean>;
 }) {
   const { repository, clock, planDefaults } = deps;
   const counted = new WeakMap<FastifyRequest, { keyId: string; month: string }>();
@@ -63,11 +69,8 @@ export function createMonthlyQuota(deps: {
     if (quota === null) return done();
     const now = clock.now();
     const month = now.toISOString().slice(0, 7);
-    repository.take(principal.id, month, quota).then((count) => {
-      if (count !== null) {
-        counted.set(request, { keyId: principal.id, month });
-        return done();
-      }
+    const refuseUnlessCached = async () => {
+      if (await deps.answeredFromCache?.(request)) return done();
       const next = nextMonthStart(now);
       const wait = Math.max(1, Math.ceil((next.getTime() - now.getTime()) / 1000));
       done(
@@ -76,7 +79,15 @@ export function createMonthlyQuota(deps: {
           `This API key's monthly quota of ${quota} calls is used up for ${month}; it starts again at ${next.toISOString()} (retry after ${wait} s).`,
         ),
       );
-    }, done);
+    };
+    repository
+      .take(principal.id, month, quota)
+      .then((count) => {
+        if (count === null) return refuseUnlessCached();
+        counted.set(request, { keyId: principal.id, month });
+        done();
+      })
+      .catch(done);
   };
 
   const settle: onSendHookHandler = function monthlyQuotaSettle(request, reply, payload, done) {
