@@ -354,11 +354,6 @@ export function createKeysService(deps: {
       return 'active';
     },
 
-    /** Whether `stateOf(id)` is `active`. */
-    async isActive(id: string): Promise<boolean> {
-      return (await this.stateOf(id)) === 'active';
-    },
-
     async listKeys(): Promise<KeySummary[]> {
       return (await repository.list()).map(toSummary);
     },
