@@ -32,6 +32,7 @@ import { guidesIndex, guidesRoutes, loadGuides } from './modules/guides/routes.j
 import { authenticatedOperation } from './modules/keys/auth.js';
 import { createKeyLimit } from './modules/keys/key-limit.js';
 import type { Operation } from './modules/keys/plans.js';
+import { countsAgainstQuota } from './modules/keys/quota.js';
 import { registerMetrics } from './modules/metrics/routes.js';
 import { monitorsRoutes } from './modules/monitors/routes.js';
 import { PLAYGROUND_KEY, playgroundIntro } from './modules/playground/playground.js';
@@ -130,6 +131,7 @@ export async function buildApp(
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('startedAt', 0);
+  app.decorateRequest('answeredFromCache', false);
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = performance.now();
     // `X-Request-Id` too: the hosted API's clients read the id from it.
@@ -230,7 +232,7 @@ export async function buildApp(
 
   // Authenticated routes count their answers per key and operation (the usage report), and are
   // limited per API key, by plan; the limit runs after authentication.
-  const { usage } = container;
+  const { usage, monthlyQuota } = container;
   let redisWarnedAt = Number.NEGATIVE_INFINITY;
   const keyLimit = createKeyLimit({
     perMinute: config.keyRateLimitPerMinute,
@@ -266,9 +268,14 @@ export async function buildApp(
       if (request.principal) usage.record(request.principal.id, operation, reply.statusCode);
       done(null, payload);
     };
-    route.onSend = [...(route.onSend ? [route.onSend].flat() : []), count];
     const limit = keyLimit(`${[route.method].flat().join(',')} ${route.url}`);
-    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), limit];
+    // The monthly quota is taken after the per-minute limit (a request refused by it is not counted)
+    // and given back as the answer is sent when it does not count (a stored answer, a refusal).
+    const quota = [route.method].flat().some((method) => countsAgainstQuota(method, operation))
+      ? { take: [monthlyQuota.take], settle: [monthlyQuota.settle] }
+      : { take: [], settle: [] };
+    route.onSend = [...(route.onSend ? [route.onSend].flat() : []), ...quota.settle, count];
+    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), limit, ...quota.take];
   });
 
   if (servesPublic) {

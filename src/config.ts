@@ -13,6 +13,7 @@ import {
   int,
   logLevel,
   optional,
+  optionalInt,
   overridesPath,
   parseQuietWindows,
   type QuietWindow,
@@ -91,9 +92,13 @@ export interface Config {
     readonly key: string | null;
     /** A listener of their own (`OPENVAT_ADMIN_HOST`/`OPENVAT_ADMIN_PORT`), or null: the public one. */
     readonly listener: { readonly host: string; readonly port: number } | null;
+    /** Days an entry of the admin audit log is kept (at least 365). */
+    readonly auditRetentionDays: number;
   };
   /** Requests per minute per key on authenticated endpoints, by plan. */
   readonly keyRateLimitPerMinute: Readonly<Record<'free' | 'starter' | 'pro' | 'business', number>>;
+  /** Calls per calendar month (UTC) of a key without a `monthly_quota` of its own, by plan; null = unlimited. */
+  readonly keyMonthlyQuota: Readonly<Record<'free' | 'starter' | 'pro' | 'business', number | null>>;
   readonly registries: {
     readonly viesUrl: string;
     readonly viesSoapUrl: string;
@@ -200,6 +205,12 @@ export function loadConfig(env: Env = process.env): Config {
       starter: int(env, 'OPENVAT_RATE_LIMIT_STARTER', 600, 1, 100_000_000),
       pro: int(env, 'OPENVAT_RATE_LIMIT_PRO', 3_000, 1, 100_000_000),
       business: int(env, 'OPENVAT_RATE_LIMIT_BUSINESS', 12_000, 1, 100_000_000),
+    },
+    keyMonthlyQuota: {
+      free: optionalInt(env, 'OPENVAT_MONTHLY_QUOTA_FREE', 0, 1_000_000_000_000),
+      starter: optionalInt(env, 'OPENVAT_MONTHLY_QUOTA_STARTER', 0, 1_000_000_000_000),
+      pro: optionalInt(env, 'OPENVAT_MONTHLY_QUOTA_PRO', 0, 1_000_000_000_000),
+      business: optionalInt(env, 'OPENVAT_MONTHLY_QUOTA_BUSINESS', 0, 1_000_000_000_000),
     },
     registries: {
       viesUrl: url(env, 'VIES_URL', 'https://ec.europa.eu/taxation_customs/vies/rest-api'),

@@ -25,6 +25,8 @@ import { createDecideService } from './modules/decide/service.js';
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService } from './modules/events/service.js';
 import { createAuth } from './modules/keys/auth.js';
+import { createMonthlyQuota } from './modules/keys/quota.js';
+import { createQuotaRepository } from './modules/keys/quota-repository.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService } from './modules/keys/service.js';
 import { createMetrics } from './modules/metrics/service.js';
@@ -40,6 +42,7 @@ import { loadRatesOverrides, RatesOverridesError } from './modules/rates/overrid
 import { createRatesService } from './modules/rates/service.js';
 import { createUsageRepository } from './modules/usage/repository.js';
 import { createUsageService } from './modules/usage/service.js';
+import { createCachedAnswerCheck, type ValidateQuery } from './modules/validation/index.js';
 import { createValidationService } from './modules/validation/service.js';
 import { createTestModeAnswers } from './modules/validation/test-answers.js';
 import { createWebhooksRepository } from './modules/webhooks/repository.js';
@@ -142,6 +145,17 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     sources: { live: liveAnswers, test: testAnswers },
   });
+  // Monthly quotas of keys; beyond one, a validation the cache answers is still served.
+  const wouldBeCached = createCachedAnswerCheck({ validation, liveAnswers });
+  const monthlyQuota = createMonthlyQuota({
+    repository: createQuotaRepository(db.kysely),
+    clock,
+    planDefaults: config.keyMonthlyQuota,
+    answeredFromCache: async (request) =>
+      request.routeOptions.url === '/v1/validate' &&
+      request.principal !== null &&
+      wouldBeCached(request.query as ValidateQuery, request.principal.mode),
+  });
   const decide = createDecideService({ validation, rates, clock });
   const confirmationsRepository = createConfirmationsRepository(db.kysely);
   const evidenceSigner = config.evidenceKey ? createHeadSigner(parseEvidenceKey(config.evidenceKey)) : null;
@@ -239,7 +253,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     workerId: ids.uuid(),
-    keyActive: (keyId) => keys.isActive(keyId),
+    keyState: (keyId) => keys.stateOf(keyId),
     jobRetentionDays: config.batch.jobRetentionDays,
     leaseMs: config.batch.leaseMs,
     retryDeadlineMs: config.batch.retryDeadlineMs,
@@ -272,7 +286,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     clock,
     ids,
     workerId: ids.uuid(),
-    keyActive: (keyId) => keys.isActive(keyId),
+    keyState: (keyId) => keys.stateOf(keyId),
     maxPerKey: m.maxPerKey,
     perCountry: m.perCountry,
     leaseMs: m.leaseMs,
@@ -309,6 +323,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     admin,
     manageKeys,
     keyPropagation,
+    monthlyQuota,
     requireAdmin: createAdminAuth(admin, authFailures),
     audits,
     events,
@@ -342,6 +357,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
           redis,
           live,
           audits,
+          admin,
           confirmations,
           monitors,
           batch,

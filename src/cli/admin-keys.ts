@@ -18,6 +18,7 @@ async function withAdmin<T>(
         repository: createAdminRepository(db.kysely),
         clock: systemClock,
         ids: createIdGenerator(),
+        auditRetentionDays: config.admin.auditRetentionDays,
       }),
     );
   } finally {

@@ -65,6 +65,11 @@ export function int(env: Env, name: string, fallback: number, min: number, max: 
   return value;
 }
 
+/** A whole number, or null when the variable is not set. */
+export function optionalInt(env: Env, name: string, min: number, max: number): number | null {
+  return env[name]?.trim() ? int(env, name, 0, min, max) : null;
+}
+
 export const TRUE_WORDS = ['true', 'on', 'yes', '1'];
 export const FALSE_WORDS = ['false', 'off', 'no', '0'];
 
@@ -188,6 +193,8 @@ export function admin(env: Env): Config['admin'] {
             host: str(env, 'OPENVAT_ADMIN_HOST', '127.0.0.1'),
             port: int(env, 'OPENVAT_ADMIN_PORT', 0, 0, 65_535),
           },
+    // The audit log is kept at least a year.
+    auditRetentionDays: int(env, 'OPENVAT_ADMIN_AUDIT_RETENTION_DAYS', 400, 365, 36_500),
   };
 }
 

@@ -9,6 +9,7 @@ import { createAdminService } from '../modules/admin/service.js';
 import { createAuthFailures } from '../modules/keys/auth-failures.js';
 import { createKeyManagement } from '../modules/keys/manage.js';
 import { createKeyPropagation } from '../modules/keys/propagation.js';
+import { createQuotaRepository } from '../modules/keys/quota-repository.js';
 import { createKeysRepository } from '../modules/keys/repository.js';
 import type { KeysService } from '../modules/keys/service.js';
 
@@ -53,10 +54,18 @@ export async function createKeyAdministration(deps: {
         "key changes: cannot subscribe in Redis; other instances' changes apply within OPENVAT_KEY_CACHE_MS",
       ),
     );
-  const admin = createAdminService({ repository: createAdminRepository(db.kysely), clock, ids, ...secrets });
+  const admin = createAdminService({
+    repository: createAdminRepository(db.kysely),
+    clock,
+    ids,
+    auditRetentionDays: config.admin.auditRetentionDays,
+    ...secrets,
+  });
+  const quotaRepository = createQuotaRepository(db.kysely);
   const manageKeys = createKeyManagement({
     db: db.kysely,
     repository: createKeysRepository(db.kysely),
+    quotas: { repository: quotaRepository, planDefaults: config.keyMonthlyQuota },
     clock,
     ids,
     announce: (change) => keyPropagation.announce(change),

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { AdminService } from '../modules/admin/service.js';
 import type { AuditsService } from '../modules/audits/service.js';
 import type { BatchService } from '../modules/batch/service.js';
 import type { ConfirmationsService } from '../modules/confirmations/service.js';
@@ -30,19 +31,21 @@ export function startBackground(deps: {
   redis: Redis | null;
   live: LiveRegistries;
   audits: AuditsService;
+  admin: AdminService;
   confirmations: ConfirmationsService;
   monitors: MonitorsService;
   batch: BatchService;
   usage: UsageService;
   ratesUpdates: RatesUpdates;
 }): NodeJS.Timeout[] {
-  const { config, log, redis, audits, confirmations, monitors, batch, usage, ratesUpdates } = deps;
+  const { config, log, redis, audits, admin, confirmations, monitors, batch, usage, ratesUpdates } = deps;
   const { liveAnswers, registries, instanceId, onDegraded } = deps.live;
   const statusService = deps.live.status;
   const registryConfig = config.registries;
   const timers: NodeJS.Timeout[] = [];
   // Retention: expired audit records, idempotency keys, monitor checks (and the demo key's
-  // monitors) and ended batch jobs are purged hourly, in bounded batches.
+  // monitors), ended batch jobs and the admin audit log's old entries are purged hourly, in bounded
+  // batches.
   const purge = () => {
     audits.purgeExpired().catch(() => {});
     confirmations.purgeExpiredIdempotencyKeys().catch(() => {});
@@ -55,6 +58,9 @@ export function startBackground(deps: {
     batch
       .purgeExpired()
       .catch((error: unknown) => log.error({ err: error }, 'purging ended batch jobs failed'));
+    admin
+      .purgeAuditLog()
+      .catch((error: unknown) => log.error({ err: error }, 'purging the admin audit log failed'));
   };
   purge();
   timers.push(setInterval(purge, 3_600_000).unref());

@@ -18,6 +18,7 @@ import type { EventsService } from '../modules/events/service.js';
 import type { RequireKey } from '../modules/keys/auth.js';
 import type { KeyManagement } from '../modules/keys/manage.js';
 import type { KeyPropagation } from '../modules/keys/propagation.js';
+import type { MonthlyQuota } from '../modules/keys/quota.js';
 import type { KeysService } from '../modules/keys/service.js';
 import type { Metrics } from '../modules/metrics/service.js';
 import type { MonitorsService } from '../modules/monitors/service.js';
@@ -82,6 +83,8 @@ export interface Container {
   readonly admin: AdminService;
   readonly manageKeys: KeyManagement;
   readonly keyPropagation: KeyPropagation;
+  /** Monthly quotas of keys on `/v1` (route hooks). */
+  readonly monthlyQuota: MonthlyQuota;
   readonly requireAdmin: RequireAdmin;
   readonly rates: RatesService;
   /** The rates sync, the reload of what it learnt, and decisions on held changes. */

@@ -57,6 +57,19 @@ export function createAdminRepository(db: Kysely<Database>) {
       await trx.insertInto('admin_audit_log').values(row).execute();
     },
 
+    /** Deletes up to `limit` entries written before `before`; returns how many. */
+    async deleteAuditBefore(before: string, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('admin_audit_log')
+        .where(
+          'id',
+          'in',
+          db.selectFrom('admin_audit_log').select('id').where('created_at', '<', before).limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     /** Entries newest first, one more than `limit`. */
     async listAudit(filter: AuditLogFilter): Promise<AuditLogRow[]> {
       let query = db.selectFrom('admin_audit_log').selectAll();

@@ -71,7 +71,8 @@ const settings = {
       Type.Integer({
         minimum: 0,
         maximum: 1_000_000_000_000,
-        description: 'Calls per calendar month (UTC); null = unlimited.',
+        description:
+          "Calls per calendar month (UTC) of validate, decide, batch and confirm (answers from the cache not counted); null = the plan's default (`OPENVAT_MONTHLY_QUOTA_<PLAN>`, unlimited unless set). Beyond it: 429 `rate_limited` with `Retry-After` to the next month.",
       }),
     ),
   ),
@@ -114,7 +115,10 @@ export const Key = Type.Object({
   ),
   revoked_at: Nullable(Type.String({ format: 'date-time' })),
   rolled_to: Nullable(Type.String({ format: 'uuid' })),
-  usage_this_month: Type.Integer({ description: 'Requests this calendar month (UTC).' }),
+  usage_this_month: Type.Integer({
+    description:
+      "This calendar month (UTC): for a key with a quota (its own or its plan's), the calls counted against it; for a key without, its requests.",
+  }),
 });
 
 export const KeyWithSecret = Type.Composite([

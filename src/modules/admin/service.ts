@@ -1,3 +1,4 @@
+import { deleteInBatches } from '../../db/delete-in-batches.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
@@ -76,6 +77,8 @@ export function createAdminService(deps: {
   repository: AdminRepository;
   clock: Clock;
   ids: IdGenerator;
+  /** Days an audit log entry is kept (`OPENVAT_ADMIN_AUDIT_RETENTION_DAYS`, at least 365). */
+  auditRetentionDays: number;
   secrets?: () => string;
 }) {
   const { repository, clock, ids } = deps;
@@ -169,6 +172,15 @@ export function createAdminService(deps: {
         data: page.map(entry),
         next: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,
       };
+    },
+
+    /**
+     * Deletes the audit log's entries older than the retention, in batches; returns how many. The
+     * log is otherwise append-only.
+     */
+    async purgeAuditLog(batchSize = 1_000): Promise<number> {
+      const before = new Date(clock.millis() - deps.auditRetentionDays * 86_400_000).toISOString();
+      return deleteInBatches(batchSize, () => repository.deleteAuditBefore(before, batchSize));
     },
 
     /** Requests per account, key, day and operation over a range of UTC days. */

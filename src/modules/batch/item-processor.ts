@@ -1,10 +1,10 @@
 import type { BatchItemsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { backoffDelay } from '../../registries/resilience.js';
-import { principalOfStoredWork } from '../keys/index.js';
+import { type KeyState, principalOfStoredWork } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
 import type { ValidationOutcome, ValidationService } from '../validation/index.js';
-import type { JobStore } from './jobs.js';
+import { cancelReasonOf, type JobStore } from './jobs.js';
 import type { BatchRepository, ItemFinish } from './repository.js';
 import { itemResult } from './results.js';
 import type { ItemScheduler } from './scheduler.js';
@@ -20,8 +20,8 @@ const ITEM_GROUPS = { maxUnits: 200, delayMs: 10 };
 /**
  * Works claimed batch items: validates each through the one validation path, retries an unavailable
  * registry with backoff until the retry deadline, records the result with its registry answer, and
- * finishes the job when this was the last item held of it. An item of a job whose key was revoked is
- * not validated: the job is cancelled instead.
+ * finishes the job when this was the last item held of it. An item of a job whose key may no longer
+ * be used is not validated: the job is cancelled instead.
  */
 export function createItemProcessor(deps: {
   repository: BatchRepository;
@@ -29,8 +29,8 @@ export function createItemProcessor(deps: {
   /** Records finished items (in groups). */
   outbox: Pick<Outbox, 'lane'>;
   jobs: Pick<JobStore, 'loadJob' | 'finishIfDone' | 'cancelJob'>;
-  /** Whether the key that created a job is still active (cached by the keys module, not read per item). */
-  keyActive: (keyId: string) => Promise<boolean>;
+  /** Whether the key that created a job may still be used (cached by the keys module, not read per item). */
+  keyState: (keyId: string) => Promise<KeyState>;
   scheduler: Pick<ItemScheduler, 'release' | 'holdsItemsOf'>;
   clock: Clock;
   /** Identifies this process's leases. */
@@ -48,9 +48,11 @@ export function createItemProcessor(deps: {
   async function processClaimed(item: BatchItemsTable, signal?: AbortSignal): Promise<boolean> {
     const row = await deps.jobs.loadJob(item.job_id);
     if (!row) return false;
-    if (!(await deps.keyActive(row.key_id))) {
-      // No registry is asked on behalf of a revoked key: the job ends here, with its reason.
-      await deps.jobs.cancelJob(row.id, 'key_revoked');
+    const stopped = cancelReasonOf(await deps.keyState(row.key_id));
+    if (stopped) {
+      // No registry is asked on behalf of a key that may no longer be used (revoked, expired, rolled
+      // past its overlap, its account disabled): the job ends here, with its reason.
+      await deps.jobs.cancelJob(row.id, stopped);
       return false;
     }
     let outcome: ValidationOutcome;

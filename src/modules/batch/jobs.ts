@@ -5,7 +5,12 @@ import type { BatchItemsTable, BatchJobsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { Refusal } from '../../lib/refusal.js';
-import { type ApiKeyPrincipal, principalOfStoredWork, UNFINISHED_BATCH_JOBS } from '../keys/index.js';
+import {
+  type ApiKeyPrincipal,
+  type KeyState,
+  principalOfStoredWork,
+  UNFINISHED_BATCH_JOBS,
+} from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
 import { PLAYGROUND_PRINCIPAL, PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { ValidationService } from '../validation/index.js';
@@ -23,13 +28,39 @@ import {
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'cancelled';
 
-/** Why a job was cancelled. */
-export type CancelReason = 'key_revoked';
+/** Why a job was cancelled: the key that created it may no longer be used. */
+export type CancelReason = 'key_revoked' | 'key_expired' | 'key_rolled' | 'account_disabled';
 
+export const CANCEL_REASONS: readonly CancelReason[] = [
+  'key_revoked',
+  'key_expired',
+  'key_rolled',
+  'account_disabled',
+];
+
+const STOPPED = 'its remaining items were not validated, and no batch.completed event was sent.';
 const CANCEL_MESSAGES: Record<CancelReason, string> = {
-  key_revoked:
-    'The API key that created this job was revoked: its remaining items were not validated, and no batch.completed event was sent.',
+  key_revoked: `The API key that created this job was revoked: ${STOPPED}`,
+  key_expired: `The API key that created this job expired: ${STOPPED}`,
+  key_rolled: `The API key that created this job was rolled to a new key and its overlap ended: ${STOPPED}`,
+  account_disabled: `The account of the API key that created this job was disabled: ${STOPPED}`,
 };
+
+/** Why the jobs of a key in this state are cancelled; null for an active key. */
+export function cancelReasonOf(state: KeyState): CancelReason | null {
+  switch (state) {
+    case 'active':
+      return null;
+    case 'expired':
+      return 'key_expired';
+    case 'rolled':
+      return 'key_rolled';
+    case 'account_disabled':
+      return 'account_disabled';
+    default:
+      return 'key_revoked';
+  }
+}
 
 /**
  * `data` of a batch job response. `summary` and `results` once it is completed; `cancelled_at` and
@@ -71,6 +102,8 @@ export function createJobStore(deps: {
   onQueued?: () => void;
   /** Called once a job was completed or cancelled. */
   onFinished?: (jobId: string) => void;
+  /** Whether the key that created a job may still be used (a job of a key that may not is cancelled). */
+  keyState: (keyId: string) => Promise<KeyState>;
   /** Days an ended job is kept (served, then purged) after it ended. */
   retentionDays: number;
 }) {
@@ -161,6 +194,9 @@ export function createJobStore(deps: {
   async function finishJob(jobId: string): Promise<void> {
     const row = await repository.findJob(jobId);
     if (!row || row.status === 'completed' || row.status === 'cancelled') return;
+    // Items that were with a registry when the key stopped finish, but the job does not complete.
+    const stopped = cancelReasonOf(await deps.keyState(row.key_id));
+    if (stopped) return cancelJob(jobId, stopped);
     const now = clock.now();
     const completedAt = now.toISOString();
     const { json: dataJson, sources } = completedData(row, await repository.results(jobId), completedAt);

@@ -88,12 +88,17 @@ const JobData = Type.Object({
   cancel_reason: Type.Optional(
     Type.Object(
       {
-        code: Type.Literal('key_revoked'),
+        code: Type.Union([
+          Type.Literal('key_revoked'),
+          Type.Literal('key_expired'),
+          Type.Literal('key_rolled'),
+          Type.Literal('account_disabled'),
+        ]),
         message: Type.String(),
       },
       {
         description:
-          'Why a `cancelled` job stopped: `key_revoked` (the key that created it was revoked; its remaining items were not validated).',
+          'Why a `cancelled` job stopped: the key that created it may no longer be used — `key_revoked`, `key_expired`, `key_rolled` (its overlap ended) or `account_disabled`. Its remaining items were not validated and no `batch.completed` event was sent.',
       },
     ),
   ),

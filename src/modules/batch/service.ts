@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
+import type { KeyState } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
 import type { ValidationService } from '../validation/index.js';
 import { createItemProcessor } from './item-processor.js';
@@ -32,8 +33,8 @@ export interface BatchServiceDeps {
   ids: IdGenerator;
   /** Identifies this process's leases. */
   workerId: string;
-  /** Whether the key that created a job is still active (a revoked key's jobs are cancelled). */
-  keyActive: (keyId: string) => Promise<boolean>;
+  /** Whether the key that created a job may still be used (the jobs of a key that may not are cancelled). */
+  keyState: (keyId: string) => Promise<KeyState>;
   /** Days an ended job and its items are kept after it ended. */
   jobRetentionDays: number;
   leaseMs: number;
@@ -74,6 +75,7 @@ export function createBatchService(deps: BatchServiceDeps) {
       deps.onQueued?.();
     },
     onFinished: (jobId) => scheduler.forget(jobId),
+    keyState: deps.keyState,
     retentionDays: deps.jobRetentionDays,
   });
   const scheduler = createItemScheduler({
@@ -90,7 +92,7 @@ export function createBatchService(deps: BatchServiceDeps) {
     validation,
     outbox: deps.outbox,
     jobs,
-    keyActive: deps.keyActive,
+    keyState: deps.keyState,
     scheduler,
     clock,
     workerId,

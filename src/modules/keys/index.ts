@@ -23,5 +23,5 @@ export {
 } from './plans.js';
 export { SCOPES, type Scope } from './policy.js';
 export type { KeyListFilter } from './repository.js';
-export type { ApiKeyPrincipal } from './service.js';
+export type { ApiKeyPrincipal, KeyState } from './service.js';
 export { principalOfStoredWork } from './service.js';

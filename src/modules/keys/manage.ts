@@ -7,6 +7,7 @@ import { type Refusal, refusal } from '../../lib/refusal.js';
 import { createAccountManagement, metadataOf } from './accounts.js';
 import type { Mode, Plan } from './plans.js';
 import { parseCidr, type Scope } from './policy.js';
+import type { QuotaRepository } from './quota-repository.js';
 import type { ApiKeyRow, KeyListFilter, KeysRepository } from './repository.js';
 
 export type KeyStatus = 'active' | 'expired' | 'revoked';
@@ -79,19 +80,47 @@ export function keyStatus(row: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now
 export function createKeyManagement(deps: {
   db: Kysely<Database>;
   repository: KeysRepository;
+  /** The calls counted against monthly quotas, and the quota of each plan (null = unlimited). */
+  quotas: {
+    repository: Pick<QuotaRepository, 'counted'>;
+    planDefaults: Readonly<Record<Plan, number | null>>;
+  };
   clock: Clock;
   ids: IdGenerator;
   /** Tells every instance (this one at once) what to forget. */
   announce: (change: KeyChange) => Promise<void>;
   secrets?: () => string;
 }) {
-  const { db, repository, clock, ids, announce } = deps;
+  const { db, repository, quotas, clock, ids, announce } = deps;
   const secret = deps.secrets ?? (() => randomBase62(32));
   const month = () => clock.now().toISOString().slice(0, 7);
 
+  /**
+   * Each key's use this month and last day of use. `calls` is what counts against the quota for a
+   * key that has one (its own or its plan's): the calls counted in `key_month_calls`; for a key
+   * without, its requests this month from the usage counts.
+   */
+  async function usageOf(rows: readonly ApiKeyRow[]) {
+    const thisMonth = month();
+    const ids = rows.map((r) => r.id);
+    const [used, counted] = await Promise.all([
+      repository.usageOf(ids, thisMonth),
+      quotas.repository.counted(ids, thisMonth),
+    ]);
+    const usage = new Map<string, { calls: number; lastDay: string | null }>();
+    for (const row of rows) {
+      const requests = used.get(row.id);
+      const limited = row.monthly_quota !== null || quotas.planDefaults[row.plan as Plan] !== null;
+      usage.set(row.id, {
+        calls: limited ? (counted.get(row.id) ?? 0) : (requests?.calls ?? 0),
+        lastDay: requests?.lastDay ?? null,
+      });
+    }
+    return usage;
+  }
+
   async function keyRecord(row: ApiKeyRow): Promise<KeyRecord> {
-    const used = await repository.usageOf([row.id], month());
-    return toKeyRecord(row, used.get(row.id));
+    return toKeyRecord(row, (await usageOf([row])).get(row.id));
   }
 
   function toKeyRecord(
@@ -237,10 +266,7 @@ export function createKeyManagement(deps: {
     async listKeys(filter: KeyListFilter) {
       const rows = await repository.listKeys(filter, clock.now().toISOString());
       const page = rows.slice(0, filter.limit);
-      const used = await repository.usageOf(
-        page.map((r) => r.id),
-        month(),
-      );
+      const used = await usageOf(page);
       return {
         data: page.map((row) => toKeyRecord(row, used.get(row.id))),
         next: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,

@@ -44,12 +44,17 @@ export function createKeysRepository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
-    /** What decides whether work may still be done for a key: revoked, expiry, account disabled. */
+    /** What decides whether work may still be done for a key: revoked, expiry (rolled), account disabled. */
     async findState(id: string, trx = db) {
       return trx
         .selectFrom('api_keys')
         .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-        .select(['api_keys.revoked_at', 'api_keys.expires_at', 'accounts.disabled as account_disabled'])
+        .select([
+          'api_keys.revoked_at',
+          'api_keys.expires_at',
+          'api_keys.rolled_to',
+          'accounts.disabled as account_disabled',
+        ])
         .where('api_keys.id', '=', id)
         .executeTakeFirst();
     },

@@ -32,6 +32,16 @@ export interface KeyRefusal {
 const UNKNOWN: KeyRefusal = Object.freeze({ refused: 'unknown' });
 const ADMIN_KEY: KeyRefusal = Object.freeze({ refused: 'admin_key' });
 
+/** Whether work may still be done on a key's behalf, and if not, why (see `stateOf`). */
+export type KeyState = 'active' | 'revoked' | 'account_disabled' | 'rolled' | 'expired' | 'unknown';
+
+/** A key's state as read, before its expiry is compared with the clock. */
+interface StoredState {
+  state: 'active' | 'revoked' | 'account_disabled' | 'unknown';
+  expiresAt: string | null;
+  rolled: boolean;
+}
+
 export function isRefusal(verdict: ApiKeyPrincipal | KeyRefusal): verdict is KeyRefusal {
   return 'refused' in verdict;
 }
@@ -130,12 +140,39 @@ export function createKeysService(deps: {
   const finding = new Map<string, Promise<ApiKeyPrincipal | KeyRefusal>>();
   // Whether each key id is active, for work stored on a key's behalf (batch jobs, monitors), timed
   // and dropped on revocation like the principals above.
-  const activity = timedCache<boolean>();
+  const activity = timedCache<StoredState>();
   /** Look-ups of a key's state under way: concurrent askers of one key share one read. */
-  const reading = new Map<string, Promise<boolean>>();
+  const reading = new Map<string, Promise<StoredState>>();
   // Bumped by each creation and revocation: a look-up that started before one is not cached (it may
   // have read the key before it was created or revoked).
   let changes = 0;
+
+  /** Reads a key's stored state (one read shared by concurrent askers), cached as `activity`. */
+  function readState(id: string): Promise<StoredState> {
+    const under = reading.get(id);
+    if (under) return under;
+    const generation = changes;
+    const read = repository
+      .findState(id)
+      .then((row): StoredState => {
+        let state: StoredState['state'] = 'active';
+        if (row === undefined) state = 'unknown';
+        else if (row.revoked_at !== null) state = 'revoked';
+        else if (Number(row.account_disabled) === 1) state = 'account_disabled';
+        const stored: StoredState = {
+          state,
+          expiresAt: row?.expires_at ?? null,
+          rolled: (row?.rolled_to ?? null) !== null,
+        };
+        if (generation === changes) activity?.set(id, stored);
+        return stored;
+      })
+      .finally(() => {
+        if (reading.get(id) === read) reading.delete(id);
+      });
+    reading.set(id, read);
+    return read;
+  }
 
   function toSummary(row: Awaited<ReturnType<KeysRepository['list']>>[number]): KeySummary {
     return {
@@ -302,34 +339,19 @@ export function createKeysService(deps: {
     },
 
     /**
-     * Whether the key with this id exists, is not revoked or expired and its account is not disabled
-     * (the demo key always is), for work done
-     * later on its behalf. Cached like `authenticate`: a key revoked by this service is inactive at
-     * once; one revoked elsewhere (another instance, the CLI) within `cacheMs`.
+     * The state of the key with this id for work done later on its behalf (batch jobs, monitors):
+     * `active`, or why not: `revoked`, `account_disabled`, `rolled` (its overlap ended), `expired`,
+     * `unknown`. The demo key is always active. Cached like `authenticate` (the expiry is checked
+     * against the clock on every call): a key changed by this service, or announced by another
+     * instance, is seen at once; one changed elsewhere without an announcement within `cacheMs`.
      */
-    async isActive(id: string): Promise<boolean> {
-      if (id === PLAYGROUND_PRINCIPAL.id) return true;
-      const cached = activity?.get(id);
-      if (cached !== undefined) return cached;
-      const under = reading.get(id);
-      if (under) return under;
-      const generation = changes;
-      const read = repository
-        .findState(id)
-        .then((row) => {
-          const active =
-            row !== undefined &&
-            row.revoked_at === null &&
-            Number(row.account_disabled) !== 1 &&
-            (row.expires_at === null || Date.parse(row.expires_at) > clock.millis());
-          if (generation === changes) activity?.set(id, active);
-          return active;
-        })
-        .finally(() => {
-          if (reading.get(id) === read) reading.delete(id);
-        });
-      reading.set(id, read);
-      return read;
+    async stateOf(id: string): Promise<KeyState> {
+      if (id === PLAYGROUND_PRINCIPAL.id) return 'active';
+      const cached = activity?.get(id) ?? (await readState(id));
+      if (cached.state !== 'active') return cached.state;
+      if (cached.expiresAt !== null && Date.parse(cached.expiresAt) <= clock.millis())
+        return cached.rolled ? 'rolled' : 'expired';
+      return 'active';
     },
 
     async listKeys(): Promise<KeySummary[]> {

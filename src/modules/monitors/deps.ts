@@ -2,6 +2,7 @@ import type { QuietWindow } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
+import type { KeyState } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
 import type { AnswerSource, ValidationService } from '../validation/index.js';
 import type { MonitorsRepository } from './repository.js';
@@ -18,8 +19,8 @@ export interface MonitorsDeps {
   ids: IdGenerator;
   /** Identifies this process's leases. */
   workerId: string;
-  /** Whether a monitor's key is still active (the monitors of a revoked key are not checked again). */
-  keyActive: (keyId: string) => Promise<boolean>;
+  /** Whether a monitor's key may still be used (the monitors of a key that may not are not checked). */
+  keyState: (keyId: string) => Promise<KeyState>;
   maxPerKey: Readonly<Record<'pro' | 'business', number>>;
   perCountry: number;
   leaseMs: number;

@@ -34,6 +34,8 @@ export * from './views.js';
 const HISTORY_LIMIT = 50;
 /** When the monitors of a revoked key are due: never (a key is not un-revoked). */
 const NEVER = '9999-12-31T00:00:00.000Z';
+/** When the monitors of an expired key or a disabled account are looked at again. */
+const KEY_STOPPED_RETRY_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /**
@@ -64,6 +66,23 @@ export function createMonitorsService(deps: MonitorsDeps) {
   const { ask, apply, bump, inFlight } = checks;
 
   const creation = createMonitorCreation(deps, checks, ownerOf);
+
+  /** Unclaims a monitor and sets its next check. */
+  async function pause(id: string, until: string): Promise<void> {
+    await repository.update(id, { next_check_at: until, locked_until: null, claimed_by: null });
+  }
+
+  /**
+   * Whether a monitor's key may no longer be used; its monitor is then paused: for good when the key
+   * was revoked or rolled, for an hour when it expired or its account is disabled.
+   */
+  async function stopped(keyId: string, monitorId: string): Promise<boolean> {
+    const state = await deps.keyState(keyId);
+    if (state === 'active') return false;
+    const temporary = state === 'expired' || state === 'account_disabled';
+    await pause(monitorId, temporary ? new Date(clock.millis() + KEY_STOPPED_RETRY_MS).toISOString() : NEVER);
+    return true;
+  }
 
   async function ownedRow(principal: ApiKeyPrincipal, id: string): Promise<MonitorsTable | null> {
     return (await repository.findOfKey(ownerOf(principal), id)) ?? null;
@@ -212,16 +231,18 @@ export function createMonitorsService(deps: MonitorsDeps) {
 
     /**
      * Runs one claimed scheduled check; a check interrupted by shutdown is given back unwritten. The
-     * monitors of a revoked key are not checked again (the key's state is cached by the keys module,
-     * not read per check), nor are the demo key's monitors past their retention (they are purged).
+     * monitors of a key that may no longer be used (revoked, expired, rolled past its overlap, its
+     * account disabled) are not checked, and a check under way when it stopped is not written (the
+     * key's state is cached by the keys module, not read per check): a revoked or rolled key's
+     * monitors are paused for good, those of an expired key or a disabled account are looked at again
+     * an hour later (an operator may extend the key or enable the account). Nor are the demo key's
+     * monitors past their retention checked (they are purged).
      */
     async runClaimed(row: MonitorsTable, signal?: AbortSignal): Promise<void> {
       try {
         const expired = row.key_id === PLAYGROUND_PRINCIPAL.id && row.created_at <= playgroundCutoff();
-        if (expired || !(await deps.keyActive(row.key_id))) {
-          await repository.update(row.id, { next_check_at: NEVER, locked_until: null, claimed_by: null });
-          return;
-        }
+        if (expired) return await pause(row.id, NEVER);
+        if (await stopped(row.key_id, row.id)) return;
         let asked: { outcome: ValidationOutcome; latencyMs: number };
         try {
           asked = await ask(row, 'scheduled', signal);
@@ -231,6 +252,8 @@ export function createMonitorsService(deps: MonitorsDeps) {
         }
         if (signal?.aborted && asked.outcome.kind !== 'ok')
           return await repository.release([row.id], workerId);
+        // A key stopped while its check was with the registry: nothing is written, no change is emitted.
+        if (await stopped(row.key_id, row.id)) return;
         await apply(row.id, 'scheduled', asked);
       } finally {
         bump(row.country, -1);

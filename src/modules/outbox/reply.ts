@@ -47,6 +47,8 @@ export function createResponseRecorder(
   onError: (error: unknown) => void = () => {},
 ) {
   return async function sendRecorded(r: RecordedResponse): Promise<FastifyReply> {
+    // A stored answer does not count against the key's monthly quota (see keys/quota.ts).
+    if (r.meta?.cached === true) r.request.answeredFromCache = true;
     const latency = latencyMs(r.reply);
     const statusCode = r.statusCode ?? 200;
     r.reply.code(statusCode);

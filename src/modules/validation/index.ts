@@ -1,5 +1,6 @@
 /** What other modules may use of `validation`; everything else in the folder is its own. */
 export type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
+export { createCachedAnswerCheck, type ValidateQuery } from './cached.js';
 export { validationRefusal } from './refusals.js';
 export { ValidationMetaFields } from './schemas.js';
 export type { ValidationService } from './service.js';

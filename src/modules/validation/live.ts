@@ -80,6 +80,8 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
   applyStatus(reader: RegistryStatusReader): Promise<void>;
   /** Keeps committed answers in memory (called by the outbox after the commit). */
   remember(answers: readonly RegistryAnswersTable[]): void;
+  /** Whether a stored answer for this (normalised) number is within its TTL: it would be served. */
+  hasFresh(vatNumber: string): Promise<boolean>;
 } {
   const { repository, clock, cache } = options;
   const random = options.random ?? Math.random;
@@ -251,6 +253,11 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
   return {
     breaker,
     permits,
+
+    async hasFresh(vatNumber) {
+      const row = await stored(vatNumber);
+      return row !== null && ageSeconds(row, clock.now()) <= ttl(row);
+    },
 
     remember(answers) {
       for (const answer of answers) {

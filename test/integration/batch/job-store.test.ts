@@ -36,6 +36,7 @@ for (const target of await databaseTargets()) {
         ids: t.container.ids,
         onQueued: () => queued.push(1),
         onFinished: (id) => finished.push(id),
+        keyState: (keyId) => t.container.keys.stateOf(keyId),
         retentionDays: 30,
       });
     });
