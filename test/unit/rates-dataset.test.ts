@@ -91,6 +91,7 @@ describe('data/rates.json', () => {
       domestic: 25000,
       distance_selling: 10000,
       currency: 'EUR',
+      non_resident: null,
     });
     assert.equal(country('at').registration_threshold?.domestic, 55000);
     assert.equal(country('be').registration_threshold?.domestic, 25000);
@@ -98,21 +99,25 @@ describe('data/rates.json', () => {
       domestic: 90000,
       distance_selling: null,
       currency: 'GBP',
+      non_resident: null,
     });
     assert.deepEqual(country('xi').registration_threshold, {
       domestic: 90000,
       distance_selling: 10000,
       currency: 'GBP',
+      non_resident: null,
     });
     assert.deepEqual(country('no').registration_threshold, {
       domestic: 50000,
       distance_selling: null,
       currency: 'NOK',
+      non_resident: null,
     });
     assert.deepEqual(country('ch').registration_threshold, {
       domestic: 100000,
       distance_selling: null,
       currency: 'CHF',
+      non_resident: null,
     });
     assert.equal(country('es').registration_threshold?.domestic, null);
     assert.equal(country('bg').currency, 'EUR');
