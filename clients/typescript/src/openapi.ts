@@ -516,7 +516,7 @@ export interface paths {
                         seller_eu_b2c_sales_ytd?: number;
                         /** @description The seller's VAT number; the seller must be in an EU member state (XI for goods only). */
                         seller_vat: string;
-                        /** @description Day of the supply, `YYYY-MM-DD` (default today): the rates in force that day apply. */
+                        /** @description Day of the supply, `YYYY-MM-DD`: the rates in force that day apply. Default: today in the time zone of the country of taxation. */
                         supply_date?: string;
                         /** @description `digital_services` are telecommunications, broadcasting and electronically supplied services (Art. 58). Default `services`. */
                         supply_type?: "goods" | "services" | "digital_services";
