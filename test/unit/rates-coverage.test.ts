@@ -107,6 +107,8 @@ describe('data/rates.json coverage', () => {
     assert.deepEqual(on('vn', '2027-01-01')?.reduced_rates, [5]);
     assert.equal(on('id', '2024-12-31')?.standard_rate, 11);
     assert.equal(on('id', '2025-01-01')?.standard_rate, 12);
+    assert.deepEqual(on('ua', '2021-02-28')?.reduced_rates, [7]);
+    assert.deepEqual(on('ua', '2021-03-01')?.reduced_rates, [7, 14]);
     assert.equal(on('om', '2021-04-15'), null, 'Oman had no VAT before 2021-04-16');
     assert.equal(on('om', '2021-04-16')?.standard_rate, 5);
   });
