@@ -129,7 +129,9 @@ describe('GET /v1/rates', () => {
     const sg = (await t.app.inject({ method: 'GET', url: '/v1/rates/sg?date=2023-12-31' })).json().data;
     assert.equal(sg.standard_rate, 8);
     const de = (await t.app.inject({ method: 'GET', url: '/v1/rates/de' })).json().data;
-    assert.equal(de.registration_threshold.non_resident, null, 'not tracked for the row');
+    assert.deepEqual(de.registration_threshold.non_resident, { amount: 0, currency: 'EUR' });
+    const rs = (await t.app.inject({ method: 'GET', url: '/v1/rates/rs' })).json().data;
+    assert.equal(rs.registration_threshold.non_resident, null, 'not tracked for the row');
   });
 
   it("answers Canada's GST with its HST provinces, and Nova Scotia's change at midnight in Ottawa", async () => {

@@ -140,7 +140,8 @@ describe('data/rates.json coverage', () => {
     assert.deepEqual(nonResident('ua'), { amount: 1000000, currency: 'UAH' });
     assert.deepEqual(nonResident('kr'), { amount: 0, currency: 'KRW' }, 'from the first sale');
     assert.deepEqual(nonResident('sa'), { amount: 0, currency: 'SAR' });
-    assert.equal(nonResident('de'), null, 'not tracked where the file has none');
+    assert.deepEqual(nonResident('de'), { amount: 0, currency: 'EUR' }, 'sellers outside the EU: first sale');
+    assert.equal(nonResident('rs'), null, 'not tracked where the file has none');
   });
 });
 

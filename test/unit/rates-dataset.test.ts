@@ -91,7 +91,7 @@ describe('data/rates.json', () => {
       domestic: 25000,
       distance_selling: 10000,
       currency: 'EUR',
-      non_resident: null,
+      non_resident: { amount: 0, currency: 'EUR' },
     });
     assert.equal(country('at').registration_threshold?.domestic, 55000);
     assert.equal(country('be').registration_threshold?.domestic, 25000);
@@ -99,25 +99,25 @@ describe('data/rates.json', () => {
       domestic: 90000,
       distance_selling: null,
       currency: 'GBP',
-      non_resident: null,
+      non_resident: { amount: 0, currency: 'GBP' },
     });
     assert.deepEqual(country('xi').registration_threshold, {
       domestic: 90000,
       distance_selling: 10000,
       currency: 'GBP',
-      non_resident: null,
+      non_resident: { amount: 0, currency: 'GBP' },
     });
     assert.deepEqual(country('no').registration_threshold, {
       domestic: 50000,
       distance_selling: null,
       currency: 'NOK',
-      non_resident: null,
+      non_resident: { amount: 50000, currency: 'NOK' },
     });
     assert.deepEqual(country('ch').registration_threshold, {
       domestic: 100000,
       distance_selling: null,
       currency: 'CHF',
-      non_resident: null,
+      non_resident: { amount: 100000, currency: 'CHF' },
     });
     assert.equal(country('es').registration_threshold?.domestic, null);
     assert.equal(country('bg').currency, 'EUR');
