@@ -136,7 +136,6 @@ describe('data/rates.json coverage', () => {
     assert.deepEqual(nonResident('nz'), { amount: 60000, currency: 'NZD' });
     assert.deepEqual(nonResident('sg'), { amount: 100000, currency: 'SGD' });
     assert.deepEqual(nonResident('ca'), { amount: 30000, currency: 'CAD' });
-    assert.deepEqual(nonResident('za'), { amount: 1000000, currency: 'ZAR' });
     assert.deepEqual(nonResident('ua'), { amount: 1000000, currency: 'UAH' });
     assert.deepEqual(nonResident('kr'), { amount: 0, currency: 'KRW' }, 'from the first sale');
     assert.deepEqual(nonResident('sa'), { amount: 0, currency: 'SAR' });
