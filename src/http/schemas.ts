@@ -1,7 +1,8 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type TSchema, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../lib/errors.js';
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends TSchema>(schema: T, options?: SchemaOptions) =>
+  Type.Union([schema, Type.Null()], options);
 
 export const MetaBase = {
   request_id: Type.String({ format: 'uuid', description: 'Identifies this HTTP request (UUID v7).' }),

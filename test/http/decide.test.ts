@@ -311,3 +311,61 @@ describe('POST /v1/decide', () => {
     assert.ok(op.responses['200']);
   });
 });
+
+describe('POST /v1/decide without supply_date', () => {
+  let t: TestApp;
+  let key: TestKey;
+  // Finland's standard rate went from 24% to 25.5% on 1 September 2024, at midnight in Helsinki (UTC+3).
+  const clock = createManualClock('2024-08-31T23:30:00.000Z');
+
+  before(async () => {
+    t = await buildTestApp({}, { clock });
+    key = await t.key('starter', 'test');
+  });
+  after(() => t.close());
+
+  const post = (payload: Record<string, unknown>) =>
+    t.app.inject({ method: 'POST', url: '/v1/decide', headers: key.headers, payload });
+
+  it("is today in the country of taxation's time zone, not the UTC day", async () => {
+    clock.set('2024-08-31T23:30:00.000Z');
+    const { data } = (await post({ seller_vat: 'FI20774740', buyer_country: 'FI' })).json();
+    assert.equal(data.country_of_taxation, 'FI');
+    assert.equal(data.supply_date, '2024-09-01');
+    assert.equal(data.rate, 25.5);
+  });
+
+  it("follows the place of supply: the buyer's country for a reverse charge, the seller's below the OSS threshold", async () => {
+    // 21:30 UTC: 23:30 on 31 August in Berlin, 00:30 on 1 September in Helsinki.
+    clock.set('2024-08-31T21:30:00.000Z');
+    const reverse = (await post({ seller_vat: SELLER_DE, buyer_vat: 'FI20774740' })).json().data;
+    assert.equal(reverse.mechanism, 'reverse_charge');
+    assert.equal(reverse.country_of_taxation, 'FI');
+    assert.equal(reverse.supply_date, '2024-09-01');
+    assert.equal(reverse.standard_rate, 25.5);
+    const belowThreshold = (
+      await post({
+        seller_vat: 'FI20774740',
+        buyer_country: 'DE',
+        supply_type: 'digital_services',
+        seller_eu_b2c_sales_ytd: 0,
+        seller_eu_b2c_sales_last_year: 0,
+      })
+    ).json().data;
+    assert.equal(belowThreshold.country_of_taxation, 'FI');
+    assert.equal(belowThreshold.supply_date, '2024-09-01');
+    assert.equal(belowThreshold.rate, 25.5);
+    const toGermany = (await post({ seller_vat: SELLER_DE, buyer_country: 'DE' })).json().data;
+    assert.equal(toGermany.country_of_taxation, 'DE');
+    assert.equal(toGermany.supply_date, '2024-08-31');
+  });
+
+  it('keeps a supply_date that is given', async () => {
+    clock.set('2024-08-31T23:30:00.000Z');
+    const { data } = (
+      await post({ seller_vat: 'FI20774740', buyer_country: 'FI', supply_date: '2024-08-31' })
+    ).json();
+    assert.equal(data.supply_date, '2024-08-31');
+    assert.equal(data.rate, 24);
+  });
+});

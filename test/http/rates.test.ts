@@ -20,6 +20,7 @@ const FIELDS = [
   'vat_number_regex',
   'registration_threshold',
   'updated_at',
+  'regions',
 ].sort();
 
 const EU = 'at be bg cy cz de dk ee es fi fr gr hr hu ie it lt lu lv mt nl pl pt ro se si sk'.split(' ');
@@ -90,6 +91,98 @@ describe('GET /v1/rates', () => {
       (c) => c.is_eu_member,
     ).length;
     assert.equal(members, 28);
+  });
+
+  it('covers at least 60 countries, beyond Europe too', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/v1/rates' });
+    const body = res.json();
+    assert.ok(body.meta.count >= 60, `${body.meta.count} countries`);
+    assert.equal(body.data.length, body.meta.count);
+    const codes = (body.data as Array<{ country_code: string }>).map((c) => c.country_code);
+    for (const code of ['ua', 'au', 'nz', 'sg', 'jp', 'kr', 'ca', 'za', 'in', 'sa', 'ae']) {
+      assert.ok(codes.includes(code), code);
+    }
+    for (const c of body.data) {
+      assert.deepEqual(Object.keys(c).sort(), FIELDS, c.country_code);
+      assert.ok(Array.isArray(c.regions), c.country_code);
+    }
+  });
+
+  it('answers Australia, Japan and Singapore with their rates and the threshold for sellers abroad', async () => {
+    const au = (await t.app.inject({ method: 'GET', url: '/v1/rates/AU' })).json().data;
+    assert.equal(au.standard_rate, 10);
+    assert.deepEqual(au.reduced_rates, []);
+    assert.equal(au.currency, 'AUD');
+    assert.equal(au.is_eu_member, false);
+    assert.equal(au.supports_live_validation, false);
+    assert.equal(au.vat_abbr, 'GST');
+    assert.deepEqual(au.registration_threshold, {
+      domestic: 75000,
+      distance_selling: null,
+      currency: 'AUD',
+      non_resident: { amount: 75000, currency: 'AUD' },
+    });
+    assert.deepEqual(au.regions, []);
+    const jp = (await t.app.inject({ method: 'GET', url: '/v1/rates/jp' })).json().data;
+    assert.equal(jp.standard_rate, 10);
+    assert.deepEqual(jp.reduced_rates, [8]);
+    const sg = (await t.app.inject({ method: 'GET', url: '/v1/rates/sg?date=2023-12-31' })).json().data;
+    assert.equal(sg.standard_rate, 8);
+    const de = (await t.app.inject({ method: 'GET', url: '/v1/rates/de' })).json().data;
+    assert.deepEqual(de.registration_threshold.non_resident, { amount: 0, currency: 'EUR' });
+    const rs = (await t.app.inject({ method: 'GET', url: '/v1/rates/rs' })).json().data;
+    assert.equal(rs.registration_threshold.non_resident, null, 'not tracked for the row');
+  });
+
+  it("answers Canada's GST with its HST provinces, and Nova Scotia's change at midnight in Ottawa", async () => {
+    const ca = (await t.app.inject({ method: 'GET', url: '/v1/rates/ca' })).json().data;
+    assert.equal(ca.standard_rate, 5);
+    assert.equal(ca.vat_abbr, 'GST/HST');
+    assert.deepEqual(
+      ca.regions.map((r: { code: string; standard_rate: number }) => [r.code, r.standard_rate]),
+      [
+        ['ca-nb', 15],
+        ['ca-nl', 15],
+        ['ca-ns', 14],
+        ['ca-on', 13],
+        ['ca-pe', 15],
+      ],
+    );
+    assert.deepEqual(ca.regions[3], {
+      code: 'ca-on',
+      name: 'Ontario',
+      vat_name: 'Harmonized Sales Tax',
+      vat_abbr: 'HST',
+      standard_rate: 13,
+      from: '2020-01-01',
+    });
+    const ns = (res: {
+      json(): { data: { regions: Array<{ code: string; standard_rate: number; from: string }> } };
+    }) => res.json().data.regions.find((r) => r.code === 'ca-ns');
+    const before = await t.app.inject({ method: 'GET', url: '/v1/rates/ca?date=2025-03-31' });
+    const after = await t.app.inject({ method: 'GET', url: '/v1/rates/ca?date=2025-04-01' });
+    assert.equal(ns(before)?.standard_rate, 15);
+    assert.deepEqual(ns(after), {
+      code: 'ca-ns',
+      name: 'Nova Scotia',
+      vat_name: 'Harmonized Sales Tax',
+      vat_abbr: 'HST',
+      standard_rate: 14,
+      from: '2025-04-01',
+    });
+    assert.notEqual(before.headers.etag, after.headers.etag, 'a province change is a new answer');
+    // 03:30 UTC on 1 April is still 31 March (23:30) in Ottawa; 04:30 UTC is 1 April there.
+    clock.set('2025-04-01T03:30:00.000Z');
+    const lateEvening = await t.app.inject({ method: 'GET', url: '/v1/rates/ca' });
+    clock.set('2025-04-01T04:30:00.000Z');
+    const midnight = await t.app.inject({ method: 'GET', url: '/v1/rates/ca' });
+    const list = (await t.app.inject({ method: 'GET', url: '/v1/rates' })).json().data;
+    clock.set('2026-11-22T12:00:00.000Z');
+    assert.equal(ns(lateEvening)?.standard_rate, 15);
+    assert.equal(ns(midnight)?.standard_rate, 14);
+    assert.notEqual(lateEvening.headers.etag, midnight.headers.etag);
+    const caInList = list.find((c: { country_code: string }) => c.country_code === 'ca');
+    assert.equal(caInList.regions.find((r: { code: string }) => r.code === 'ca-ns').standard_rate, 14);
   });
 
   it('answers the rates in force on a given date', async () => {

@@ -666,7 +666,7 @@ export interface paths {
                         seller_eu_b2c_sales_ytd?: number;
                         /** @description The seller's VAT number; the seller must be in an EU member state (XI for goods only). */
                         seller_vat: string;
-                        /** @description Day of the supply, `YYYY-MM-DD` (default today): the rates in force that day apply. */
+                        /** @description Day of the supply, `YYYY-MM-DD`: the rates in force that day apply. Default: today in the time zone of the country of taxation. */
                         supply_date?: string;
                         /** @description `digital_services` are telecommunications, broadcasting and electronically supplied services (Art. 58). Default `services`. */
                         supply_type?: "goods" | "services" | "digital_services";
@@ -3135,10 +3135,33 @@ export interface components {
             parking_rate: number | null;
             /** @description Ascending; empty if none. */
             reduced_rates: number[];
+            /** @description Regions with their own rate in force that day (Canada: the HST provinces); empty for most countries. */
+            regions: {
+                /** @description ISO 3166-2 subdivision code, lower case, e.g. `ca-on`. */
+                code: string;
+                /**
+                 * Format: date
+                 * @description First day of this rate.
+                 */
+                from: string;
+                name: string;
+                /** @description The rate charged there instead of the country-wide `standard_rate` (for a Canadian HST province, the harmonized rate, federal part included). */
+                standard_rate: number;
+                vat_abbr: string;
+                vat_name: string;
+            }[];
             registration_threshold: {
+                /** @description ISO 4217 currency of `domestic`. */
                 currency: string;
                 distance_selling: number | null;
                 domestic: number | null;
+                /** @description Sales to consumers in the country above which a seller established abroad must register to charge its VAT/GST on digital services; null when not tracked. */
+                non_resident: {
+                    /** @description Threshold amount; 0 when a seller established abroad must register from the first sale. */
+                    amount: number;
+                    /** @description ISO 4217 currency of `amount`, as the country publishes it. */
+                    currency: string;
+                } | null;
             } | null;
             /** @description Percentage: 19 means 19%. */
             standard_rate: number;

@@ -45,7 +45,8 @@ export const DecideBody = Type.Object(
     supply_date: Type.Optional(
       Type.String({
         pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-        description: 'Day of the supply, `YYYY-MM-DD` (default today): the rates in force that day apply.',
+        description:
+          'Day of the supply, `YYYY-MM-DD`: the rates in force that day apply. Default: today in the time zone of the country of taxation.',
       }),
     ),
     seller_eu_b2c_sales_ytd: Type.Optional(

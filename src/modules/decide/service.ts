@@ -1,5 +1,5 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
-import { type Clock, utcToday } from '../../lib/clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
 import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
@@ -120,11 +120,10 @@ function formatRefusal(field: Field, reason: string, message: string): Refusal {
  */
 export function createDecideService(deps: {
   validation: ValidationPort;
-  rates: Pick<RatesService, 'rateObject'>;
+  rates: Pick<RatesService, 'rateObject' | 'today'>;
   clock: Clock;
 }) {
   const { validation, rates, clock } = deps;
-  const today = utcToday(clock);
 
   const standardRate = (country: string, date: string): number | null =>
     rates.rateObject(country.toLowerCase(), date)?.standard_rate ?? null;
@@ -143,10 +142,9 @@ export function createDecideService(deps: {
       }
       const supplyType: SupplyType = body.supply_type ?? 'services';
       const now = clock.now();
-      const supplyDate = body.supply_date ?? today();
-      const dateCheck = checkDate(supplyDate);
-      if (!dateCheck.ok) {
-        return refusal('malformed', dateProblem('supply_date', dateCheck));
+      if (body.supply_date !== undefined) {
+        const dateCheck = checkDate(body.supply_date);
+        if (!dateCheck.ok) return refusal('malformed', dateProblem('supply_date', dateCheck));
       }
 
       // Offline checks first: no registry is asked about a sale that cannot be decided.
@@ -170,6 +168,9 @@ export function createDecideService(deps: {
           { country: seller.isoCountry, field: 'seller_vat' },
         );
       }
+      // Without a supply date, the supply is today in the country whose VAT applies (settled below,
+      // once the place of supply is known); the seller's day is the first guess.
+      let supplyDate = body.supply_date ?? rates.today(seller.isoCountry);
       if (standardRate(seller.isoCountry, supplyDate) === null) {
         return refusal(
           'malformed',
@@ -226,20 +227,28 @@ export function createDecideService(deps: {
       sources.push(source('seller', sellerOutcome));
       if (buyerOutcome) sources.push(source('buyer', buyerOutcome));
 
-      const names = (country: string) =>
-        rates.rateObject(country.toLowerCase(), supplyDate)?.country_name ?? country;
-      const result = decide(
-        {
-          seller: { country: seller.isoCountry },
-          buyer: { country: buyerCountry, vat: buyerOutcome ? { valid: buyerOutcome.data.valid } : null },
-          supplyType,
-          supplyDate,
-          salesYtd: body.seller_eu_b2c_sales_ytd ?? null,
-          salesLastYear: body.seller_eu_b2c_sales_last_year ?? null,
-        },
-        standardRate,
-        names,
-      );
+      const decideOn = (day: string) =>
+        decide(
+          {
+            seller: { country: seller.isoCountry },
+            buyer: { country: buyerCountry, vat: buyerOutcome ? { valid: buyerOutcome.data.valid } : null },
+            supplyType,
+            supplyDate: day,
+            salesYtd: body.seller_eu_b2c_sales_ytd ?? null,
+            salesLastYear: body.seller_eu_b2c_sales_last_year ?? null,
+          },
+          standardRate,
+          (country) => rates.rateObject(country.toLowerCase(), day)?.country_name ?? country,
+        );
+      let result = decideOn(supplyDate);
+      if (body.supply_date === undefined && result.ok) {
+        // A rate changes at midnight in the country of taxation: "today" is that country's day.
+        const day = rates.today(result.decision.countryOfTaxation);
+        if (day !== supplyDate) {
+          supplyDate = day;
+          result = decideOn(day);
+        }
+      }
       if (!result.ok) {
         if (result.reason === 'seller_country_unsupported') {
           return refusal('seller_country_unsupported', result.message, { field: 'seller_vat' });
@@ -247,6 +256,8 @@ export function createDecideService(deps: {
         return refusal('malformed', `supply_date: ${result.message}`);
       }
       const d = result.decision;
+      const names = (country: string) =>
+        rates.rateObject(country.toLowerCase(), supplyDate)?.country_name ?? country;
       const sellerWarning = sellerOutcome.data.valid
         ? ''
         : " Note: the registry reports the seller's own VAT number as not valid; a seller needs a valid VAT number for this treatment and for the invoice.";

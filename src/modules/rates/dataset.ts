@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isDate, nextDate } from '../../lib/dates.js';
+import { amount, asObject, checkKeys, currencyCode, date, fail, rate, str } from './dataset-fields.js';
 
 /** A public source consulted for a country row. */
 export interface RateSource {
@@ -29,6 +30,37 @@ export interface RegistrationThreshold {
   distance_selling: number | null;
   /** ISO 4217 currency of `domestic`. */
   currency: string;
+  /**
+   * Sales to consumers in the country above which a seller established abroad must register to
+   * charge its VAT/GST on digital services, as the country publishes it; `amount` 0 when
+   * registration is due from the first sale. Null when not tracked (absent in the file).
+   */
+  non_resident: NonResidentThreshold | null;
+}
+
+export interface NonResidentThreshold {
+  amount: number;
+  /** ISO 4217 currency of `amount`, as the country publishes the threshold. */
+  currency: string;
+}
+
+/** A region's own rate over a closed (or, for the last one, open) range of days. */
+export interface RegionPeriod {
+  from: string;
+  to: string | null;
+  /** The rate a seller charges there: for a Canadian HST province, the harmonized rate (federal part included). */
+  standard_rate: number;
+}
+
+/** A part of a country where a different rate applies (Canada's HST provinces). */
+export interface RegionRates {
+  /** ISO 3166-2 subdivision code, lower case (`ca-on`). */
+  code: string;
+  name: string;
+  vat_name: string;
+  vat_abbr: string;
+  /** Oldest first, contiguous; the last period has `to: null`. */
+  periods: RegionPeriod[];
 }
 
 export interface CountryRates {
@@ -49,6 +81,8 @@ export interface CountryRates {
   updated_at: string;
   sources: RateSource[];
   notes?: string;
+  /** Regions with their own rate; empty for most countries (absent in the file). */
+  regions: RegionRates[];
   /** Rate history, oldest first, contiguous; the last period has `to: null`. */
   periods: RatePeriod[];
 }
@@ -57,66 +91,6 @@ export interface RatesDataset {
   /** Date `YYYY-MM-DD` of the dataset. */
   data_version: string;
   countries: CountryRates[];
-}
-
-type Json = Record<string, unknown>;
-
-function fail(path: string, message: string): never {
-  throw new Error(`rates dataset: ${path}: ${message}`);
-}
-
-function asObject(value: unknown, path: string): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, 'must be an object');
-  return value as Json;
-}
-
-function checkKeys(
-  obj: Json,
-  path: string,
-  required: readonly string[],
-  optional: readonly string[] = [],
-): void {
-  for (const key of required) {
-    if (!Object.hasOwn(obj, key)) fail(path, `missing field "${key}"`);
-  }
-  for (const key of Object.keys(obj)) {
-    if (!required.includes(key) && !optional.includes(key)) fail(path, `unknown field "${key}"`);
-  }
-}
-
-function str(obj: Json, key: string, path: string): string {
-  const v = obj[key];
-  if (typeof v !== 'string' || v.trim() === '') fail(`${path}.${key}`, 'must be a non-empty string');
-  return v;
-}
-
-function date(obj: Json, key: string, path: string): string {
-  const v = obj[key];
-  if (!isDate(v)) fail(`${path}.${key}`, 'must be a valid date YYYY-MM-DD');
-  return v;
-}
-
-function currencyCode(obj: Json, key: string, path: string): string {
-  const v = str(obj, key, path);
-  if (!/^[A-Z]{3}$/.test(v)) fail(`${path}.${key}`, 'must be an ISO 4217 code (3 uppercase letters)');
-  return v;
-}
-
-function rate(value: unknown, path: string, allowNull: boolean): number | null {
-  if (value === null && allowNull) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    fail(path, allowNull ? 'must be a number or null' : 'must be a number');
-  }
-  if (value <= 0 || value > 100) fail(path, 'must be a percentage above 0 and at most 100');
-  return value;
-}
-
-function amount(value: unknown, path: string): number | null {
-  if (value === null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    fail(path, 'must be a non-negative number or null');
-  }
-  return value;
 }
 
 function parseSource(value: unknown, path: string): RateSource {
@@ -130,12 +104,22 @@ function parseSource(value: unknown, path: string): RateSource {
 function parseThreshold(value: unknown, path: string): RegistrationThreshold | null {
   if (value === null) return null;
   const obj = asObject(value, path);
-  checkKeys(obj, path, ['domestic', 'distance_selling', 'currency']);
+  checkKeys(obj, path, ['domestic', 'distance_selling', 'currency'], ['non_resident']);
   return {
     domestic: amount(obj.domestic, `${path}.domestic`),
     distance_selling: amount(obj.distance_selling, `${path}.distance_selling`),
     currency: currencyCode(obj, 'currency', path),
+    non_resident: parseNonResident(obj.non_resident ?? null, `${path}.non_resident`),
   };
+}
+
+function parseNonResident(value: unknown, path: string): NonResidentThreshold | null {
+  if (value === null) return null;
+  const obj = asObject(value, path);
+  checkKeys(obj, path, ['amount', 'currency']);
+  const limit = amount(obj.amount, `${path}.amount`);
+  if (limit === null) fail(`${path}.amount`, 'must be a non-negative number (0: from the first sale)');
+  return { amount: limit, currency: currencyCode(obj, 'currency', path) };
 }
 
 function parsePeriod(value: unknown, path: string): RatePeriod {
@@ -148,12 +132,7 @@ function parsePeriod(value: unknown, path: string): RatePeriod {
     'super_reduced_rate',
     'parking_rate',
   ]);
-  const from = date(obj, 'from', path);
-  let to: string | null = null;
-  if (obj.to !== null) {
-    to = date(obj, 'to', path);
-    if (to < from) fail(`${path}.to`, `ends (${to}) before it starts (${from})`);
-  }
+  const { from, to } = parseRange(obj, path);
   const reducedRaw = obj.reduced_rates;
   if (!Array.isArray(reducedRaw)) fail(`${path}.reduced_rates`, 'must be an array');
   const reduced = reducedRaw.map((r, i) => rate(r, `${path}.reduced_rates[${i}]`, false) as number);
@@ -172,16 +151,15 @@ function parsePeriod(value: unknown, path: string): RatePeriod {
   };
 }
 
-function parsePeriods(value: unknown, path: string): RatePeriod[] {
-  if (!Array.isArray(value) || value.length === 0) fail(path, 'must be a non-empty array');
-  const periods = value.map((p, i) => parsePeriod(p, `${path}[${i}]`));
+/** Checks that periods are sorted, contiguous and end with the one open period. */
+function checkContiguous(periods: ReadonlyArray<{ from: string; to: string | null }>, path: string): void {
   for (let i = 0; i < periods.length; i++) {
-    const cur = periods[i] as RatePeriod;
+    const cur = periods[i] as { from: string; to: string | null };
     const isLast = i === periods.length - 1;
     if (isLast && cur.to !== null) fail(`${path}[${i}].to`, 'the last period must be open (to: null)');
     if (!isLast && cur.to === null) fail(`${path}[${i}].to`, 'only the last period may be open (to: null)');
     if (i === 0) continue;
-    const prev = periods[i - 1] as RatePeriod;
+    const prev = periods[i - 1] as { from: string; to: string | null };
     const prevTo = prev.to as string;
     if (cur.from <= prev.from) {
       fail(`${path}[${i}].from`, `periods are not sorted: ${cur.from} is not after ${prev.from}`);
@@ -193,7 +171,61 @@ function parsePeriods(value: unknown, path: string): RatePeriod[] {
       fail(`${path}[${i}].from`, `leaves a gap after the previous period, which ends ${prevTo}`);
     }
   }
+}
+
+function parseRange(obj: Record<string, unknown>, path: string): { from: string; to: string | null } {
+  const from = date(obj, 'from', path);
+  if (obj.to === null) return { from, to: null };
+  const to = date(obj, 'to', path);
+  if (to < from) fail(`${path}.to`, `ends (${to}) before it starts (${from})`);
+  return { from, to };
+}
+
+function parsePeriods(value: unknown, path: string): RatePeriod[] {
+  if (!Array.isArray(value) || value.length === 0) fail(path, 'must be a non-empty array');
+  const periods = value.map((p, i) => parsePeriod(p, `${path}[${i}]`));
+  checkContiguous(periods, path);
   return periods;
+}
+
+function parseRegion(value: unknown, path: string, countryCode: string): RegionRates {
+  const obj = asObject(value, path);
+  checkKeys(obj, path, ['code', 'name', 'vat_name', 'vat_abbr', 'periods']);
+  const code = str(obj, 'code', path);
+  if (!new RegExp(`^${countryCode}-[a-z0-9]{1,3}$`).test(code)) {
+    fail(`${path}.code`, `must be an ISO 3166-2 code of the country in lower case, e.g. "${countryCode}-ab"`);
+  }
+  const raw = obj.periods;
+  if (!Array.isArray(raw) || raw.length === 0) fail(`${path}.periods`, 'must be a non-empty array');
+  const periods = raw.map((p, i): RegionPeriod => {
+    const at = `${path}.periods[${i}]`;
+    const period = asObject(p, at);
+    checkKeys(period, at, ['from', 'to', 'standard_rate']);
+    return {
+      ...parseRange(period, at),
+      standard_rate: rate(period.standard_rate, `${at}.standard_rate`, false) as number,
+    };
+  });
+  checkContiguous(periods, `${path}.periods`);
+  return {
+    code,
+    name: str(obj, 'name', path),
+    vat_name: str(obj, 'vat_name', path),
+    vat_abbr: str(obj, 'vat_abbr', path),
+    periods,
+  };
+}
+
+function parseRegions(value: unknown, path: string, countryCode: string): RegionRates[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) fail(path, 'must be an array');
+  const regions = value.map((r, i) => parseRegion(r, `${path}[${i}]`, countryCode));
+  const seen = new Set<string>();
+  regions.forEach((r, i) => {
+    if (seen.has(r.code)) fail(`${path}[${i}].code`, `duplicate region code "${r.code}"`);
+    seen.add(r.code);
+  });
+  return regions;
 }
 
 const COUNTRY_FIELDS = [
@@ -217,7 +249,7 @@ function parseCountry(value: unknown, index: number): CountryRates {
   const obj = asObject(value, path);
   const code = obj.country_code;
   if (typeof code === 'string') path = `${path} (${code})`;
-  checkKeys(obj, path, COUNTRY_FIELDS, ['notes']);
+  checkKeys(obj, path, COUNTRY_FIELDS, ['notes', 'regions']);
   const countryCode = str(obj, 'country_code', path);
   if (!/^[a-z]{2}$/.test(countryCode)) fail(`${path}.country_code`, 'must be two lowercase letters');
   if (typeof obj.is_eu_member !== 'boolean') fail(`${path}.is_eu_member`, 'must be a boolean');
@@ -249,6 +281,7 @@ function parseCountry(value: unknown, index: number): CountryRates {
     registration_threshold: parseThreshold(obj.registration_threshold, `${path}.registration_threshold`),
     updated_at: date(obj, 'updated_at', path),
     sources,
+    regions: parseRegions(obj.regions, `${path}.regions`, countryCode),
     periods: parsePeriods(obj.periods, `${path}.periods`),
   };
   if (Object.hasOwn(obj, 'notes')) row.notes = str(obj, 'notes', path);
@@ -283,6 +316,19 @@ export function loadRatesDataset(path: string): RatesDataset {
     throw new Error(`rates dataset: ${path} is not valid JSON: ${(err as Error).message}`);
   }
   return parseRatesDataset(json);
+}
+
+/** Each region's rate in force on `date` (`YYYY-MM-DD`), with the region; regions without a rate that day are left out. */
+export function regionsOn(
+  country: CountryRates,
+  date: string,
+): Array<{ region: RegionRates; period: RegionPeriod }> {
+  const found: Array<{ region: RegionRates; period: RegionPeriod }> = [];
+  for (const region of country.regions) {
+    const period = region.periods.find((p) => date >= p.from && (p.to === null || date <= p.to));
+    if (period) found.push({ region, period });
+  }
+  return found;
 }
 
 /** The period in force on `date` (`YYYY-MM-DD`), or null before the first period. */

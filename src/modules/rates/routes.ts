@@ -31,12 +31,53 @@ export const CountryRate = Type.Object(
     vat_number_regex: Type.String(),
     registration_threshold: Nullable(
       Type.Object({
-        domestic: Nullable(Type.Number()),
-        distance_selling: Nullable(Type.Number()),
-        currency: Type.String(),
+        domestic: Nullable(
+          Type.Number({
+            description:
+              'Turnover above which a seller based in the country must register, in `currency`; null when VAT is due from the first sale or no threshold is tracked.',
+          }),
+        ),
+        distance_selling: Nullable(
+          Type.Number({
+            description: 'EU-wide OSS cross-border B2C threshold in EUR (10000); null outside the EU.',
+          }),
+        ),
+        currency: Type.String({ description: 'ISO 4217 currency of `domestic`.' }),
+        non_resident: Nullable(
+          Type.Object({
+            amount: Type.Number({
+              description:
+                'Threshold amount; 0 when a seller established abroad must register from the first sale.',
+            }),
+            currency: Type.String({
+              description: 'ISO 4217 currency of `amount`, as the country publishes it.',
+            }),
+          }),
+          {
+            description:
+              'Sales to consumers in the country above which a seller established abroad must register to charge its VAT/GST on digital services; null when not tracked.',
+          },
+        ),
       }),
     ),
     updated_at: Type.String({ format: 'date' }),
+    regions: Type.Array(
+      Type.Object({
+        code: Type.String({ description: 'ISO 3166-2 subdivision code, lower case, e.g. `ca-on`.' }),
+        name: Type.String(),
+        vat_name: Type.String(),
+        vat_abbr: Type.String(),
+        standard_rate: Type.Number({
+          description:
+            'The rate charged there instead of the country-wide `standard_rate` (for a Canadian HST province, the harmonized rate, federal part included).',
+        }),
+        from: Type.String({ format: 'date', description: 'First day of this rate.' }),
+      }),
+      {
+        description:
+          'Regions with their own rate in force that day (Canada: the HST provinces); empty for most countries.',
+      },
+    ),
   },
   { $id: 'CountryRate', title: 'CountryRate' },
 );

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { deepFreeze } from '../../lib/freeze.js';
-import { type RatePeriod, type RatesDataset, ratesOn } from './dataset.js';
+import { type RatePeriod, type RatesDataset, ratesOn, regionsOn } from './dataset.js';
 import { type LayeredCountry, type LayeredDataset, layerChanges, versionOn } from './layers.js';
 import { dayInZone, timeZoneOf } from './time-zones.js';
 
@@ -59,8 +59,22 @@ export interface CountryRateObject {
     domestic: number | null;
     distance_selling: number | null;
     currency: string;
+    /** openvat's addition: the threshold for sellers established abroad (digital services to consumers). */
+    non_resident: { amount: number; currency: string } | null;
   } | null;
   updated_at: string;
+  /** openvat's addition: the regions with their own rate (Canada's HST provinces), in force that day. */
+  regions: RegionRateObject[];
+}
+
+export interface RegionRateObject {
+  code: string;
+  name: string;
+  vat_name: string;
+  vat_abbr: string;
+  standard_rate: number;
+  /** First day of the region's rate in force. */
+  from: string;
 }
 
 /** A rates answer, pre-serialised: the JSON of `data`, its length in UTF-8 bytes, and its entity tag. */
@@ -83,7 +97,7 @@ export type RatesLookup =
   | { kind: 'unknown_country' }
   | { kind: 'no_rates_on_date'; firstDate: string };
 
-function toObject(country: LayeredCountry, period: RatePeriod): CountryRateObject {
+function toObject(country: LayeredCountry, period: RatePeriod, day: string): CountryRateObject {
   const t = country.registration_threshold;
   return {
     country_code: country.country_code,
@@ -101,10 +115,36 @@ function toObject(country: LayeredCountry, period: RatePeriod): CountryRateObjec
     vat_number_format: country.vat_number_format,
     vat_number_regex: country.vat_number_regex,
     registration_threshold: t
-      ? { domestic: t.domestic, distance_selling: t.distance_selling, currency: t.currency }
+      ? {
+          domestic: t.domestic,
+          distance_selling: t.distance_selling,
+          currency: t.currency,
+          non_resident: t.non_resident
+            ? { amount: t.non_resident.amount, currency: t.non_resident.currency }
+            : null,
+        }
       : null,
     updated_at: country.refreshedOn.get(period.from) ?? country.updated_at,
+    regions: regionsOn(country, day).map(({ region, period: p }) => ({
+      code: region.code,
+      name: region.name,
+      vat_name: region.vat_name,
+      vat_abbr: region.vat_abbr,
+      standard_rate: p.standard_rate,
+      from: p.from,
+    })),
   };
+}
+
+/**
+ * The first day of the answer in force on `day`: the country's period's start, or a later start of
+ * a region's rate (a province's change is a change of the country's answer, its ETag included).
+ */
+function answerSince(country: LayeredCountry, period: RatePeriod, day: string): string {
+  let since = period.from;
+  if (country.regions.length === 0) return since;
+  for (const { period: p } of regionsOn(country, day)) if (p.from > since) since = p.from;
+  return since;
 }
 
 /**
@@ -163,7 +203,7 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
     if (!country) return { kind: 'unknown_country' };
     const period = ratesOn(country, day);
     return period
-      ? { kind: 'found', answer: countryAnswer(country, period, versionOn(layered, versionDay)) }
+      ? { kind: 'found', answer: countryAnswer(country, period, day, versionOn(layered, versionDay)) }
       : { kind: 'no_rates_on_date', firstDate: country.periods[0]?.from ?? '' };
   }
 
@@ -175,13 +215,19 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
     return answer;
   }
 
-  function countryAnswer(country: LayeredCountry, period: RatePeriod, version: string): RatesAnswer {
-    const key = `${country.country_code}|${period.from}|${version}`;
+  function countryAnswer(
+    country: LayeredCountry,
+    period: RatePeriod,
+    day: string,
+    version: string,
+  ): RatesAnswer {
+    const since = answerSince(country, period, day);
+    const key = `${country.country_code}|${since}|${version}`;
     let answer = answers.get(key);
     if (!answer) {
       answer = answerOf(
-        JSON.stringify(toObject(country, period)),
-        `W/"${version}-${country.country_code}-${period.from}"`,
+        JSON.stringify(toObject(country, period, day)),
+        `W/"${version}-${country.country_code}-${since}"`,
         version,
       );
       if (answers.size >= 10_000) answers.clear();
@@ -222,7 +268,8 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
       const now = clock.millis();
       if (date === undefined) {
         const cached = todays.get(code);
-        if (cached && now < cached.validUntil) return cached.lookup;
+        // An answer holds at most an hour from when it was made (a clock set back finds it stale).
+        if (cached && now < cached.validUntil && now >= cached.validUntil - 3_600_000) return cached.lookup;
         const today = todayOf(code, now);
         const found = lookup(code, today.day, today.day);
         if (found.kind !== 'unknown_country') {
@@ -247,10 +294,11 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
         const parts: string[] = [];
         const froms: string[] = [];
         sorted.forEach((country, i) => {
-          const period = ratesOn(country, days[i] as string);
+          const day = days[i] as string;
+          const period = ratesOn(country, day);
           if (!period) return;
-          parts.push(countryAnswer(country, period, version).json);
-          froms.push(period.from);
+          parts.push(countryAnswer(country, period, day, version).json);
+          froms.push(answerSince(country, period, day));
         });
         const latest = froms.sort().at(-1) ?? 'none';
         answer = answerOf(`[${parts.join(',')}]`, `W/"${version}-all-${latest}"`, version, parts.length);
@@ -268,7 +316,7 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
         const country = byCode.get(code.toLowerCase());
         if (!country) return null;
         const period = ratesOn(country, date);
-        object = period ? deepFreeze(toObject(country, period)) : null;
+        object = period ? deepFreeze(toObject(country, period, date)) : null;
         if (objects.size >= 50_000) objects.clear();
         objects.set(key, object);
       }
