@@ -284,7 +284,11 @@ export async function buildApp(
       }),
     );
     await app.register(
-      statusRoutes({ status: container.status, ratesSync: () => container.ratesUpdates.status() }),
+      statusRoutes({
+        status: container.status,
+        ratesSync: () => container.ratesUpdates.status(),
+        timestamps: () => container.evidenceTimestamps.status(),
+      }),
     );
     await app.register(
       validationRoutes({

@@ -24,6 +24,9 @@ import { createTestModeEvatrClient } from './modules/confirmations/test-evatr.js
 import { createDecideService } from './modules/decide/service.js';
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService } from './modules/events/service.js';
+import { createHttpTsaClient } from './modules/evidence-timestamps/client.js';
+import { createEvidenceTimestampsRepository } from './modules/evidence-timestamps/repository.js';
+import { createEvidenceTimestamps } from './modules/evidence-timestamps/service.js';
 import { createAuth } from './modules/keys/auth.js';
 import { createKeysRepository } from './modules/keys/repository.js';
 import { createKeysService } from './modules/keys/service.js';
@@ -141,8 +144,10 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     sources: { live: liveAnswers, test: testAnswers },
   });
   const decide = createDecideService({ validation, rates, clock });
+  const confirmationsRepository = createConfirmationsRepository(db.kysely);
+  const headSigner = config.evidenceKey ? createHeadSigner(parseEvidenceKey(config.evidenceKey)) : null;
   const confirmations = createConfirmationsService({
-    repository: createConfirmationsRepository(db.kysely),
+    repository: confirmationsRepository,
     clock,
     ids,
     upstream: {
@@ -165,7 +170,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       }),
     // An in-flight idempotency key is abandoned once the upstream call cannot still be running.
     inFlightTimeoutMs: registryConfig.timeoutMs + 60_000,
-    signer: config.evidenceKey ? createHeadSigner(parseEvidenceKey(config.evidenceKey)) : null,
+    signer: headSigner,
     onEvidenceProblem: (problem) =>
       log.error(
         { evidence: problem },
@@ -180,6 +185,33 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       ),
   });
   metrics.watchEvidence(() => confirmations.evidenceProblem() !== null);
+  const evidenceTimestamps = createEvidenceTimestamps({
+    repository: createEvidenceTimestampsRepository(db.kysely, db.dialect),
+    client: ports.tsa ?? createHttpTsaClient(),
+    clock,
+    ids,
+    workerId: ids.uuid(),
+    urls: config.timestamps.urls,
+    intervalMs: config.timestamps.intervalMs,
+    timeoutMs: config.timestamps.timeoutMs,
+    head: () => confirmationsRepository.head(),
+    publicKey: headSigner?.publicKey ?? null,
+    checkEvidence: () => confirmations.checkEvidence(),
+    onFailure: (url, reason) =>
+      log.warn({ tsa_url: url, reason }, 'time-stamping authority refused or failed; the next one is asked'),
+    onStored: (row) =>
+      log.info(
+        {
+          evidence_timestamp: {
+            head_seq: Number(row.head_seq),
+            gen_time: row.gen_time,
+            tsa_url: row.tsa_url,
+          },
+        },
+        'evidence chain head time-stamped',
+      ),
+  });
+  metrics.connectTimestamps(() => evidenceTimestamps.status());
   const timers: NodeJS.Timeout[] = [];
 
   const webhookTransport = ports.webhookTransport ?? createHttpTransport();
@@ -311,6 +343,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     registryStatus: () => statusService.snapshot(),
     metrics,
     confirmations,
+    evidenceTimestamps,
     usage,
     webhooks,
     webhookWorker,
@@ -330,6 +363,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
           live,
           audits,
           confirmations,
+          evidenceTimestamps,
           monitors,
           batch,
           usage,

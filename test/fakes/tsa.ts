@@ -1,0 +1,288 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+
+const run = promisify(execFile);
+
+/**
+ * A local RFC 3161 time-stamping authority for tests, built on Debian's `openssl`: a throwaway CA
+ * and TSA certificate (extendedKeyUsage critical timeStamping) made with `openssl req`/`x509`, and a
+ * small HTTP server answering `application/timestamp-query` by running `openssl ts -reply`.
+ *
+ * `mode` makes it misbehave the ways real authorities do:
+ * - `ok`: a granted token over the query (the CA chain included);
+ * - `rejection`: a `TimeStampResp` with status 2 (rejection);
+ * - `other-imprint`, `other-nonce`: a granted, validly signed token over another imprint / nonce;
+ * - `no-eku`: a token signed (`openssl cms -sign`) by a certificate without the time-stamping usage;
+ * - `slow`: never answers (the client's timeout ends it);
+ * - `http-500`: an HTTP error.
+ * A TSA that is down is `tsaDownUrl()`: nothing listens there.
+ */
+export type TsaMode = 'ok' | 'rejection' | 'other-imprint' | 'other-nonce' | 'no-eku' | 'slow' | 'http-500';
+
+export interface TestTsa {
+  url: string;
+  /** The CA certificate (PEM file path and text): what an auditor gives `openssl ts -verify -CAfile`. */
+  caFile: string;
+  caPem: string;
+  /** The TSA's signing certificate (PEM). */
+  tsaPem: string;
+  /** The directory with the keys and certificates (removed by `close`). */
+  dir: string;
+  /** Queries received (DER), in order. */
+  queries: Buffer[];
+  mode: TsaMode;
+  close(): Promise<void>;
+}
+
+async function openssl(args: string[], cwd: string): Promise<void> {
+  await run('openssl', args, { cwd });
+}
+
+const TSA_CONFIG = `
+[ tsa ]
+default_tsa = tsa_config
+
+[ tsa_config ]
+dir = .
+serial = ./serial
+crypto_device = builtin
+signer_cert = ./tsa.pem
+certs = ./ca.pem
+signer_key = ./tsa.key
+signer_digest = sha256
+default_policy = 1.3.6.1.4.1.99999.1
+other_policies = 1.3.6.1.4.1.99999.2
+digests = sha256, sha384, sha512
+accuracy = secs:1
+ordering = no
+tsa_name = yes
+ess_cert_id_chain = no
+ess_cert_id_alg = sha256
+`;
+
+/** A CA and certificates for a test TSA, in a new directory. */
+async function makePki(dir: string): Promise<void> {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  await openssl(
+    [
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=openvat test TSA root',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
+  writeFileSync(
+    join(dir, 'tsa.ext'),
+    'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=critical,timeStamping\n',
+  );
+  writeFileSync(
+    join(dir, 'plain.ext'),
+    'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n',
+  );
+  for (const [name, ext] of [
+    ['tsa', 'tsa.ext'],
+    ['plain', 'plain.ext'],
+  ] as const) {
+    await openssl(
+      [
+        'req',
+        '-new',
+        ...ec,
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.csr`,
+        '-subj',
+        `/CN=openvat test ${name}`,
+      ],
+      dir,
+    );
+    await openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${name}.pem`,
+        '-days',
+        '365',
+        '-extfile',
+        ext,
+      ],
+      dir,
+    );
+  }
+  writeFileSync(join(dir, 'tsa.cnf'), TSA_CONFIG);
+  writeFileSync(join(dir, 'serial'), '01\n');
+}
+
+function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+/** The query with its imprint or nonce changed (so the signed answer is about something else). */
+function altered(query: Buffer, what: 'imprint' | 'nonce'): Buffer {
+  const request = pkijs.TimeStampReq.fromBER(toArrayBuffer(query));
+  if (what === 'imprint') {
+    const other = Buffer.from(request.messageImprint.hashedMessage.valueBlock.valueHexView);
+    other[0] = (other[0] ?? 0) ^ 0xff;
+    request.messageImprint.hashedMessage = new asn1js.OctetString({ valueHex: toArrayBuffer(other) });
+  } else {
+    request.nonce = new asn1js.Integer({ value: 42 });
+  }
+  return Buffer.from(request.toSchema().toBER(false));
+}
+
+async function reply(dir: string, query: Buffer, n: number): Promise<Buffer> {
+  writeFileSync(join(dir, `q${n}.tsq`), query);
+  await openssl(['ts', '-reply', '-config', 'tsa.cnf', '-queryfile', `q${n}.tsq`, '-out', `r${n}.tsr`], dir);
+  return readFileSync(join(dir, `r${n}.tsr`));
+}
+
+/** A granted answer whose token is re-signed by the certificate without the time-stamping usage. */
+async function resignedWithoutUsage(dir: string, query: Buffer, n: number): Promise<Buffer> {
+  const good = pkijs.TimeStampResp.fromBER(toArrayBuffer(await reply(dir, query, n)));
+  const signed = new pkijs.SignedData({ schema: good.timeStampToken?.content });
+  const tstInfo = Buffer.from(signed.encapContentInfo.eContent?.getValue() ?? new ArrayBuffer(0));
+  writeFileSync(join(dir, `tst${n}.der`), tstInfo);
+  await openssl(
+    [
+      'cms',
+      '-sign',
+      '-binary',
+      '-nodetach',
+      '-in',
+      `tst${n}.der`,
+      '-econtent_type',
+      '1.2.840.113549.1.9.16.1.4',
+      '-signer',
+      'plain.pem',
+      '-inkey',
+      'plain.key',
+      '-certfile',
+      'ca.pem',
+      '-md',
+      'sha256',
+      '-outform',
+      'DER',
+      '-out',
+      `cms${n}.der`,
+    ],
+    dir,
+  );
+  const token = pkijs.ContentInfo.fromBER(toArrayBuffer(readFileSync(join(dir, `cms${n}.der`))));
+  const response = new pkijs.TimeStampResp({
+    status: new pkijs.PKIStatusInfo({ status: pkijs.PKIStatus.granted }),
+    timeStampToken: token,
+  });
+  return Buffer.from(response.toSchema().toBER(false));
+}
+
+function rejection(): Buffer {
+  const response = new pkijs.TimeStampResp({
+    status: new pkijs.PKIStatusInfo({
+      status: pkijs.PKIStatus.rejection,
+      statusStrings: [new asn1js.Utf8String({ value: 'request refused by the test TSA' })],
+    }),
+  });
+  return Buffer.from(response.toSchema().toBER(false));
+}
+
+/** Starts a test TSA on 127.0.0.1 (a random port). */
+export async function startTestTsa(mode: TsaMode = 'ok'): Promise<TestTsa> {
+  const dir = mkdtempSync(join(tmpdir(), 'openvat-tsa-'));
+  await makePki(dir);
+  const queries: Buffer[] = [];
+  let count = 0;
+  const hanging = new Set<import('node:http').ServerResponse>();
+  const tsa: TestTsa = {
+    url: '',
+    caFile: join(dir, 'ca.pem'),
+    caPem: readFileSync(join(dir, 'ca.pem'), 'utf8'),
+    tsaPem: readFileSync(join(dir, 'tsa.pem'), 'utf8'),
+    dir,
+    queries,
+    mode,
+    async close() {
+      for (const res of hanging) res.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const query = Buffer.concat(chunks);
+      queries.push(query);
+      const n = ++count;
+      if (req.method !== 'POST' || req.headers['content-type'] !== 'application/timestamp-query') {
+        res.writeHead(415).end();
+        return;
+      }
+      const answer = async (): Promise<Buffer | null> => {
+        switch (tsa.mode) {
+          case 'ok':
+            return reply(dir, query, n);
+          case 'rejection':
+            return rejection();
+          case 'other-imprint':
+            return reply(dir, altered(query, 'imprint'), n);
+          case 'other-nonce':
+            return reply(dir, altered(query, 'nonce'), n);
+          case 'no-eku':
+            return resignedWithoutUsage(dir, query, n);
+          case 'slow':
+            hanging.add(res);
+            return null;
+          case 'http-500':
+            res.writeHead(500).end('internal error');
+            return null;
+        }
+      };
+      answer().then(
+        (body) => {
+          if (body) res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(body);
+        },
+        (error: unknown) => res.writeHead(500).end(String(error)),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  tsa.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsa`;
+  return tsa;
+}
+
+/** An address where no TSA listens (a port just closed). */
+export async function tsaDownUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/tsa`;
+}
