@@ -18,10 +18,22 @@ export function createHttpTsaClient(): TsaClient {
   return {
     async post(url, query, timeoutMs) {
       const signal = AbortSignal.timeout(timeoutMs);
+      // An account in the URL (`https://user:password@…`) is sent as HTTP basic authentication.
+      const target = new URL(url);
+      const headers: Record<string, string> = {
+        'content-type': 'application/timestamp-query',
+        accept: 'application/timestamp-reply',
+      };
+      if (target.username || target.password) {
+        const account = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
+        headers.authorization = `Basic ${Buffer.from(account, 'utf8').toString('base64')}`;
+        target.username = '';
+        target.password = '';
+      }
       try {
-        const response = await fetch(url, {
+        const response = await fetch(target, {
           method: 'POST',
-          headers: { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' },
+          headers,
           body: new Uint8Array(query),
           redirect: 'manual',
           signal,
