@@ -204,6 +204,40 @@ for (const target of await databaseTargets()) {
       assert.equal(await tokens().highestSeq(), before);
       // The confirmation itself was never held up by the authorities.
       await confirm();
+      const status = (await t.app.inject({ method: 'GET', url: '/v1/status' })).json().data
+        .evidence_timestamps;
+      assert.equal(status.newest.head_seq, before);
+    });
+
+    it('one instance at a time asks an authority (the run is leased in the database)', async () => {
+      good.mode = 'ok';
+      const others = await Promise.all(
+        [0, 1].map(() =>
+          buildTestApp(
+            { OPENVAT_EVIDENCE_KEY: PRIVATE_PEM, OPENVAT_STATUS_POLL_MS: '0', OPENVAT_TSA_URLS: good.url },
+            { db },
+          ),
+        ),
+      );
+      try {
+        await db.kysely
+          .updateTable('evidence_timestamp_runs')
+          .set({ next_run_at: '2000-01-01T00:00:00.000Z' })
+          .execute();
+        const queries = good.queries.length;
+        const outcomes = await Promise.all(others.map((o) => o.container.evidenceTimestamps.runIfDue()));
+        assert.deepEqual(outcomes.map((o) => o?.kind ?? 'not claimed').sort(), ['not claimed', 'stamped']);
+        assert.equal(good.queries.length, queries + 1);
+        const run = await db.kysely
+          .selectFrom('evidence_timestamp_runs')
+          .selectAll()
+          .executeTakeFirstOrThrow();
+        assert.equal(run.locked_until, null);
+        assert.equal(run.last_error, null);
+        assert.ok(run.next_run_at > new Date().toISOString());
+      } finally {
+        for (const o of others) await o.close();
+      }
     });
   });
 }
