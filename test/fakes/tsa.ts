@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +39,15 @@ export interface TestTsa {
   /** Queries received (DER), in order. */
   queries: Buffer[];
   mode: TsaMode;
+  /**
+   * A token dated `genTime` (in the past) over SHA-256 of `data`, signed by an older TSA
+   * certificate of another root (valid 2020-01-01 to 2020-12-31, time-stamping usage): what an
+   * authority issued years ago with a certificate that has expired since. Its CMS signature has no
+   * ESS signing-certificate attribute, so it is for openvat's own checks, not `openssl ts -verify`.
+   */
+  pastToken(data: Buffer, genTime: Date, nonce?: Buffer): Promise<Buffer>;
+  /** The older root (PEM) of `pastToken`. */
+  pastCaPem: string;
   close(): Promise<void>;
 }
 
@@ -139,6 +149,150 @@ async function makePki(dir: string): Promise<void> {
   }
   writeFileSync(join(dir, 'tsa.cnf'), TSA_CONFIG);
   writeFileSync(join(dir, 'serial'), '01\n');
+  // An older hierarchy with explicit dates (\`openssl ca\`): a root from 2019, a TSA certificate of 2020.
+  writeFileSync(join(dir, 'old-index.txt'), '');
+  writeFileSync(join(dir, 'old-serial'), '1000\n');
+  writeFileSync(join(dir, 'old-ca.cnf'), OLD_CA_CONFIG);
+  await openssl(
+    [
+      'req',
+      '-new',
+      ...ec,
+      '-keyout',
+      'old-ca.key',
+      '-out',
+      'old-ca.csr',
+      '-subj',
+      '/CN=openvat test old root',
+    ],
+    dir,
+  );
+  await openssl(
+    [
+      'ca',
+      '-batch',
+      '-notext',
+      '-config',
+      'old-ca.cnf',
+      '-selfsign',
+      '-keyfile',
+      'old-ca.key',
+      '-in',
+      'old-ca.csr',
+      '-out',
+      'old-ca.pem',
+      '-startdate',
+      '20190101000000Z',
+      '-enddate',
+      '20391231000000Z',
+      '-extensions',
+      'v3_ca',
+    ],
+    dir,
+  );
+  await openssl(
+    [
+      'req',
+      '-new',
+      ...ec,
+      '-keyout',
+      'old-tsa.key',
+      '-out',
+      'old-tsa.csr',
+      '-subj',
+      '/CN=openvat test old tsa',
+    ],
+    dir,
+  );
+  await openssl(
+    [
+      'ca',
+      '-batch',
+      '-notext',
+      '-config',
+      'old-ca.cnf',
+      '-cert',
+      'old-ca.pem',
+      '-keyfile',
+      'old-ca.key',
+      '-in',
+      'old-tsa.csr',
+      '-out',
+      'old-tsa.pem',
+      '-startdate',
+      '20200101000000Z',
+      '-enddate',
+      '20201231235959Z',
+      '-extensions',
+      'v3_tsa',
+    ],
+    dir,
+  );
+}
+
+const OLD_CA_CONFIG = `
+[ ca ]
+default_ca = old
+
+[ old ]
+database = ./old-index.txt
+new_certs_dir = .
+serial = ./old-serial
+default_md = sha256
+policy = any
+unique_subject = no
+copy_extensions = none
+
+[ any ]
+commonName = supplied
+
+[ v3_ca ]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+
+[ v3_tsa ]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = critical,timeStamping
+`;
+
+/** Signs a TSTInfo (DER) as a token with \`openssl cms -sign\`: signer certificate and key, extra certificates. */
+async function signTstInfo(
+  dir: string,
+  tstInfo: Buffer,
+  n: string,
+  signer: string,
+  key: string,
+  certs: string,
+) {
+  writeFileSync(join(dir, `tst${n}.der`), tstInfo);
+  await openssl(
+    [
+      'cms',
+      '-sign',
+      '-binary',
+      '-nodetach',
+      '-in',
+      `tst${n}.der`,
+      '-econtent_type',
+      '1.2.840.113549.1.9.16.1.4',
+      '-signer',
+      signer,
+      '-inkey',
+      key,
+      '-certfile',
+      certs,
+      '-md',
+      'sha256',
+      '-outform',
+      'DER',
+      '-out',
+      `cms${n}.der`,
+    ],
+    dir,
+  );
+  return readFileSync(join(dir, `cms${n}.der`));
 }
 
 function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
@@ -228,6 +382,33 @@ export async function startTestTsa(mode: TsaMode = 'ok'): Promise<TestTsa> {
     dir,
     queries,
     mode,
+    pastCaPem: readFileSync(join(dir, 'old-ca.pem'), 'utf8'),
+    async pastToken(data, genTime, nonce) {
+      const n = `past${++count}`;
+      const query = new pkijs.TimeStampReq({
+        version: 1,
+        messageImprint: new pkijs.MessageImprint({
+          hashAlgorithm: new pkijs.AlgorithmIdentifier({
+            algorithmId: '2.16.840.1.101.3.4.2.1',
+            algorithmParams: new asn1js.Null(),
+          }),
+          hashedMessage: new asn1js.OctetString({
+            valueHex: toArrayBuffer(createHash('sha256').update(data).digest()),
+          }),
+        }),
+        certReq: true,
+      });
+      const good = pkijs.TimeStampResp.fromBER(
+        toArrayBuffer(await reply(dir, Buffer.from(query.toSchema().toBER(false)), count)),
+      );
+      const signed = new pkijs.SignedData({ schema: good.timeStampToken?.content });
+      const info = pkijs.TSTInfo.fromBER(signed.encapContentInfo.eContent?.getValue() ?? new ArrayBuffer(0));
+      info.genTime = genTime;
+      delete info.tsa;
+      if (nonce) info.nonce = new asn1js.Integer({ valueHex: toArrayBuffer(nonce) });
+      const tstInfo = Buffer.from(info.toSchema().toBER(false));
+      return signTstInfo(dir, tstInfo, n, 'old-tsa.pem', 'old-tsa.key', 'old-ca.pem');
+    },
     async close() {
       for (const res of hanging) res.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -7,7 +7,7 @@ import { createConfirmationsRepository } from '../../src/modules/confirmations/r
 import { verifyEvidenceChain } from '../../src/modules/confirmations/verify.js';
 import { createHttpTsaClient, type TsaClient } from '../../src/modules/evidence-timestamps/client.js';
 import { createEvidenceTimestampsRepository } from '../../src/modules/evidence-timestamps/repository.js';
-import { checkToken } from '../../src/modules/evidence-timestamps/tsp.js';
+import { checkResponse, checkToken, grantedResponse } from '../../src/modules/evidence-timestamps/tsp.js';
 import { verifyTimestamps } from '../../src/modules/evidence-timestamps/verify.js';
 import { startTestTsa, type TestTsa, tsaDownUrl } from '../fakes/tsa.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
@@ -170,6 +170,48 @@ for (const target of await databaseTargets()) {
       const report = await verifyTimestamps(tokens(), confirmations, chain.headSeq);
       assert.equal(report.ok, true, JSON.stringify(report));
       assert.equal(report.ok && report.count, 2);
+    });
+
+    it('checks a token as of its own time: a TSA certificate that expired later does not invalidate it', async () => {
+      const confirmations = createConfirmationsRepository(db.kysely);
+      const hash = (await confirmations.hashAt(1)) as string;
+      const data = headMessage(1, hash);
+      const row = (token: Buffer, genTime: string, id: string) => ({
+        id,
+        head_seq: 1,
+        head_hash: hash,
+        gen_time: genTime,
+        tsa_url: 'https://old-tsa.example/tsr',
+        serial: '01',
+        token: token.toString('base64'),
+        // The older root travels with the token, as an authority's chain does.
+        chain: good.pastCaPem,
+        created_at: genTime,
+      });
+      // Issued in 2020 by a certificate valid through 2020 (expired since): valid.
+      const old = await good.pastToken(data, new Date('2020-06-01T12:00:00Z'));
+      await tokens().insert(row(old, '2020-06-01T12:00:00.000Z', '00000000-0000-7000-8000-000000000001'));
+      const report = await verifyTimestamps(tokens(), confirmations, 3);
+      assert.equal(report.ok, true, JSON.stringify(report));
+      assert.equal(report.ok && report.count, 3);
+      // Dated after that certificate had expired: refused, naming the seq.
+      const late = await good.pastToken(data, new Date('2021-06-01T12:00:00Z'));
+      await tokens().insert(row(late, '2021-06-01T12:00:00.000Z', '00000000-0000-7000-8000-000000000002'));
+      try {
+        const refused = await verifyTimestamps(tokens(), confirmations, 3);
+        assert.equal(refused.ok, false);
+        assert.equal(!refused.ok && refused.seq, 1);
+        assert.equal(!refused.ok && refused.reason, 'timestamp_invalid');
+        assert.match(!refused.ok ? refused.message : '', /were not valid at the token's time 2021-06-01/);
+      } finally {
+        await db.kysely.deleteFrom('evidence_timestamps').where('head_seq', '=', 1).execute();
+      }
+      // Such a token is never taken as a fresh answer, nonce and imprint ours: its time is not now.
+      const nonce = Buffer.from('0102030405060708', 'hex');
+      const stale = await good.pastToken(data, new Date('2020-06-01T12:00:00Z'), nonce);
+      const answer = await checkResponse(grantedResponse(stale), { data, nonce, now: new Date() });
+      assert.equal(answer.ok, false);
+      assert.match(!answer.ok ? answer.reason : '', /is not the time of the request/);
     });
 
     it('fails verification naming the seq of a token moved to another head', async () => {

@@ -84,7 +84,7 @@ export function createEvidenceTimestamps(deps: {
     const answer = await client.post(url, timeStampRequest(imprintOf(data), nonce), deps.timeoutMs);
     if (!answer.ok) return answer.reason;
     if (answer.status !== 200) return `HTTP ${answer.status}`;
-    const checked = await checkResponse(answer.body, { data, nonce });
+    const checked = await checkResponse(answer.body, { data, nonce, now: clock.now() });
     if (!checked.ok) return checked.reason;
     const { facts } = checked;
     return {

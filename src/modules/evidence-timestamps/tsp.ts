@@ -90,6 +90,9 @@ export type TokenCheck =
   | { ok: true; facts: TokenFacts }
   | { ok: false; problem: TokenProblem; reason: string };
 
+/** How far a fresh token's time may be from ours (the authority's accuracy and clock skew). */
+const MAX_SKEW_MS = 10 * 60_000;
+
 const STATUS_WORDS = [
   'granted',
   'grantedWithMods',
@@ -103,11 +106,12 @@ const STATUS_WORDS = [
  * Checks an authority's `TimeStampResp` for our request before anything is stored: status granted
  * (0 or 1), the imprint and nonce are ours, the CMS signature verifies with the certificate the
  * token carries, and that certificate has the time-stamping extended key usage, marked critical
- * (RFC 3161 2.3), and was valid at the token's time.
+ * (RFC 3161 2.3), and was valid at the token's time; and that time is within ten minutes of ours
+ * (an authority with a wrong clock is refused).
  */
 export async function checkResponse(
   answer: Buffer,
-  expected: { data: Buffer; nonce: Buffer },
+  expected: { data: Buffer; nonce: Buffer; now: Date },
 ): Promise<TokenCheck> {
   let response: pkijs.TimeStampResp;
   try {
@@ -130,12 +134,21 @@ export async function checkResponse(
   const checked = await checkToken(token, expected.data, {
     nonce: stripZeros(expected.nonce).toString('hex'),
   });
-  if (checked.ok && checked.facts.chain.length === 0)
+  if (!checked.ok) return checked;
+  if (checked.facts.chain.length === 0)
     return {
       ok: false,
       problem: 'signature',
       reason: 'the token carries no certificate (certReq was asked)',
     };
+  const skew = Math.abs(checked.facts.genTime.getTime() - expected.now.getTime());
+  if (skew > MAX_SKEW_MS) {
+    return {
+      ok: false,
+      problem: 'validity',
+      reason: `the token's time ${checked.facts.genTime.toISOString()} is not the time of the request (${expected.now.toISOString()})`,
+    };
+  }
   return checked;
 }
 
@@ -236,11 +249,11 @@ export async function checkToken(
     });
   } catch (error) {
     const failed = error as pkijs.SignedDataVerifyError;
-    if (failed.signatureVerified === true && failed.signerCertificateVerified === false) {
+    if (failed.signerCertificateVerified === false) {
       return {
         ok: false,
         problem: 'chain',
-        reason: `the TSA certificate does not chain to a root valid at ${genTime.toISOString()}: ${failed.message}`,
+        reason: `the TSA certificate and its chain were not valid at the token's time ${genTime.toISOString()}: ${failed.message}`,
       };
     }
     return {
