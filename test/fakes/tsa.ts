@@ -35,6 +35,8 @@ export interface TestTsa {
   dir: string;
   /** Queries received (DER), in order. */
   queries: Buffer[];
+  /** The Authorization header of each query (undefined when absent), in order. */
+  authorizations: (string | undefined)[];
   mode: TsaMode;
   /**
    * A token dated `genTime` (in the past) over SHA-256 of `data`, signed by an older TSA
@@ -134,6 +136,7 @@ export async function startTestTsa(mode: TsaMode = 'ok'): Promise<TestTsa> {
     tsaPem: readFileSync(join(dir, 'tsa.pem'), 'utf8'),
     dir,
     queries,
+    authorizations: [],
     mode,
     pastCaPem: readFileSync(join(dir, 'old-ca.pem'), 'utf8'),
     async pastToken(data, genTime, nonce) {
@@ -174,6 +177,7 @@ export async function startTestTsa(mode: TsaMode = 'ok'): Promise<TestTsa> {
     req.on('end', () => {
       const query = Buffer.concat(chunks);
       queries.push(query);
+      tsa.authorizations.push(req.headers.authorization);
       const n = ++count;
       if (req.method !== 'POST' || req.headers['content-type'] !== 'application/timestamp-query') {
         res.writeHead(415).end();

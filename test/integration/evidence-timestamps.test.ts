@@ -7,7 +7,13 @@ import { createConfirmationsRepository } from '../../src/modules/confirmations/r
 import { verifyEvidenceChain } from '../../src/modules/confirmations/verify.js';
 import { createHttpTsaClient, type TsaClient } from '../../src/modules/evidence-timestamps/client.js';
 import { createEvidenceTimestampsRepository } from '../../src/modules/evidence-timestamps/repository.js';
-import { checkResponse, checkToken, grantedResponse } from '../../src/modules/evidence-timestamps/tsp.js';
+import {
+  checkResponse,
+  checkToken,
+  grantedResponse,
+  imprintOf,
+  timeStampRequest,
+} from '../../src/modules/evidence-timestamps/tsp.js';
 import { verifyTimestamps } from '../../src/modules/evidence-timestamps/verify.js';
 import { startTestTsa, type TestTsa, tsaDownUrl } from '../fakes/tsa.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
@@ -31,6 +37,7 @@ for (const target of await databaseTargets()) {
     const lines: Array<Record<string, unknown>> = [];
     const asked: string[] = [];
     let counter = 0;
+    const extra: TestApp[] = [];
 
     before(async () => {
       db = await target.open();
@@ -61,6 +68,7 @@ for (const target of await databaseTargets()) {
       key = await t.key('business', 'test', { defaultRequesterVat: 'DE136695976' });
     });
     after(async () => {
+      for (const o of extra) await o.close();
       await t?.close();
       await good?.close();
       for (const b of bad) await b.close();
@@ -278,7 +286,52 @@ for (const target of await databaseTargets()) {
         assert.equal(run.last_error, null);
         assert.ok(run.next_run_at > new Date().toISOString());
       } finally {
-        for (const o of others) await o.close();
+        // Closing an instance closes the database it was given: they are closed with the suite's.
+        extra.push(...others);
+      }
+    });
+
+    it('sends an account in the URL as basic authentication, and never shows or stores it', async () => {
+      const withAccount = good.url.replace('http://', 'http://tsa-user:s%40cret@');
+      const other = await buildTestApp(
+        { OPENVAT_EVIDENCE_KEY: PRIVATE_PEM, OPENVAT_STATUS_POLL_MS: '0', OPENVAT_TSA_URLS: withAccount },
+        { db },
+      );
+      try {
+        await confirm();
+        const outcome = await other.container.evidenceTimestamps.stamp();
+        assert.equal(outcome.kind, 'stamped', JSON.stringify(outcome));
+        assert.equal(
+          good.authorizations.at(-1),
+          `Basic ${Buffer.from('tsa-user:s@cret').toString('base64')}`,
+        );
+        assert.equal(outcome.kind === 'stamped' && outcome.row.tsa_url, good.url);
+        const status = (await other.app.inject({ method: 'GET', url: '/v1/status' })).json().data
+          .evidence_timestamps;
+        assert.deepEqual(status.tsa_urls, [good.url]);
+        assert.doesNotMatch(JSON.stringify(status), /s%40cret|tsa-user/);
+      } finally {
+        extra.push(other);
+      }
+    });
+
+    it('encodes any random nonce as DER requires (leading zero bytes, high bit)', async () => {
+      const data = Buffer.from('nonce encoding');
+      const own = await startTestTsa('ok');
+      try {
+        for (const hex of ['00000000000000000000000000000001', '0080ff', 'ff00', '00']) {
+          const nonce = Buffer.from(hex, 'hex');
+          const answer = await createHttpTsaClient().post(
+            good.url,
+            timeStampRequest(imprintOf(data), nonce),
+            5_000,
+          );
+          assert.ok(answer.ok && answer.status === 200, hex);
+          const checked = await checkResponse(answer.body, { data, nonce, now: new Date() });
+          assert.ok(checked.ok, `${hex}: ${checked.ok ? '' : checked.reason}`);
+        }
+      } finally {
+        await own.close();
       }
     });
   });

@@ -38,8 +38,9 @@ export function timeStampRequest(imprint: Buffer, nonce: Buffer): Buffer {
 
 /** A nonce as a positive INTEGER's content: a leading 0x00 when the high bit is set. */
 function positive(bytes: Buffer): Buffer {
-  const first = bytes[0] ?? 0;
-  return first & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
+  // DER wants the shortest form: no leading zero bytes, but one 0x00 before a high bit.
+  const value = stripZeros(bytes);
+  return (value[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value;
 }
 
 function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
