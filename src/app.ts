@@ -296,7 +296,11 @@ export async function buildApp(
       }),
     );
     await app.register(
-      statusRoutes({ status: container.status, ratesSync: () => container.ratesUpdates.status() }),
+      statusRoutes({
+        status: container.status,
+        ratesSync: () => container.ratesUpdates.status(),
+        timestamps: () => container.evidenceTimestamps.status(),
+      }),
     );
     await app.register(
       validationRoutes({
@@ -368,6 +372,7 @@ export async function buildApp(
         status: async () => ({
           ...(await container.status.snapshot()),
           rates: await container.ratesUpdates.status(),
+          evidence_timestamps: await container.evidenceTimestamps.status(),
         }),
       }),
     );

@@ -8,6 +8,7 @@ import {
   connections,
   DAY,
   databaseUrl,
+  duration,
   type Env,
   evidenceKey,
   int,
@@ -21,6 +22,7 @@ import {
   str,
   tedbUrl,
   trustProxy,
+  tsaUrls,
   url,
 } from './config/readers.js';
 
@@ -130,6 +132,15 @@ export interface Config {
   };
   /** `OPENVAT_EVIDENCE_KEY`: the Ed25519 private key that signs the evidence chain head, or null. */
   readonly evidenceKey: string | null;
+  /** Trusted timestamps of the evidence chain head (RFC 3161); off when `urls` is empty. */
+  readonly timestamps: {
+    /** `OPENVAT_TSA_URLS`: the authorities, tried in order. */
+    readonly urls: readonly string[];
+    /** `OPENVAT_TSA_INTERVAL`: how often a new head is time-stamped (when there are new links). */
+    readonly intervalMs: number;
+    /** `OPENVAT_TSA_TIMEOUT_MS`: how long one authority is given to answer. */
+    readonly timeoutMs: number;
+  };
   readonly confirmations: {
     /** Confirmations allowed per API key in a burst, refilled evenly over `burstWindowSeconds`. */
     readonly burst: number;
@@ -240,6 +251,11 @@ export function loadConfig(env: Env = process.env): Config {
       degradedWindowSeconds: int(env, 'OPENVAT_DEGRADED_WINDOW', 7 * DAY, 0, 3_650 * DAY),
     },
     evidenceKey: evidenceKey(env),
+    timestamps: {
+      urls: tsaUrls(env),
+      intervalMs: duration(env, 'OPENVAT_TSA_INTERVAL', 3_600_000, 60_000, 30 * 86_400_000),
+      timeoutMs: int(env, 'OPENVAT_TSA_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
     confirmations: {
       burst: int(env, 'OPENVAT_CONFIRM_BURST', 10, 1, 100_000),
       burstWindowSeconds: int(env, 'OPENVAT_CONFIRM_BURST_WINDOW', 10, 1, 86_400),

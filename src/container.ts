@@ -24,6 +24,9 @@ import { createTestModeEvatrClient } from './modules/confirmations/test-evatr.js
 import { createDecideService } from './modules/decide/service.js';
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService } from './modules/events/service.js';
+import { createHttpTsaClient } from './modules/evidence-timestamps/client.js';
+import { createEvidenceTimestampsRepository } from './modules/evidence-timestamps/repository.js';
+import { createEvidenceTimestamps } from './modules/evidence-timestamps/service.js';
 import { createAuth } from './modules/keys/auth.js';
 import { createMonthlyQuota } from './modules/keys/quota.js';
 import { createQuotaRepository } from './modules/keys/quota-repository.js';
@@ -36,7 +39,6 @@ import { createResponseRecorder } from './modules/outbox/reply.js';
 import { createOutbox } from './modules/outbox/service.js';
 import { createPlayground } from './modules/playground/playground.js';
 import { createProofsService } from './modules/proofs/service.js';
-import { noTimestamps } from './modules/proofs/timestamps.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { loadRatesOverrides, RatesOverridesError } from './modules/rates/overrides.js';
 import { createRatesService } from './modules/rates/service.js';
@@ -198,12 +200,44 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       ),
   });
   metrics.watchEvidence(() => confirmations.evidenceProblem() !== null);
+  const evidenceTimestamps = createEvidenceTimestamps({
+    repository: createEvidenceTimestampsRepository(db.kysely, db.dialect),
+    client: ports.tsa ?? createHttpTsaClient(),
+    clock,
+    ids,
+    workerId: ids.uuid(),
+    urls: config.timestamps.urls,
+    intervalMs: config.timestamps.intervalMs,
+    timeoutMs: config.timestamps.timeoutMs,
+    head: () => confirmationsRepository.head(),
+    publicKey: evidenceSigner?.publicKey ?? null,
+    checkEvidence: () => confirmations.checkEvidence(),
+    onFailure: (url, reason) =>
+      log.warn({ tsa_url: url, reason }, 'time-stamping authority refused or failed; the next one is asked'),
+    onStored: (row) =>
+      log.info(
+        {
+          evidence_timestamp: {
+            head_seq: Number(row.head_seq),
+            gen_time: row.gen_time,
+            tsa_url: row.tsa_url,
+          },
+        },
+        'evidence chain head time-stamped',
+      ),
+  });
+  metrics.connectTimestamps(() => evidenceTimestamps.status());
   const proofs = createProofsService({
     confirmations,
     chainHead: () => confirmationsRepository.head(),
     publicKey: evidenceSigner?.publicKey ?? null,
     audits,
-    timestamps: ports.timestamps ?? noTimestamps,
+    timestamps: ports.timestamps ?? {
+      newestCovering: async (seq) => {
+        const token = await evidenceTimestamps.newestTokenCovering(seq);
+        return token && { head_seq: token.head_seq, gen_time: token.gen_time, tsa_url: token.tsa_url };
+      },
+    },
     clock,
   });
   const timers: NodeJS.Timeout[] = [];
@@ -338,6 +372,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     registryStatus: () => statusService.snapshot(),
     metrics,
     confirmations,
+    evidenceTimestamps,
     proofs,
     usage,
     webhooks,
@@ -359,6 +394,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
           audits,
           admin,
           confirmations,
+          evidenceTimestamps,
           monitors,
           batch,
           usage,

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import type { Config } from '../config.js';
 import {
   createHeadSigner,
+  headMessage,
   parseEvidenceKey,
   parsePublicKey,
   parseSignedHead,
@@ -16,6 +18,10 @@ import {
   exportSignedHead,
   verifyEvidenceChain,
 } from '../modules/confirmations/verify.js';
+import { exportToken } from '../modules/evidence-timestamps/export.js';
+import { createEvidenceTimestampsRepository } from '../modules/evidence-timestamps/repository.js';
+import { checkToken } from '../modules/evidence-timestamps/tsp.js';
+import { type TimestampsReport, verifyTimestamps } from '../modules/evidence-timestamps/verify.js';
 import { counted } from './counts.js';
 import { openExistingDatabase } from './database.js';
 import { cannotRun, EXIT_CANNOT_RUN, UsageError } from './usage-error.js';
@@ -33,16 +39,28 @@ function signerFrom(config: Config) {
 
 async function withRepository<T>(
   config: Config,
-  run: (repository: ReturnType<typeof createConfirmationsRepository>) => Promise<T>,
+  run: (
+    repository: ReturnType<typeof createConfirmationsRepository>,
+    timestamps: ReturnType<typeof createEvidenceTimestampsRepository>,
+  ) => Promise<T>,
 ) {
   const db = openExistingDatabase(config.databaseUrl);
   try {
     await db.migrate();
-    return await run(createConfirmationsRepository(db.kysely));
+    return await run(
+      createConfirmationsRepository(db.kysely),
+      createEvidenceTimestampsRepository(db.kysely, db.dialect),
+    );
   } finally {
     await db.close();
   }
 }
+
+/** The verification report, with the time-stamp tokens checked once the chain verified. */
+type VerifyReport =
+  | (Extract<AnchoredReport, { ok: true }> & { timestamps: Extract<TimestampsReport, { ok: true }> })
+  | Extract<AnchoredReport, { ok: false }>
+  | Extract<TimestampsReport, { ok: false }>;
 
 /** Runs a command body, mapping refusals to a message on stderr and exit code 2. */
 async function guarded(run: () => Promise<number>): Promise<void> {
@@ -58,16 +76,20 @@ async function guarded(run: () => Promise<number>): Promise<void> {
   }
 }
 
-function describe(report: AnchoredReport): string[] {
+function describe(report: AnchoredReport | VerifyReport): string[] {
   if (!report.ok) {
     return [
       `BROKEN at seq ${report.seq}: ${report.message} (${report.reason})`,
       `${counted(report.count, 'confirmation', 'confirmations')} before it verified.`,
     ];
   }
+  const timestamps = 'timestamps' in report ? report.timestamps : null;
   const anchors = [
     report.signed ? 'head signature valid' : null,
     report.exportedSeq !== null ? `exported head seq ${report.exportedSeq} found unchanged` : null,
+    timestamps
+      ? `${counted(timestamps.count, 'time-stamp token', 'time-stamp tokens')} valid${timestamps.newest ? ` (newest over seq ${timestamps.newest.head_seq} at ${timestamps.newest.gen_time} by ${timestamps.newest.tsa_url})` : ''}`
+      : null,
   ].filter((a) => a !== null);
   return [
     `OK: ${counted(report.count, 'confirmation', 'confirmations')}, chain intact up to seq ${report.headSeq} (head ${report.headHash})${anchors.length ? `; ${anchors.join('; ')}` : ''}`,
@@ -84,7 +106,7 @@ export function createEvidenceCommands(config: () => Config): Command {
   evidence
     .command('verify')
     .description(
-      'verify the hash chain of every stored confirmation, the head signature and an exported head (exit 0 = intact, 1 = broken, 2 = cannot verify)',
+      'verify the hash chain of every stored confirmation, the head signature, an exported head and every stored time-stamp token (exit 0 = intact, 1 = broken, 2 = cannot verify)',
     )
     .option('--json', 'print one JSON object with the report on stdout')
     .option(
@@ -109,9 +131,12 @@ export function createEvidenceCommands(config: () => Config): Command {
             '--head needs the evidence public key: give --public-key FILE or set OPENVAT_EVIDENCE_KEY',
           );
         }
-        const report = await withRepository(c, (repository) =>
-          verifyEvidenceChain(repository, 500, { publicKey, exported }),
-        );
+        const report = await withRepository(c, async (repository, tokens): Promise<VerifyReport> => {
+          const chain = await verifyEvidenceChain(repository, 500, { publicKey, exported });
+          if (!chain.ok) return chain;
+          const timestamps = await verifyTimestamps(tokens, repository, chain.headSeq);
+          return timestamps.ok ? { ...chain, timestamps } : timestamps;
+        });
         if (options.json) console.log(JSON.stringify(report));
         else for (const line of describe(report)) console.log(line);
         return report.ok ? 0 : 1;
@@ -151,6 +176,59 @@ export function createEvidenceCommands(config: () => Config): Command {
         const text = `${JSON.stringify(result.head, null, 2)}\n`;
         if (options.out) writeFileSync(options.out, text);
         else process.stdout.write(text);
+        return 0;
+      }),
+    );
+
+  evidence
+    .command('export-token')
+    .description(
+      'write the time-stamp token over chain head --seq (or the first one covering it) with the head bytes and certificates, to verify with OpenSSL alone',
+    )
+    .requiredOption('--seq <n>', 'the chain head seq whose token is exported')
+    .option('--out <dir>', 'the directory to write (default: evidence-timestamp-<seq>)')
+    .action((options: { seq: string; out?: string }) =>
+      guarded(async () => {
+        const c = config();
+        const seq = Number(options.seq);
+        if (!Number.isInteger(seq) || seq < 1) throw new UsageError('--seq must be a whole number from 1');
+        const result = await withRepository(c, async (repository, tokens) => {
+          const row = (await tokens.ofSeq(seq))[0] ?? (await tokens.firstCovering(seq));
+          if (!row) return { error: `no time-stamp token covers chain head seq ${seq} yet` };
+          const head = await repository.head();
+          const headSeq = Number(row.head_seq);
+          const hash = head && headSeq <= Number(head.seq) ? await repository.hashAt(headSeq) : undefined;
+          if (hash === undefined)
+            return { error: `confirmation seq ${headSeq}, which the token covers, is missing` };
+          const checked = await checkToken(Buffer.from(row.token, 'base64'), headMessage(headSeq, hash), {
+            extraCertificates: row.chain,
+            verifyChain: true,
+          });
+          if (!checked.ok) {
+            return {
+              error: `the token over head seq ${headSeq} does not verify against the stored chain: ${checked.reason} (run "openvat evidence verify")`,
+            };
+          }
+          return { row, hash };
+        });
+        if ('error' in result) {
+          console.error(`openvat: nothing was exported: ${result.error}`);
+          return 1;
+        }
+        const headSeq = Number(result.row.head_seq);
+        const dir = resolve(options.out ?? `evidence-timestamp-${headSeq}`);
+        const written = exportToken(result.row, result.hash);
+        mkdirSync(dir, { recursive: true });
+        for (const file of written.files) writeFileSync(join(dir, file.name), file.content);
+        if (headSeq !== seq)
+          console.log(
+            `No token over head seq ${seq}: exported the first one covering it, over head seq ${headSeq}.`,
+          );
+        console.log(
+          `Wrote the token over head seq ${headSeq} (${result.row.gen_time}, ${result.row.tsa_url}) to ${dir}`,
+        );
+        console.log('Verify it there with OpenSSL alone:');
+        for (const command of written.commands) console.log(`  ${command}`);
         return 0;
       }),
     );

@@ -233,3 +233,44 @@ export function connections(env: Env): Config['connections'] {
     maxConnections: int(env, 'OPENVAT_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
   };
 }
+
+/**
+ * `OPENVAT_TSA_URLS`: RFC 3161 time-stamping authorities, comma-separated http(s) URLs tried in
+ * order; absent or empty: no trusted timestamps.
+ */
+export function tsaUrls(env: Env): string[] {
+  const value = optional(env, 'OPENVAT_TSA_URLS');
+  if (!value) return [];
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      try {
+        const parsed = new URL(part);
+        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+      } catch {
+        throw new ConfigError(`OPENVAT_TSA_URLS must list http(s) URLs separated by commas, got "${part}"`);
+      }
+      return part;
+    });
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * A duration such as `90s`, `15m`, `1h` or `1d` (a bare number is seconds), in milliseconds, at
+ * least `minMs`.
+ */
+export function duration(env: Env, name: string, fallbackMs: number, minMs: number, maxMs: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallbackMs;
+  const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
+  if (!match) throw new ConfigError(`${name} must be a duration such as 90s, 15m, 1h or 1d, got "${raw}"`);
+  const ms = Number(match[1]) * (DURATION_UNITS[match[2] || 's'] ?? 1_000);
+  if (ms < minMs || ms > maxMs)
+    throw new ConfigError(
+      `${name} must be between ${minMs / 1_000} seconds and ${maxMs / 86_400_000} days, got "${raw}"`,
+    );
+  return ms;
+}

@@ -5,6 +5,7 @@ import type { AdminService } from '../modules/admin/service.js';
 import type { AuditsService } from '../modules/audits/service.js';
 import type { BatchService } from '../modules/batch/service.js';
 import type { ConfirmationsService } from '../modules/confirmations/service.js';
+import type { EvidenceTimestamps } from '../modules/evidence-timestamps/service.js';
 import type { MonitorsService } from '../modules/monitors/service.js';
 import type { RatesUpdates } from '../modules/rates/updates.js';
 import { HEARTBEAT_MS } from '../modules/status/service.js';
@@ -33,6 +34,7 @@ export function startBackground(deps: {
   audits: AuditsService;
   admin: AdminService;
   confirmations: ConfirmationsService;
+  evidenceTimestamps: EvidenceTimestamps;
   monitors: MonitorsService;
   batch: BatchService;
   usage: UsageService;
@@ -107,6 +109,24 @@ export function startBackground(deps: {
     };
     logHead();
     timers.push(setInterval(logHead, 86_400_000).unref());
+  }
+  if (deps.evidenceTimestamps.enabled) {
+    // Trusted timestamps of the chain head: every instance asks whether a run is due (at most a
+    // minute late); the run's lease lets one at a time ask an authority. Confirmations never wait.
+    let stamping = false;
+    const stamp = async () => {
+      if (stamping) return;
+      stamping = true;
+      try {
+        await deps.evidenceTimestamps.runIfDue();
+      } catch (error) {
+        log.error({ err: error }, 'time-stamping the evidence chain head failed');
+      } finally {
+        stamping = false;
+      }
+    };
+    void stamp();
+    timers.push(setInterval(() => void stamp(), Math.min(60_000, config.timestamps.intervalMs)).unref());
   }
   if (registryConfig.statusPollMs > 0) {
     // With Redis one instance at a time polls (a lock that expires before the next round); the

@@ -15,6 +15,8 @@ import type { BurstLimiter } from '../modules/confirmations/burst.js';
 import type { ConfirmationsService } from '../modules/confirmations/service.js';
 import type { DecideService } from '../modules/decide/service.js';
 import type { EventsService } from '../modules/events/service.js';
+import type { TsaClient } from '../modules/evidence-timestamps/client.js';
+import type { EvidenceTimestamps } from '../modules/evidence-timestamps/service.js';
 import type { RequireKey } from '../modules/keys/auth.js';
 import type { KeyManagement } from '../modules/keys/manage.js';
 import type { KeyPropagation } from '../modules/keys/propagation.js';
@@ -64,6 +66,8 @@ export interface Ports {
   tedb?: TedbClient;
   /** Timers of the background workers' polling. */
   timers?: Timers;
+  /** Posts time-stamp queries to the RFC 3161 authorities (default: HTTP to `OPENVAT_TSA_URLS`). */
+  tsa?: TsaClient;
   /** The random part of new API keys (default: 32 random base62 characters). */
   keySecrets?: () => string;
   /** Finds the newest trusted time-stamp token covering a confirmation (default: none). */
@@ -118,6 +122,8 @@ export interface Container {
   readonly confirmations: ConfirmationsService;
   /** Proofs of confirmations and validations for an auditor (PDF and JSON). */
   readonly proofs: ProofsService;
+  /** Trusted timestamps (RFC 3161) of the evidence chain head; `runIfDue()` is the scheduled run. */
+  readonly evidenceTimestamps: EvidenceTimestamps;
   /** Requests per key, day and operation, counted in memory and written every few seconds. */
   readonly usage: UsageService;
   readonly webhooks: WebhooksService;

@@ -171,6 +171,33 @@ export interface ConfirmationIdempotencyTable {
   expires_at: string;
 }
 
+/** An RFC 3161 time-stamp token over a signed chain head (docs/evidence.md). */
+export interface EvidenceTimestampsTable {
+  id: string;
+  head_seq: number;
+  head_hash: string;
+  /** The token's own time (TSTInfo genTime), ISO 8601. */
+  gen_time: string;
+  tsa_url: string;
+  /** TSTInfo serial number, hex. */
+  serial: string;
+  /** The token: DER of the CMS ContentInfo, base64. */
+  token: string;
+  /** The certificates the token carries, PEM, signer first. */
+  chain: string;
+  created_at: string;
+}
+
+/** The leased schedule of the time-stamping run (one row). */
+export interface EvidenceTimestampRunsTable {
+  id: string;
+  locked_until: string | null;
+  claimed_by: string | null;
+  next_run_at: string;
+  last_run_at: string | null;
+  last_error: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -187,6 +214,8 @@ export interface Database {
   confirmation_chain_head: ConfirmationChainHeadTable;
   confirmation_idempotency: ConfirmationIdempotencyTable;
   evidence_acknowledgements: EvidenceAcknowledgementsTable;
+  evidence_timestamps: EvidenceTimestampsTable;
+  evidence_timestamp_runs: EvidenceTimestampRunsTable;
   batch_jobs: BatchJobsTable;
   batch_items: BatchItemsTable;
   usage_daily: UsageDailyTable;

@@ -40,6 +40,15 @@ describe('GET /v1/status and /ready', () => {
         next_run_at: null,
         held: 0,
       },
+      evidence_timestamps: {
+        enabled: false,
+        tsa_urls: [],
+        interval_seconds: 3600,
+        newest: null,
+        last_run_at: null,
+        last_error: null,
+        next_run_at: null,
+      },
     });
     assert.ok(isUuidV7(empty.json().meta.request_id));
 

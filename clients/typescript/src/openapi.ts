@@ -2027,6 +2027,31 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                /** @description Trusted timestamps (RFC 3161) of the evidence chain head (see docs/evidence.md). */
+                                evidence_timestamps: {
+                                    /** @description Whether chain heads are time-stamped (`OPENVAT_TSA_URLS` set). */
+                                    enabled: boolean;
+                                    /** @description `OPENVAT_TSA_INTERVAL`: how often a head with new links is time-stamped. */
+                                    interval_seconds: number;
+                                    last_error: string | null;
+                                    last_run_at: string | null;
+                                    newest: {
+                                        /** @description Seconds since `gen_time`. */
+                                        age_seconds: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description The token's own time.
+                                         */
+                                        gen_time: string;
+                                        /** @description The chain head the newest token covers. */
+                                        head_seq: number;
+                                        /** @description The authority that issued it. */
+                                        tsa_url: string;
+                                    } | null;
+                                    next_run_at: string | null;
+                                    /** @description The time-stamping authorities, in the order asked. */
+                                    tsa_urls: string[];
+                                };
                                 instances: number | null;
                                 /** @description The rates sync (see docs/rates.md). */
                                 rates: {

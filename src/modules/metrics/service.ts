@@ -44,6 +44,12 @@ export interface RatesSyncState {
   last_success_at: string | null;
 }
 
+/** The newest time-stamp token at scrape time. */
+export interface TimestampsState {
+  enabled: boolean;
+  newest: { age_seconds: number; tsa_url: string } | null;
+}
+
 const BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
 
 /**
@@ -54,6 +60,7 @@ export function createMetrics() {
   const registry = new Registry();
   let sources: MetricsSources | null = null;
   let ratesSource: (() => Promise<RatesSyncState>) | null = null;
+  let timestampsSource: (() => Promise<TimestampsState>) | null = null;
   /** Read once per scrape, before the gauges collect. */
   let registries: RegistryState[] = [];
 
@@ -171,6 +178,13 @@ export function createMetrics() {
     registers: [registry],
   });
 
+  const timestampAge = new Gauge({
+    name: 'openvat_evidence_timestamp_age_seconds',
+    help: 'Age of the newest trusted time-stamp token over the evidence chain head, by the authority that issued it (absent before the first token; see docs/evidence.md).',
+    labelNames: ['tsa_url'] as const,
+    registers: [registry],
+  });
+
   const observer: MetricsObserver = {
     registryCall(call) {
       const labels = { registry: call.registry, country: call.country, outcome: call.outcome };
@@ -196,6 +210,10 @@ export function createMetrics() {
     connect(next: MetricsSources) {
       sources = next;
     },
+    /** Connects the newest time-stamp token's state. */
+    connectTimestamps(source: () => Promise<TimestampsState>) {
+      timestampsSource = source;
+    },
     /** Connects the rates sync's state (held changes, last success). */
     connectRates(source: () => Promise<RatesSyncState>) {
       ratesSource = source;
@@ -217,6 +235,12 @@ export function createMetrics() {
         const rates = await ratesSource();
         ratesHeld.set(rates.held);
         ratesLastSuccess.set(rates.last_success_at ? Date.parse(rates.last_success_at) / 1000 : 0);
+      }
+      if (timestampsSource) {
+        const timestamps = await timestampsSource();
+        timestampAge.reset();
+        if (timestamps.newest)
+          timestampAge.set({ tsa_url: timestamps.newest.tsa_url }, timestamps.newest.age_seconds);
       }
       return registry.metrics();
     },

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { baseMeta } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import type { TimestampStatus } from '../evidence-timestamps/index.js';
 import { registryStatusDescription } from './schemas.js';
 import type { StatusService } from './service.js';
 
@@ -39,6 +40,34 @@ const RatesSyncStatus = Type.Object(
   { description: 'The rates sync (see docs/rates.md).' },
 );
 
+const EvidenceTimestampsStatus = Type.Object(
+  {
+    enabled: Type.Boolean({ description: 'Whether chain heads are time-stamped (`OPENVAT_TSA_URLS` set).' }),
+    tsa_urls: Type.Array(Type.String(), {
+      description: 'The time-stamping authorities, in the order asked.',
+    }),
+    interval_seconds: Type.Integer({
+      description: '`OPENVAT_TSA_INTERVAL`: how often a head with new links is time-stamped.',
+    }),
+    newest: Nullable(
+      Type.Object({
+        head_seq: Type.Integer({ description: 'The chain head the newest token covers.' }),
+        gen_time: Type.String({ format: 'date-time', description: "The token's own time." }),
+        tsa_url: Type.String({ description: 'The authority that issued it.' }),
+        age_seconds: Type.Integer({ description: 'Seconds since `gen_time`.' }),
+      }),
+    ),
+    last_run_at: Nullable(Type.String({ format: 'date-time' })),
+    last_error: Nullable(
+      Type.String({
+        description: 'Why the last run stored no token (every authority failed); null otherwise.',
+      }),
+    ),
+    next_run_at: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { description: 'Trusted timestamps (RFC 3161) of the evidence chain head (see docs/evidence.md).' },
+);
+
 /** What `GET /v1/status` answers in `data` (and `GET /admin/v1/status` for operators). */
 export const StatusData = Type.Object({
   shared: Type.Boolean({
@@ -47,6 +76,7 @@ export const StatusData = Type.Object({
   instances: Nullable(Type.Integer({ description: 'Instances alive by their heartbeat.' })),
   registries: Type.Array(RegistryStatus),
   rates: RatesSyncStatus,
+  evidence_timestamps: EvidenceTimestampsStatus,
 });
 
 /** What `GET /v1/status` tells of the rates sync. */
@@ -60,7 +90,11 @@ export interface RatesSyncState {
 }
 
 /** `GET /v1/status`: public, no key; the snapshot is reused for about two seconds. */
-export function statusRoutes(deps: { status: StatusService; ratesSync: () => Promise<RatesSyncState> }) {
+export function statusRoutes(deps: {
+  status: StatusService;
+  ratesSync: () => Promise<RatesSyncState>;
+  timestamps: () => Promise<TimestampStatus>;
+}) {
   return async function register(app: FastifyInstance) {
     app.get(
       '/v1/status',
@@ -76,7 +110,11 @@ export function statusRoutes(deps: { status: StatusService; ratesSync: () => Pro
         },
       },
       async (request, reply) => {
-        const data = { ...(await deps.status.snapshot()), rates: await deps.ratesSync() };
+        const data = {
+          ...(await deps.status.snapshot()),
+          rates: await deps.ratesSync(),
+          evidence_timestamps: await deps.timestamps(),
+        };
         reply.header('cache-control', 'public, max-age=2');
         return { data, meta: baseMeta(request, reply) };
       },

@@ -1,0 +1,165 @@
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../../db/database.js';
+import type { Database, EvidenceTimestampRunsTable, EvidenceTimestampsTable } from '../../db/schema.js';
+import { claimLeased } from '../../jobs/claim.js';
+
+/** The one row of the leased time-stamping schedule. */
+const RUN_ID = 'evidence-head';
+
+/** A stored token as other features read it: the DER bytes, not their base64 column. */
+export interface CoveringToken {
+  head_seq: number;
+  gen_time: string;
+  tsa_url: string;
+  /** The token: DER of the CMS ContentInfo (SignedData over TSTInfo). */
+  token: Buffer;
+}
+
+export function createEvidenceTimestampsRepository(db: Kysely<Database>, dialect: Dialect) {
+  return {
+    async insert(row: EvidenceTimestampsTable): Promise<void> {
+      await db.insertInto('evidence_timestamps').values(row).execute();
+    },
+
+    /** The token with the newest time, or undefined before the first one. */
+    async newest(): Promise<EvidenceTimestampsTable | undefined> {
+      return db
+        .selectFrom('evidence_timestamps')
+        .selectAll()
+        .orderBy('gen_time', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+    },
+
+    /** The highest head seq any stored token covers (0 when none does). */
+    async highestSeq(): Promise<number> {
+      const row = await db
+        .selectFrom('evidence_timestamps')
+        .select((eb) => eb.fn.max('head_seq').as('seq'))
+        .executeTakeFirst();
+      return Number(row?.seq ?? 0);
+    },
+
+    /**
+     * The newest stored token whose head seq is at least `seq` (so it covers link `seq` and every
+     * link before it), or null when none does yet.
+     */
+    async newestTokenCovering(seq: number): Promise<CoveringToken | null> {
+      const row = await db
+        .selectFrom('evidence_timestamps')
+        .select(['head_seq', 'gen_time', 'tsa_url', 'token'])
+        .where('head_seq', '>=', seq)
+        .orderBy('gen_time', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (!row) return null;
+      return {
+        head_seq: Number(row.head_seq),
+        gen_time: row.gen_time,
+        tsa_url: row.tsa_url,
+        token: Buffer.from(row.token, 'base64'),
+      };
+    },
+
+    /** The earliest token over head seq `seq` or a later head (the first to cover link `seq`). */
+    async firstCovering(seq: number): Promise<EvidenceTimestampsTable | undefined> {
+      return db
+        .selectFrom('evidence_timestamps')
+        .selectAll()
+        .where('head_seq', '>=', seq)
+        .orderBy('head_seq')
+        .orderBy('gen_time')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
+    },
+
+    /** The tokens of one head seq (newest first). */
+    async ofSeq(seq: number): Promise<EvidenceTimestampsTable[]> {
+      return db
+        .selectFrom('evidence_timestamps')
+        .selectAll()
+        .where('head_seq', '=', seq)
+        .orderBy('gen_time', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+    },
+
+    /** Up to `limit` tokens after (`afterSeq`, `afterId`), in (head seq, id) order. */
+    async page(afterSeq: number, afterId: string, limit: number): Promise<EvidenceTimestampsTable[]> {
+      return db
+        .selectFrom('evidence_timestamps')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb('head_seq', '>', afterSeq),
+            eb.and([eb('head_seq', '=', afterSeq), eb('id', '>', afterId)]),
+          ]),
+        )
+        .orderBy('head_seq')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+
+    /**
+     * Claims the time-stamping run when it is due and no other instance holds it (the workers'
+     * lease: `FOR UPDATE SKIP LOCKED` on PostgreSQL); creates its row, due at once, the first time.
+     */
+    async claimRun(
+      workerId: string,
+      now: string,
+      leaseUntil: string,
+    ): Promise<EvidenceTimestampRunsTable | null> {
+      await db
+        .insertInto('evidence_timestamp_runs')
+        .values({
+          id: RUN_ID,
+          locked_until: null,
+          claimed_by: null,
+          next_run_at: now,
+          last_run_at: null,
+          last_error: null,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      const rows = await claimLeased<EvidenceTimestampRunsTable, Database>(db, dialect, {
+        table: 'evidence_timestamp_runs',
+        due: (eb) => eb.and([eb('id', '=', RUN_ID), eb('next_run_at', '<=', now)]),
+        orderBy: ['next_run_at'],
+        now,
+        leaseUntil,
+        workerId,
+        limit: 1,
+      });
+      return rows[0] ?? null;
+    },
+
+    /** Ends a claimed run: when the next one is due, and why this one stored nothing (or null). */
+    async finishRun(
+      workerId: string,
+      result: { at: string; nextRunAt: string; error: string | null },
+    ): Promise<void> {
+      await db
+        .updateTable('evidence_timestamp_runs')
+        .set({
+          locked_until: null,
+          claimed_by: null,
+          next_run_at: result.nextRunAt,
+          last_run_at: result.at,
+          last_error: result.error,
+        })
+        .where('id', '=', RUN_ID)
+        .where('claimed_by', '=', workerId)
+        .execute();
+    },
+
+    async run(): Promise<EvidenceTimestampRunsTable | undefined> {
+      return db.selectFrom('evidence_timestamp_runs').selectAll().where('id', '=', RUN_ID).executeTakeFirst();
+    },
+  };
+}
+
+export type EvidenceTimestampsRepository = ReturnType<typeof createEvidenceTimestampsRepository>;
