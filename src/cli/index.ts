@@ -4,6 +4,8 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDatabase } from '../db/database.js';
+import { createAccountsCommands } from './accounts.js';
+import { adminErrorCannotRun } from './admin-api.js';
 import { createAdminKeysCommands } from './admin-keys.js';
 import { createBackupCommands } from './backup.js';
 import { createEvidenceCommands } from './evidence.js';
@@ -59,6 +61,7 @@ program
     console.log(`migrated ${db.describe}`);
   });
 
+program.addCommand(createAccountsCommands(config));
 program.addCommand(createKeysCommands(config));
 program.addCommand(createAdminKeysCommands(config));
 program.addCommand(createEvidenceCommands(config));
@@ -126,5 +129,5 @@ for (const command of everyCommand(program)) {
 
 program.parseAsync().catch((error: unknown) => {
   console.error(`openvat: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(cannotRun(error) ? EXIT_CANNOT_RUN : 1);
+  process.exit(cannotRun(error) || adminErrorCannotRun(error) ? EXIT_CANNOT_RUN : 1);
 });
