@@ -62,6 +62,16 @@ export async function withAdmin<T>(
   }
 }
 
+/**
+ * What a flag's word that removes a setting (`never`, `all`, `any`, `plan`, `none`) parses to: the
+ * API's `null` (Commander turns a parser's `null` into an empty string).
+ */
+export const CLEAR = Symbol('clear');
+export type Clear = typeof CLEAR;
+
+/** A parsed flag's value for the API: `CLEAR` is `null`. */
+export const apiValue = <T>(value: T | Clear): T | null => (value === CLEAR ? null : value);
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -74,9 +84,9 @@ function list(value: string): string[] {
     .filter((v) => v !== '');
 }
 
-/** `--scopes validate,usage`; `all` = every operation its plan allows (null). */
-export function parseScopes(value: string): Scope[] | null {
-  if (value.trim() === 'all') return null;
+/** `--scopes validate,usage`; `all` = every operation its plan allows (CLEAR). */
+export function parseScopes(value: string): Scope[] | Clear {
+  if (value.trim() === 'all') return CLEAR;
   const scopes = list(value);
   if (scopes.length === 0)
     throw new InvalidArgumentError(`name one or more of ${SCOPES.join(', ')}, or all.`);
@@ -87,9 +97,9 @@ export function parseScopes(value: string): Scope[] | null {
   return scopes as Scope[];
 }
 
-/** `--ip-allowlist 203.0.113.0/24,2001:db8::/32`; `any` = every address (null). */
-export function parseAllowlist(value: string): string[] | null {
-  if (value.trim() === 'any') return null;
+/** `--ip-allowlist 203.0.113.0/24,2001:db8::/32`; `any` = every address (CLEAR). */
+export function parseAllowlist(value: string): string[] | Clear {
+  if (value.trim() === 'any') return CLEAR;
   const entries = list(value);
   if (entries.length === 0) throw new InvalidArgumentError('name one or more addresses or CIDRs, or any.');
   for (const entry of entries) {
@@ -101,9 +111,9 @@ export function parseAllowlist(value: string): string[] | null {
   return entries;
 }
 
-/** `--expires-at 2027-12-31T00:00:00Z` (ISO 8601, in the future); `never` = no expiry (null). */
-export function parseExpiresAt(value: string): string | null {
-  if (value.trim() === 'never') return null;
+/** `--expires-at 2027-12-31T00:00:00Z` (ISO 8601, in the future); `never` = no expiry (CLEAR). */
+export function parseExpiresAt(value: string): string | Clear {
+  if (value.trim() === 'never') return CLEAR;
   const at = Date.parse(value);
   if (!Number.isFinite(at))
     throw new InvalidArgumentError('not a date and time (ISO 8601, such as 2027-12-31T00:00:00Z), or never.');
@@ -111,10 +121,10 @@ export function parseExpiresAt(value: string): string | null {
   return new Date(at).toISOString();
 }
 
-/** A whole number from `min` to `max`; `plan` = the plan's (null). */
+/** A whole number from `min` to `max`; `plan` = the plan's (CLEAR). */
 export function wholeNumberOrPlan(min: number, max: number) {
-  return (value: string): number | null => {
-    if (value.trim() === 'plan') return null;
+  return (value: string): number | Clear => {
+    if (value.trim() === 'plan') return CLEAR;
     const n = Number(value);
     if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max)
       throw new InvalidArgumentError(`a whole number from ${min} to ${max}, or plan.`);

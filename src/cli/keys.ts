@@ -6,6 +6,9 @@ import { MODES, PLANS } from '../modules/keys/index.js';
 import { compactInput, parseVatNumber } from '../modules/vat-numbers/index.js';
 import { AdminApiError } from './admin-api.js';
 import {
+  apiValue,
+  CLEAR,
+  type Clear,
   collectMetadata,
   parseAllowlist,
   parseExpiresAt,
@@ -40,27 +43,30 @@ type KeyWithSecret = KeyRecord & { key: string };
 /** The settings flags of `keys create` and `keys update`, as Commander hands them over. */
 interface SettingFlags {
   name?: string;
-  defaultRequesterVat?: string | null;
-  expiresAt?: string | null;
-  scopes?: string[] | null;
-  ipAllowlist?: string[] | null;
-  rateLimit?: number | null;
-  monthlyQuota?: number | null;
+  defaultRequesterVat?: string | Clear;
+  expiresAt?: string | Clear;
+  scopes?: string[] | Clear;
+  ipAllowlist?: string[] | Clear;
+  rateLimit?: number | Clear;
+  monthlyQuota?: number | Clear;
   metadata?: Record<string, string>;
 }
 
 /** The API's fields of the flags given (a flag not given is not sent). */
 function settings(flags: SettingFlags): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  if (flags.name !== undefined) body.name = flags.name === '' ? null : flags.name;
-  if (flags.defaultRequesterVat !== undefined) body.default_requester_vat = flags.defaultRequesterVat;
-  if (flags.expiresAt !== undefined) body.expires_at = flags.expiresAt;
-  if (flags.scopes !== undefined) body.scopes = flags.scopes;
-  if (flags.ipAllowlist !== undefined) body.ip_allowlist = flags.ipAllowlist;
-  if (flags.rateLimit !== undefined) body.rate_limit_per_minute = flags.rateLimit;
-  if (flags.monthlyQuota !== undefined) body.monthly_quota = flags.monthlyQuota;
-  if (flags.metadata !== undefined) body.metadata = flags.metadata;
-  return body;
+  const fields: [string, unknown][] = [
+    ['name', flags.name === '' ? CLEAR : flags.name],
+    ['default_requester_vat', flags.defaultRequesterVat],
+    ['expires_at', flags.expiresAt],
+    ['scopes', flags.scopes],
+    ['ip_allowlist', flags.ipAllowlist],
+    ['rate_limit_per_minute', flags.rateLimit],
+    ['monthly_quota', flags.monthlyQuota],
+    ['metadata', flags.metadata],
+  ];
+  return Object.fromEntries(
+    fields.filter(([, value]) => value !== undefined).map(([field, value]) => [field, apiValue(value)]),
+  );
 }
 
 /** Adds the flags of a key's settings; `update` accepts the words that clear one. */
@@ -71,7 +77,7 @@ function withSettings(command: Command, update: boolean): Command {
     .option(
       '--default-requester-vat <vat>',
       `German VAT number used as requester when a call names none${clear('none')}`,
-      (value: string) => (update && value.trim() === 'none' ? null : parseRequesterVat(value)),
+      (value: string) => (update && value.trim() === 'none' ? CLEAR : parseRequesterVat(value)),
     )
     .option(
       '--expires-at <time>',
