@@ -115,7 +115,8 @@ export function remoteAdminBackend(options: { url: string; adminKey: string }): 
   try {
     const parsed = new URL(options.url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
-    base = options.url.replace(/\/+$/, '');
+    // The service's address; the admin API's own (…/admin or …/admin/v1) is taken as well.
+    base = options.url.replace(/\/+$/, '').replace(/\/admin(\/v1)?$/, '');
   } catch {
     throw new UsageError(
       `--url must be the http:// or https:// address of an openvat service, got "${options.url}"`,

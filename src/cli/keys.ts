@@ -73,7 +73,12 @@ function settings(flags: SettingFlags): Record<string, unknown> {
 function withSettings(command: Command, update: boolean): Command {
   const clear = (word: string) => (update ? `; ${word} removes it` : '');
   return command
-    .option('--name <name>', update ? 'name of the key ("" removes it)' : 'name of the key')
+    .option(
+      '--name <name>',
+      update
+        ? 'name of the key ("" removes it)'
+        : 'name of the key (and of its new account without --account)',
+    )
     .option(
       '--default-requester-vat <vat>',
       `German VAT number used as requester when a call names none${clear('none')}`,
@@ -316,11 +321,16 @@ export function createKeysCommands(config: () => Config): Command {
       .argument('<id>', 'key id (from keys list)')
       .option('--json', 'print the key as JSON'),
   ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
-    const key = await withAdmin(options, config, (admin) =>
-      admin.one<KeyRecord>({ method: 'POST', path: keyPath(id, '/revoke') }),
-    );
+    const { key, already } = await withAdmin(options, config, async (admin) => {
+      const before = await admin.one<KeyRecord>({ method: 'GET', path: keyPath(id) });
+      if (before.status === 'revoked') return { key: before, already: true };
+      return {
+        key: await admin.one<KeyRecord>({ method: 'POST', path: keyPath(id, '/revoke') }),
+        already: false,
+      };
+    });
     if (options.json) return printKey(key, true);
-    console.log(`Revoked ${id}.`);
+    console.log(already ? `Key ${id} was already revoked at ${key.revoked_at}.` : `Revoked ${id}.`);
   });
 
   withTarget(

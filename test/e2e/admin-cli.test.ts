@@ -129,6 +129,9 @@ async function keyLifecycle(target: string[], env: Record<string, string>) {
   const revoke = await cli(['keys', 'revoke', rolled.id, ...target], env);
   assert.equal(revoke.code, 0, revoke.stderr);
   assert.equal(revoke.stdout, `Revoked ${rolled.id}.\n`);
+  const again = await cli(['keys', 'revoke', rolled.id, ...target], env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, new RegExp(`^Key ${rolled.id} was already revoked at \\d{4}-`));
   const revoked = await json<Key[]>(
     ['keys', 'list', '--account', account.id, '--status', 'revoked', ...target],
     env,
@@ -198,7 +201,8 @@ describe('openvat accounts and openvat keys, against a running service and on it
   it('OPENVAT_ADMIN_URL and OPENVAT_ADMIN_KEY do the same from the environment', async () => {
     const env = {
       DATABASE_URL: `sqlite:${join(dir, 'absent.db')}`,
-      OPENVAT_ADMIN_URL: `${url}/`,
+      // The admin API's own address is taken as well as the service's.
+      OPENVAT_ADMIN_URL: `${url}/admin/v1/`,
       OPENVAT_ADMIN_KEY: ADMIN_KEY,
     };
     const { created } = await keyLifecycle([], env);
