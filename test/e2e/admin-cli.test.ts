@@ -288,10 +288,10 @@ describe('openvat accounts and openvat keys, against a running service and on it
     assert.match(keyAlone.stderr, /^openvat: --admin-key needs --url \(or OPENVAT_ADMIN_URL\)/);
 
     const usage: [string[], RegExp][] = [
-      [['accounts', 'lst'], /^error: unknown command 'lst'\n\(Did you mean list\?\)/],
+      [['accounts', 'lst'], /^openvat: unknown command 'lst'\. Did you mean list\?$/],
       [
         ['keys', 'update', missing, '--rate-limt', '5'],
-        /^error: unknown option '--rate-limt'\n\(Did you mean --rate-limit\?\)/,
+        /^openvat: unknown option '--rate-limt'\. Did you mean --rate-limit\?$/,
       ],
       [
         ['keys', 'create', '--plan', 'pro', '--scopes', 'validate,frobnicate'],
@@ -316,7 +316,8 @@ describe('openvat accounts and openvat keys, against a running service and on it
     for (const [args, message] of usage) {
       const res = await cli(args, local);
       assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
-      assert.match(res.stderr, message, args.join(' '));
+      assert.match(res.stderr.trimEnd(), message, args.join(' '));
+      assert.equal(res.stderr.trimEnd().split('\n').length, 1, `one line: ${res.stderr}`);
     }
     assert.equal((await api<unknown[]>('/keys?limit=200')).length, before, 'nothing was stored');
   });
