@@ -12,7 +12,7 @@ import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { serializeRequest } from './http/log-redaction.js';
 import { registerOpenApi } from './http/openapi.js';
 import { PACKAGE } from './http/package.js';
-import { ErrorEnvelope } from './http/schemas.js';
+import { AJV_OPTIONS, ErrorEnvelope } from './http/schemas.js';
 import { serverWithFastPath } from './http/server.js';
 import { clientErrorResponse, jsonErrorMessage, serverLimits } from './http/server-limits.js';
 import { errors } from './lib/errors.js';
@@ -111,9 +111,7 @@ export async function buildApp(
     routerOptions: { maxParamLength: 256 },
     return503OnClosing: true,
     frameworkErrors: frameworkErrorHandler,
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
-    },
+    ajv: { customOptions: AJV_OPTIONS },
     clientErrorHandler(error, socket: Socket) {
       // Destroyed once the answer is flushed: ending only our side would leave the socket open for
       // as long as a client that never closes keeps sending (measured: a trickling client kept it).

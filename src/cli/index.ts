@@ -4,6 +4,8 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDatabase } from '../db/database.js';
+import { createAccountsCommands } from './accounts.js';
+import { adminErrorCannotRun } from './admin-api.js';
 import { createAdminKeysCommands } from './admin-keys.js';
 import { createBackupCommands } from './backup.js';
 import { createEvidenceCommands } from './evidence.js';
@@ -59,6 +61,7 @@ program
     console.log(`migrated ${db.describe}`);
   });
 
+program.addCommand(createAccountsCommands(config));
 program.addCommand(createKeysCommands(config));
 program.addCommand(createAdminKeysCommands(config));
 program.addCommand(createEvidenceCommands(config));
@@ -120,11 +123,19 @@ if (first !== undefined && !first.startsWith('-') && !names.includes(first)) {
 // Usage errors Commander reports itself (an unknown option, a missing argument, a bad value) exit
 // with 2 like every other command that cannot run as asked; help and --version exit with 0.
 const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+// Each on one line, like every other error of the CLI: `openvat: unknown option '--rate-limt'. Did
+// you mean --rate-limit?` (Commander writes the suggestion on a line of its own).
+const oneLine = (text: string) =>
+  `openvat: ${text
+    .replace(/^error: /, '')
+    .replace(/\n\((Did you mean [^\n]*\?)\)/, '. $1')
+    .trimEnd()}\n`;
 for (const command of everyCommand(program)) {
   command.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT_CANNOT_RUN));
+  command.configureOutput({ outputError: (text, write) => write(oneLine(text)) });
 }
 
 program.parseAsync().catch((error: unknown) => {
   console.error(`openvat: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(cannotRun(error) ? EXIT_CANNOT_RUN : 1);
+  process.exit(cannotRun(error) || adminErrorCannotRun(error) ? EXIT_CANNOT_RUN : 1);
 });

@@ -1,29 +1,25 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Config } from '../config.js';
-import { systemClock } from '../lib/clock.js';
-import { createIdGenerator } from '../lib/ids.js';
 import { OFFICIAL_TEST_REQUESTER } from '../modules/confirmations/service.js';
-import { isMode, isPlan, MODES, type Mode, PLANS, type Plan } from '../modules/keys/plans.js';
-import { createKeysRepository } from '../modules/keys/repository.js';
-import { createKeysService, type KeySummary } from '../modules/keys/service.js';
+import type { AccountRecord, KeyRecord } from '../modules/keys/index.js';
+import { MODES, PLANS } from '../modules/keys/index.js';
 import { compactInput, parseVatNumber } from '../modules/vat-numbers/index.js';
-import { openExistingDatabase } from './database.js';
-
-async function withKeys<T>(config: Config, run: (keys: ReturnType<typeof createKeysService>) => Promise<T>) {
-  const db = openExistingDatabase(config.databaseUrl);
-  try {
-    await db.migrate();
-    const keys = createKeysService({
-      db: db.kysely,
-      repository: createKeysRepository(db.kysely),
-      clock: systemClock,
-      ids: createIdGenerator(),
-    });
-    return await run(keys);
-  } finally {
-    await db.close();
-  }
-}
+import { AdminApiError } from './admin-api.js';
+import {
+  apiValue,
+  CLEAR,
+  type Clear,
+  collectMetadata,
+  parseAllowlist,
+  parseExpiresAt,
+  parseOverlap,
+  parseScopes,
+  type TargetOptions,
+  wholeNumberOrPlan,
+  withAdmin,
+  withTarget,
+} from './admin-flags.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * The requester must be a German VAT number, checked like any VAT number (format and check digit),
@@ -42,82 +38,232 @@ export function parseRequesterVat(input: string): string {
   return parsed.normalised;
 }
 
-/** The JSON form of a key in `keys list --json` (snake_case, as every --json output and the API). */
-function keyJson(k: KeySummary) {
-  return {
-    id: k.id,
-    account_id: k.accountId,
-    prefix: k.prefix,
-    plan: k.plan,
-    mode: k.mode,
-    default_requester_vat: k.defaultRequesterVat,
-    created_at: k.createdAt,
-    revoked_at: k.revokedAt,
-  };
+type KeyWithSecret = KeyRecord & { key: string };
+
+/** The settings flags of `keys create` and `keys update`, as Commander hands them over. */
+interface SettingFlags {
+  name?: string;
+  defaultRequesterVat?: string | Clear;
+  expiresAt?: string | Clear;
+  scopes?: string[] | Clear;
+  ipAllowlist?: string[] | Clear;
+  rateLimit?: number | Clear;
+  monthlyQuota?: number | Clear;
+  metadata?: Record<string, string>;
 }
 
-/** `openvat keys create|list|revoke`: the operator's key management, on the same DATABASE_URL as the server. */
-export function createKeysCommands(config: () => Config): Command {
-  const keys = new Command('keys').description('create, list and revoke API keys');
+/** The API's fields of the flags given (a flag not given is not sent). */
+function settings(flags: SettingFlags): Record<string, unknown> {
+  const fields: [string, unknown][] = [
+    ['name', flags.name === '' ? CLEAR : flags.name],
+    ['default_requester_vat', flags.defaultRequesterVat],
+    ['expires_at', flags.expiresAt],
+    ['scopes', flags.scopes],
+    ['ip_allowlist', flags.ipAllowlist],
+    ['rate_limit_per_minute', flags.rateLimit],
+    ['monthly_quota', flags.monthlyQuota],
+    ['metadata', flags.metadata],
+  ];
+  return Object.fromEntries(
+    fields.filter(([, value]) => value !== undefined).map(([field, value]) => [field, apiValue(value)]),
+  );
+}
 
-  keys
-    .command('create')
-    .description('create an API key (shown once)')
-    .addOption(new Option('--plan <plan>', 'plan of the key').choices([...PLANS]).makeOptionMandatory())
-    .addOption(
-      new Option('--mode <mode>', 'live registries or test mode').choices([...MODES]).default('test'),
+/** Adds the flags of a key's settings; `update` accepts the words that clear one. */
+function withSettings(command: Command, update: boolean): Command {
+  const clear = (word: string) => (update ? `; ${word} removes it` : '');
+  return command
+    .option(
+      '--name <name>',
+      update
+        ? 'name of the key ("" removes it)'
+        : 'name of the key (and of its new account without --account)',
     )
     .option(
       '--default-requester-vat <vat>',
-      'German VAT number used as requester when a call names none',
-      parseRequesterVat,
+      `German VAT number used as requester when a call names none${clear('none')}`,
+      (value: string) => (update && value.trim() === 'none' ? CLEAR : parseRequesterVat(value)),
     )
-    .option('--account <id>', 'add the key to an existing account instead of creating one')
-    .option('--name <name>', 'name of the new account')
-    .option('--json', 'print one JSON object {id, key, plan, mode, account_id} on stdout')
-    .action(
-      async (options: {
-        plan: string;
-        mode: string;
-        defaultRequesterVat?: string;
-        account?: string;
-        name?: string;
-        json?: boolean;
-      }) => {
-        if (!isPlan(options.plan) || !isMode(options.mode)) throw new Error('invalid plan or mode');
-        const plan: Plan = options.plan;
-        const mode: Mode = options.mode;
-        const created = await withKeys(config(), (service) =>
-          service.createKey({
-            plan,
-            mode,
-            defaultRequesterVat: options.defaultRequesterVat ?? null,
-            ...(options.account ? { accountId: options.account } : {}),
-            accountName: options.name ?? null,
-          }),
-        );
-        if (options.json) {
-          process.stdout.write(
-            `${JSON.stringify({ id: created.id, key: created.key, plan: created.plan, mode: created.mode, account_id: created.accountId })}\n`,
-          );
-          return;
-        }
-        console.log(
-          `Created ${created.mode} key ${created.id} (plan ${created.plan}, account ${created.accountId}).`,
-        );
-        console.log('The key is shown only now; store it safely:');
-        console.log(`  ${created.key}`);
-      },
+    .option(
+      '--expires-at <time>',
+      `when the key stops working (ISO 8601, in the future)${clear('never')}`,
+      parseExpiresAt,
+    )
+    .option(
+      '--scopes <list>',
+      'operations the key may call, comma-separated (validate, validate_batch, decide, confirm, audits, webhooks, monitors, usage); all: every one its plan allows',
+      parseScopes,
+    )
+    .option(
+      '--ip-allowlist <cidrs>',
+      'addresses or CIDRs the key may be used from, comma-separated (IPv4 and IPv6); any: every address',
+      parseAllowlist,
+    )
+    .option(
+      '--rate-limit <n>',
+      "requests per minute (1–100000000); plan: the plan's",
+      wholeNumberOrPlan(1, 100_000_000),
+    )
+    .option(
+      '--monthly-quota <n>',
+      "calls per calendar month, UTC (0–1000000000000); plan: the plan's default",
+      wholeNumberOrPlan(0, 1_000_000_000_000),
+    )
+    .option(
+      '--metadata <key=value>',
+      'your own key=value pairs (repeatable); replaces the metadata',
+      collectMetadata,
     );
+}
 
-  keys
-    .command('list')
-    .description('list keys (never the keys themselves)')
-    .option('--json', 'print a JSON array of {id, account_id, prefix, plan, mode, ...} (snake_case)')
-    .action(async (options: { json?: boolean }) => {
-      const list = await withKeys(config(), (service) => service.listKeys());
+const state = (k: KeyRecord): string => {
+  if (k.status === 'revoked') return `revoked ${k.revoked_at}`;
+  if (k.status === 'expired') return `expired ${k.expires_at}`;
+  return k.expires_at ? `active until ${k.expires_at}` : 'active';
+};
+
+function printKey(k: KeyRecord, json: boolean | undefined): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(k)}\n`);
+    return;
+  }
+  const show = (value: unknown) =>
+    value === null ? '-' : typeof value === 'string' ? value : JSON.stringify(value);
+  const rows: [string, unknown][] = [
+    ['id', k.id],
+    ['account', k.account_id],
+    ['name', k.name],
+    ['prefix', `${k.prefix}…`],
+    ['plan', k.plan],
+    ['mode', k.mode],
+    ['status', state(k)],
+    ['requester', k.default_requester_vat],
+    ['expires at', k.expires_at],
+    ['scopes', k.scopes === null ? 'all its plan allows' : k.scopes.join(',')],
+    ['ip allowlist', k.ip_allowlist === null ? 'any' : k.ip_allowlist.join(',')],
+    ['rate limit', k.rate_limit_per_minute === null ? "the plan's" : `${k.rate_limit_per_minute}/min`],
+    ['monthly quota', k.monthly_quota === null ? "the plan's" : k.monthly_quota],
+    ['used this month', k.usage_this_month],
+    ['metadata', k.metadata],
+    ['created', k.created_at],
+    ['last used', k.last_used_at],
+    ['rolled to', k.rolled_to],
+  ];
+  for (const [label, value] of rows) console.log(`${label.padEnd(16)}${show(value)}`);
+}
+
+function printSecret(created: KeyWithSecret, json: boolean | undefined, first: string): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(created)}\n`);
+    return;
+  }
+  console.log(first);
+  console.log('The key is shown only now; store it safely:');
+  console.log(`  ${created.key}`);
+}
+
+const keyPath = (id: string, tail = '') => `/keys/${encodeURIComponent(id)}${tail}`;
+
+/**
+ * `openvat keys create|list|show|update|revoke|roll`: API keys, on DATABASE_URL (a shell on the
+ * server) or with `--url` through the admin API of a running service (any machine).
+ */
+export function createKeysCommands(config: () => Config): Command {
+  const keys = new Command('keys').description(
+    'create, list, show, change, revoke and roll API keys (on DATABASE_URL, or with --url through the admin API)',
+  );
+
+  withTarget(
+    withSettings(
+      keys
+        .command('create')
+        .description('create an API key (shown once)')
+        .addOption(new Option('--plan <plan>', 'plan of the key').choices([...PLANS]).makeOptionMandatory())
+        .addOption(
+          new Option('--mode <mode>', 'live registries or test mode').choices([...MODES]).default('test'),
+        )
+        .option(
+          '--account <id>',
+          'add the key to an existing account (default: a new account, named by --name)',
+        ),
+      false,
+    ).option('--json', 'print the key as JSON: {id, key, plan, mode, account_id, …} (snake_case)'),
+  ).action(
+    async (
+      options: SettingFlags &
+        TargetOptions & { plan: string; mode: string; account?: string; json?: boolean },
+    ) => {
+      const created = await withAdmin(options, config, async (admin) => {
+        let accountId = options.account;
+        if (accountId === undefined) {
+          const account = await admin.one<AccountRecord>({
+            method: 'POST',
+            path: '/accounts',
+            body: { name: options.name ?? 'unnamed' },
+          });
+          accountId = account.id;
+        }
+        try {
+          return await admin.one<KeyWithSecret>({
+            method: 'POST',
+            path: '/keys',
+            body: { account_id: accountId, plan: options.plan, mode: options.mode, ...settings(options) },
+          });
+        } catch (error) {
+          if (options.account === undefined && error instanceof AdminApiError)
+            error.message += ` (account ${accountId} was created, without a key; add one with --account ${accountId})`;
+          throw error;
+        }
+      });
+      printSecret(
+        created,
+        options.json,
+        `Created ${created.mode} key ${created.id} (plan ${created.plan}, account ${created.account_id}).`,
+      );
+    },
+  );
+
+  withTarget(
+    keys
+      .command('list')
+      .description('list keys (never the keys themselves)')
+      .option('--account <id>', 'keys of this account')
+      .addOption(new Option('--plan <plan>', 'keys of this plan').choices([...PLANS]))
+      .addOption(new Option('--mode <mode>', 'keys of this mode').choices([...MODES]))
+      .addOption(
+        new Option('--status <status>', 'keys in this state').choices(['active', 'expired', 'revoked']),
+      )
+      .option('--prefix <prefix>', 'keys whose key starts with this (e.g. svc_live_3kQ9)')
+      .option(
+        '--json',
+        'print a JSON array of keys {id, account_id, prefix, plan, mode, status, …} (snake_case)',
+      ),
+  ).action(
+    async (
+      options: {
+        account?: string;
+        plan?: string;
+        mode?: string;
+        status?: string;
+        prefix?: string;
+        json?: boolean;
+      } & TargetOptions,
+    ) => {
+      const list = await withAdmin(options, config, (admin) =>
+        admin.all<KeyRecord>({
+          method: 'GET',
+          path: '/keys',
+          query: {
+            account_id: options.account,
+            plan: options.plan,
+            mode: options.mode,
+            status: options.status,
+            prefix: options.prefix,
+          },
+        }),
+      );
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(list.map(keyJson))}\n`);
+        process.stdout.write(`${JSON.stringify(list)}\n`);
         return;
       }
       if (list.length === 0) {
@@ -125,26 +271,94 @@ export function createKeysCommands(config: () => Config): Command {
         return;
       }
       for (const k of list) {
-        const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
-        const requester = k.defaultRequesterVat ? ` requester ${k.defaultRequesterVat}` : '';
+        const requester = k.default_requester_vat ? ` requester ${k.default_requester_vat}` : '';
+        const name = k.name ? `  ${k.name}` : '';
         console.log(
-          `${k.id}  ${k.prefix}…  ${k.mode.padEnd(4)}  ${k.plan.padEnd(8)}  ${state}  account ${k.accountId}${requester}`,
+          `${k.id}  ${k.prefix}…  ${k.mode.padEnd(4)}  ${k.plan.padEnd(8)}  ${state(k)}  account ${k.account_id}${requester}${name}`,
         );
       }
-    });
+    },
+  );
 
-  keys
-    .command('revoke')
-    .description('revoke a key by id')
-    .argument('<id>', 'key id (from keys list)')
-    .action(async (id: string) => {
-      const done = await withKeys(config(), (service) => service.revokeKey(id));
-      if (!done) {
-        console.error(`openvat: no active key with id ${id}`);
-        process.exit(1);
-      }
-      console.log(`Revoked ${id}.`);
+  withTarget(
+    keys
+      .command('show')
+      .description('show a key (never the key itself)')
+      .argument('<id>', 'key id (from keys list)')
+      .option('--json', 'print the key as JSON'),
+  ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
+    const key = await withAdmin(options, config, (admin) =>
+      admin.one<KeyRecord>({ method: 'GET', path: keyPath(id) }),
+    );
+    printKey(key, options.json);
+  });
+
+  withTarget(
+    withSettings(
+      keys
+        .command('update')
+        .description("change a key's settings")
+        .argument('<id>', 'key id (from keys list)'),
+      true,
+    ).option('--json', 'print the key as JSON'),
+  ).action(async (id: string, options: SettingFlags & TargetOptions & { json?: boolean }) => {
+    const body = settings(options);
+    if (Object.keys(body).length === 0)
+      throw new UsageError(
+        'nothing to change: give --name, --default-requester-vat, --expires-at, --scopes, --ip-allowlist, --rate-limit, --monthly-quota or --metadata',
+      );
+    const key = await withAdmin(options, config, (admin) =>
+      admin.one<KeyRecord>({ method: 'PATCH', path: keyPath(id), body }),
+    );
+    if (options.json) return printKey(key, true);
+    console.log(`Updated ${id}.`);
+  });
+
+  withTarget(
+    keys
+      .command('revoke')
+      .description('revoke a key by id (at once on every instance that is told: see docs/operators.md)')
+      .argument('<id>', 'key id (from keys list)')
+      .option('--json', 'print the key as JSON'),
+  ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
+    const { key, already } = await withAdmin(options, config, async (admin) => {
+      const before = await admin.one<KeyRecord>({ method: 'GET', path: keyPath(id) });
+      if (before.status === 'revoked') return { key: before, already: true };
+      return {
+        key: await admin.one<KeyRecord>({ method: 'POST', path: keyPath(id, '/revoke') }),
+        already: false,
+      };
     });
+    if (options.json) return printKey(key, true);
+    console.log(already ? `Key ${id} was already revoked at ${key.revoked_at}.` : `Revoked ${id}.`);
+  });
+
+  withTarget(
+    keys
+      .command('roll')
+      .description('a new key with the same settings; the old one keeps working until the overlap ends')
+      .argument('<id>', 'key id (from keys list)')
+      .requiredOption(
+        '--overlap-seconds <n>',
+        'how long the old key keeps working (0 to 604800, 7 days)',
+        parseOverlap,
+      )
+      .option('--json', 'print the new key as JSON: {id, key, …}'),
+  ).action(async (id: string, options: { overlapSeconds: number; json?: boolean } & TargetOptions) => {
+    const { rolled, old } = await withAdmin(options, config, async (admin) => {
+      const rolled = await admin.one<KeyWithSecret>({
+        method: 'POST',
+        path: keyPath(id, '/roll'),
+        body: { overlap_seconds: options.overlapSeconds },
+      });
+      return { rolled, old: await admin.one<KeyRecord>({ method: 'GET', path: keyPath(id) }) };
+    });
+    printSecret(
+      rolled,
+      options.json,
+      `Rolled ${id} to ${rolled.id}; the old key works until ${old.expires_at}.`,
+    );
+  });
 
   return keys;
 }

@@ -30,6 +30,14 @@ export function Envelope<D extends TSchema, M extends Record<string, TSchema>>(d
 }
 
 /** Error responses every route can give; documented once and serialised through the same schema. */
+/** How every route's schema is checked (the admin API run in-process by the CLI checks the same way). */
+export const AJV_OPTIONS = {
+  removeAdditional: false,
+  coerceTypes: false,
+  useDefaults: true,
+  allErrors: false,
+} as const;
+
 export const errorResponses = {
   '4xx': Type.Ref('ErrorEnvelope'),
   '5xx': Type.Ref('ErrorEnvelope'),

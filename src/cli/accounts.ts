@@ -1,0 +1,148 @@
+import { Command } from 'commander';
+import type { Config } from '../config.js';
+import type { AccountRecord } from '../modules/keys/index.js';
+import { collectMetadata, type TargetOptions, withAdmin, withTarget } from './admin-flags.js';
+import { UsageError } from './usage-error.js';
+
+interface AccountFields {
+  name?: string;
+  externalId?: string;
+  metadata?: Record<string, string>;
+  json?: boolean;
+}
+
+const fields = (options: AccountFields) => ({
+  ...(options.name !== undefined ? { name: options.name } : {}),
+  ...(options.externalId !== undefined
+    ? { external_id: options.externalId === '' ? null : options.externalId }
+    : {}),
+  ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
+});
+
+function printAccount(account: AccountRecord, json: boolean | undefined): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(account)}\n`);
+    return;
+  }
+  console.log(`id           ${account.id}`);
+  console.log(`name         ${account.name ?? '-'}`);
+  console.log(`external id  ${account.external_id ?? '-'}`);
+  console.log(`status       ${account.disabled ? 'disabled' : 'active'}`);
+  console.log(`metadata     ${JSON.stringify(account.metadata)}`);
+  console.log(`created      ${account.created_at}`);
+  if (account.updated_at) console.log(`updated      ${account.updated_at}`);
+}
+
+/**
+ * `openvat accounts create|list|show|update|disable|enable`: accounts (tenants) through the admin API
+ * (`--url`), or on DATABASE_URL.
+ */
+export function createAccountsCommands(config: () => Config): Command {
+  const accounts = new Command('accounts').description(
+    'create, list, show, change, disable and enable accounts (on DATABASE_URL, or with --url through the admin API)',
+  );
+  const metadataHelp = 'key=value (repeatable); replaces the metadata';
+
+  withTarget(
+    accounts
+      .command('create')
+      .description('create an account')
+      .requiredOption('--name <name>', 'name of the account')
+      .option('--external-id <id>', 'your own id of the account')
+      .option('--metadata <key=value>', metadataHelp, collectMetadata)
+      .option('--json', 'print the account as JSON'),
+  ).action(async (options: AccountFields & TargetOptions) => {
+    const account = await withAdmin(options, config, (admin) =>
+      admin.one<AccountRecord>({ method: 'POST', path: '/accounts', body: fields(options) }),
+    );
+    if (options.json) return printAccount(account, true);
+    console.log(`Created account ${account.id} (${account.name}).`);
+  });
+
+  withTarget(
+    accounts
+      .command('list')
+      .description('list accounts')
+      .option('--search <text>', 'part of the name or external id')
+      .option('--external-id <id>', 'this external id exactly')
+      .option('--json', 'print a JSON array of accounts'),
+  ).action(async (options: { search?: string; externalId?: string; json?: boolean } & TargetOptions) => {
+    const list = await withAdmin(options, config, (admin) =>
+      admin.all<AccountRecord>({
+        method: 'GET',
+        path: '/accounts',
+        query: { q: options.search, external_id: options.externalId },
+      }),
+    );
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(list)}\n`);
+      return;
+    }
+    if (list.length === 0) {
+      console.log('No accounts.');
+      return;
+    }
+    for (const a of list) {
+      const external = a.external_id ? `  external ${a.external_id}` : '';
+      console.log(`${a.id}  ${a.disabled ? 'disabled' : 'active  '}  ${a.name ?? '-'}${external}`);
+    }
+  });
+
+  withTarget(
+    accounts
+      .command('show')
+      .description('show an account')
+      .argument('<id>', 'account id')
+      .option('--json', 'print the account as JSON'),
+  ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
+    const account = await withAdmin(options, config, (admin) =>
+      admin.one<AccountRecord>({ method: 'GET', path: `/accounts/${encodeURIComponent(id)}` }),
+    );
+    printAccount(account, options.json);
+  });
+
+  withTarget(
+    accounts
+      .command('update')
+      .description('change an account')
+      .argument('<id>', 'account id')
+      .option('--name <name>', 'name of the account')
+      .option('--external-id <id>', 'your own id of the account ("" removes it)')
+      .option('--metadata <key=value>', metadataHelp, collectMetadata)
+      .option('--json', 'print the account as JSON'),
+  ).action(async (id: string, options: AccountFields & TargetOptions) => {
+    const body = fields(options);
+    if (Object.keys(body).length === 0)
+      throw new UsageError('nothing to change: give --name, --external-id or --metadata');
+    const account = await withAdmin(options, config, (admin) =>
+      admin.one<AccountRecord>({ method: 'PATCH', path: `/accounts/${encodeURIComponent(id)}`, body }),
+    );
+    if (options.json) return printAccount(account, true);
+    console.log(`Updated account ${account.id}.`);
+  });
+
+  for (const [name, disabled, what] of [
+    ['disable', true, 'disable an account: every key of it is refused at once'],
+    ['enable', false, 'enable a disabled account again'],
+  ] as const) {
+    withTarget(
+      accounts
+        .command(name)
+        .description(what)
+        .argument('<id>', 'account id')
+        .option('--json', 'print the account as JSON'),
+    ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
+      const account = await withAdmin(options, config, (admin) =>
+        admin.one<AccountRecord>({
+          method: 'PATCH',
+          path: `/accounts/${encodeURIComponent(id)}`,
+          body: { disabled },
+        }),
+      );
+      if (options.json) return printAccount(account, true);
+      console.log(`${disabled ? 'Disabled' : 'Enabled'} account ${account.id}.`);
+    });
+  }
+
+  return accounts;
+}

@@ -1,0 +1,148 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import type { Config } from '../config.js';
+import { SCOPES, type Scope } from '../modules/keys/index.js';
+import { parseCidr } from '../modules/keys/policy.js';
+import { type AdminClient, adminClient, remoteAdminBackend } from './admin-api.js';
+import { UsageError } from './usage-error.js';
+
+// What `openvat accounts` and `openvat keys` share: where they work (the admin API of a service, or
+// the database), and the parsers of their flags (checked before anything is sent, with the same
+// rules as the API, so that a typo never leaves half of a command done).
+
+/** `--url` / `--admin-key`, or `OPENVAT_ADMIN_URL` / `OPENVAT_ADMIN_KEY`. */
+export interface TargetOptions {
+  url?: string;
+  adminKey?: string;
+}
+
+/** Adds `--url` and `--admin-key` to a command. */
+export function withTarget(command: Command): Command {
+  return command
+    .option(
+      '--url <url>',
+      'work through the admin API of this service (default: OPENVAT_ADMIN_URL; without either, on DATABASE_URL)',
+    )
+    .option('--admin-key <key>', 'admin key (svc_admin_…) for --url (default: OPENVAT_ADMIN_KEY)');
+}
+
+/**
+ * The admin API the command talks to: over HTTP when a URL is given (flag or OPENVAT_ADMIN_URL),
+ * else in-process on DATABASE_URL. OPENVAT_ADMIN_KEY alone changes nothing: on the server it is the
+ * service's own setting (an admin key made at every start).
+ */
+export async function openAdminClient(options: TargetOptions, config: () => Config): Promise<AdminClient> {
+  const url = options.url ?? nonEmpty(process.env.OPENVAT_ADMIN_URL);
+  if (url === undefined) {
+    if (options.adminKey !== undefined)
+      throw new UsageError(
+        '--admin-key needs --url (or OPENVAT_ADMIN_URL); without a URL the command works on DATABASE_URL',
+      );
+    const { localAdminBackend } = await import('./admin-local.js');
+    return adminClient(await localAdminBackend(config()));
+  }
+  const adminKey = options.adminKey ?? nonEmpty(process.env.OPENVAT_ADMIN_KEY);
+  if (adminKey === undefined)
+    throw new UsageError(
+      `${options.url ? '--url' : 'OPENVAT_ADMIN_URL'} needs --admin-key or OPENVAT_ADMIN_KEY`,
+    );
+  return adminClient(remoteAdminBackend({ url, adminKey }));
+}
+
+/** Runs `run` with the admin API of `options`, closing it afterwards. */
+export async function withAdmin<T>(
+  options: TargetOptions,
+  config: () => Config,
+  run: (admin: AdminClient) => Promise<T>,
+): Promise<T> {
+  const admin = await openAdminClient(options, config);
+  try {
+    return await run(admin);
+  } finally {
+    await admin.close();
+  }
+}
+
+/**
+ * What a flag's word that removes a setting (`never`, `all`, `any`, `plan`, `none`) parses to: the
+ * API's `null` (Commander turns a parser's `null` into an empty string).
+ */
+export const CLEAR = Symbol('clear');
+export type Clear = typeof CLEAR;
+
+/** A parsed flag's value for the API: `CLEAR` is `null`. */
+export const apiValue = <T>(value: T | Clear): T | null => (value === CLEAR ? null : value);
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** `a,b,c` as a list of trimmed, non-empty words. */
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
+/** `--scopes validate,usage`; `all` = every operation its plan allows (CLEAR). */
+export function parseScopes(value: string): Scope[] | Clear {
+  if (value.trim() === 'all') return CLEAR;
+  const scopes = list(value);
+  if (scopes.length === 0)
+    throw new InvalidArgumentError(`name one or more of ${SCOPES.join(', ')}, or all.`);
+  for (const scope of scopes) {
+    if (!(SCOPES as readonly string[]).includes(scope))
+      throw new InvalidArgumentError(`"${scope}" is not a scope; scopes: ${SCOPES.join(', ')} (or all).`);
+  }
+  return scopes as Scope[];
+}
+
+/** `--ip-allowlist 203.0.113.0/24,2001:db8::/32`; `any` = every address (CLEAR). */
+export function parseAllowlist(value: string): string[] | Clear {
+  if (value.trim() === 'any') return CLEAR;
+  const entries = list(value);
+  if (entries.length === 0) throw new InvalidArgumentError('name one or more addresses or CIDRs, or any.');
+  for (const entry of entries) {
+    if (parseCidr(entry) === null)
+      throw new InvalidArgumentError(
+        `"${entry}" is not an IPv4 or IPv6 address or CIDR (such as 203.0.113.0/24 or 2001:db8::/32).`,
+      );
+  }
+  return entries;
+}
+
+/** `--expires-at 2027-12-31T00:00:00Z` (ISO 8601, in the future); `never` = no expiry (CLEAR). */
+export function parseExpiresAt(value: string): string | Clear {
+  if (value.trim() === 'never') return CLEAR;
+  const at = Date.parse(value);
+  if (!Number.isFinite(at))
+    throw new InvalidArgumentError('not a date and time (ISO 8601, such as 2027-12-31T00:00:00Z), or never.');
+  if (at <= Date.now()) throw new InvalidArgumentError(`${value} is in the past.`);
+  return new Date(at).toISOString();
+}
+
+/** A whole number from `min` to `max`; `plan` = the plan's (CLEAR). */
+export function wholeNumberOrPlan(min: number, max: number) {
+  return (value: string): number | Clear => {
+    if (value.trim() === 'plan') return CLEAR;
+    const n = Number(value);
+    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`a whole number from ${min} to ${max}, or plan.`);
+    return n;
+  };
+}
+
+/** `--overlap-seconds`: 0 to 7 days. */
+export function parseOverlap(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n > 7 * 86_400)
+    throw new InvalidArgumentError('a whole number of seconds from 0 to 604800 (7 days).');
+  return n;
+}
+
+/** `--metadata key=value`, repeatable: the pairs given, collected. */
+export function collectMetadata(value: string, previous: Record<string, string> | undefined) {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('expected key=value.');
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
