@@ -2430,10 +2430,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                /** @description Why a `cancelled` job stopped: `key_revoked` (the key that created it was revoked; its remaining items were not validated). */
+                                /** @description Why a `cancelled` job stopped: the key that created it may no longer be used — `key_revoked`, `key_expired`, `key_rolled` (its overlap ended) or `account_disabled`. Its remaining items were not validated and no `batch.completed` event was sent. */
                                 cancel_reason?: {
-                                    /** @enum {string} */
-                                    code: "key_revoked";
+                                    code: "key_revoked" | "key_expired" | "key_rolled" | "account_disabled";
                                     message: string;
                                 };
                                 /** Format: date-time */
@@ -2538,10 +2537,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                /** @description Why a `cancelled` job stopped: `key_revoked` (the key that created it was revoked; its remaining items were not validated). */
+                                /** @description Why a `cancelled` job stopped: the key that created it may no longer be used — `key_revoked`, `key_expired`, `key_rolled` (its overlap ended) or `account_disabled`. Its remaining items were not validated and no `batch.completed` event was sent. */
                                 cancel_reason?: {
-                                    /** @enum {string} */
-                                    code: "key_revoked";
+                                    code: "key_revoked" | "key_expired" | "key_rolled" | "account_disabled";
                                     message: string;
                                 };
                                 /** Format: date-time */
