@@ -20,6 +20,7 @@ import * as batchFairClaim from './2026-11-27-040-batch-fair-claim.js';
 import * as webhookKeyShare from './2026-11-27-041-webhook-key-share.js';
 import * as rateChanges from './2026-11-27-050-rate-changes.js';
 import * as admin from './2026-11-27-070-admin.js';
+import * as ratesEvents from './2026-11-28-110-rates-events.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-041-webhook-key-share': webhookKeyShare,
   '2026-11-27-050-rate-changes': rateChanges,
   '2026-11-27-070-admin': admin,
+  '2026-11-28-110-rates-events': ratesEvents,
 };
 
 export const migrationProvider: MigrationProvider = {

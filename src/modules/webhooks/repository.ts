@@ -86,10 +86,19 @@ export function createWebhooksRepository(db: Kysely<Database>, dialect: Dialect)
       return Number(result.numDeletedRows) > 0;
     },
 
-    async setDisabled(keyId: string, id: string, disabled: boolean, trx: Kysely<Database> = db) {
+    /** Changes an endpoint's state or subscription; false when the key has no such endpoint. */
+    async updateEndpoint(
+      keyId: string,
+      id: string,
+      changes: { disabled?: boolean; events?: string | null },
+      trx: Kysely<Database> = db,
+    ) {
       const result = await trx
         .updateTable('webhook_endpoints')
-        .set({ disabled: disabled ? 1 : 0 })
+        .set({
+          ...(changes.disabled !== undefined ? { disabled: changes.disabled ? 1 : 0 } : {}),
+          ...(changes.events !== undefined ? { events: changes.events } : {}),
+        })
         .where('key_id', '=', keyId)
         .where('id', '=', id)
         .executeTakeFirst();
@@ -107,22 +116,45 @@ export function createWebhooksRepository(db: Kysely<Database>, dialect: Dialect)
       return rows.map((r) => r.id);
     },
 
-    /** The enabled endpoints of each of these keys, by key. */
-    async activeEndpointIdsByKey(
+    /** The enabled endpoints of each of these keys, by key, with the events they subscribe to. */
+    async activeEndpointsByKey(
       keyIds: readonly string[],
       trx: Kysely<Database> = db,
-    ): Promise<Map<string, string[]>> {
-      const byKey = new Map<string, string[]>();
+    ): Promise<Map<string, { id: string; events: string | null }[]>> {
+      const byKey = new Map<string, { id: string; events: string | null }[]>();
       if (keyIds.length === 0) return byKey;
       const rows = await trx
         .selectFrom('webhook_endpoints')
-        .select(['id', 'key_id'])
+        .select(['id', 'key_id', 'events'])
         .where('key_id', 'in', [...keyIds])
         .where('disabled', '=', 0)
         .orderBy('id')
         .execute();
-      for (const row of rows) byKey.set(row.key_id, [...(byKey.get(row.key_id) ?? []), row.id]);
+      for (const row of rows) {
+        const list = byKey.get(row.key_id) ?? [];
+        list.push({ id: row.id, events: row.events });
+        byKey.set(row.key_id, list);
+      }
       return byKey;
+    },
+
+    /**
+     * The enabled endpoints, of any key still in use (not revoked or expired, its account not
+     * disabled), whose subscription names `type` (the caller checks the exact name).
+     */
+    async subscribedEndpoints(type: string, now: string, trx: Kysely<Database> = db) {
+      return trx
+        .selectFrom('webhook_endpoints as e')
+        .innerJoin('api_keys as k', 'k.id', 'e.key_id')
+        .innerJoin('accounts as a', 'a.id', 'k.account_id')
+        .select(['e.id', 'e.key_id', 'e.events'])
+        .where('e.disabled', '=', 0)
+        .where('e.events', 'like', `%${JSON.stringify(type)}%`)
+        .where('k.revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+        .where((eb) => eb.or([eb('a.disabled', 'is', null), eb('a.disabled', '!=', 1)]))
+        .orderBy('e.id')
+        .execute();
     },
 
     async insertDeliveries(rows: WebhookDeliveriesTable[], trx: Kysely<Database> = db): Promise<void> {
