@@ -36,7 +36,7 @@ interface Delivered {
     source: string;
     data_version: string;
   };
-  meta: { event_id: string };
+  meta: { request_id: string };
 }
 
 for (const target of await databaseTargets()) {
@@ -56,21 +56,20 @@ for (const target of await databaseTargets()) {
       buildTestApp(env(), {
         clock,
         db: { ...db, close: async () => {} },
-        tedb: createTedbClient({ url: tedbUrl, timeoutMs: 2_000 }),
+        tedb: createTedbClient({ url: tedbUrl, timeoutMs: 30_000 }),
       });
 
     before(async () => {
-      sim = createSimulatorServer({});
-      tedbUrl = (await sim.listen(0, '127.0.0.1')).urls.OPENVAT_TEDB_URL as string;
       receiver = await startWebhookReceiver();
     });
     after(async () => {
       await receiver.close();
-      await sim.close();
     });
     beforeEach(async () => {
       clock.set('2026-11-27T10:00:00Z');
-      sim.control({ tedb: { reset: true, hang: false, latencyMs: 0 } });
+      // A simulator per test: no kept-alive connection of an earlier test is reused as it closes.
+      sim = createSimulatorServer({});
+      tedbUrl = (await sim.listen(0, '127.0.0.1')).urls.OPENVAT_TEDB_URL as string;
       receiver.received.length = 0;
       secrets.clear();
       db = await target.open();
@@ -81,6 +80,7 @@ for (const target of await databaseTargets()) {
     afterEach(async () => {
       await t.close();
       await db.dispose();
+      await sim.close();
     });
 
     async function register(key: TestKey, path: string, events?: unknown) {
@@ -179,12 +179,13 @@ for (const target of await databaseTargets()) {
           data_version: version,
         });
       }
-      assert.equal(announced[0]?.meta.event_id, announced[1]?.meta.event_id, 'one event, two deliveries');
+      assert.equal(announced[0]?.meta.request_id, announced[1]?.meta.request_id, 'one event, two deliveries');
 
       // Reloads, and the next day's sync, learn nothing new: nothing more is sent.
       await t.container.ratesUpdates.reload();
       clock.set('2026-11-29T10:00:00Z');
-      assert.equal((await t.container.ratesUpdates.runIfDue())?.kind, 'synced');
+      const again = await t.container.ratesUpdates.runIfDue();
+      assert.equal(again?.kind, 'synced', JSON.stringify(again));
       await t.container.ratesUpdates.reload();
       assert.equal((await delivered()).length, 2);
 
@@ -221,7 +222,12 @@ for (const target of await databaseTargets()) {
     it('the day of a change passes while no instance runs: the in force event is sent at the next start', async () => {
       await register(owner, '/rates', ['rates.changed']);
       sim.control({ tedb: { announce: { country: 'FI', from: '2027-01-01', standard: 24 } } });
-      await t.container.ratesUpdates.syncNow();
+      assert.deepEqual(await t.container.ratesUpdates.syncNow(), {
+        kind: 'synced',
+        applied: 1,
+        held: 0,
+        retired: 0,
+      });
       assert.equal((await delivered()).length, 1);
       await t.close();
       clock.set('2027-01-03T08:00:00Z');
@@ -239,7 +245,8 @@ for (const target of await databaseTargets()) {
     it('a held change accepted by an operator is announced then; a change learnt on its own day is in force at once', async () => {
       await register(owner, '/rates', ['rates.changed']);
       sim.control({ tedb: { announce: { country: 'DE', from: '2027-01-01', standard: 26 } } });
-      assert.equal((await t.container.ratesUpdates.syncNow()).kind, 'synced');
+      const synced = await t.container.ratesUpdates.syncNow();
+      assert.equal(synced.kind, 'synced', JSON.stringify(synced));
       assert.deepEqual(await delivered(), [], 'a held change is not announced');
       const [held] = await t.container.ratesUpdates.changes(['held']);
       assert.equal(
@@ -259,7 +266,8 @@ for (const target of await databaseTargets()) {
 
       sim.control({ tedb: { announce: { country: 'AT', from: '2026-11-27', standard: 21 } } });
       clock.set('2026-11-28T10:00:00Z');
-      assert.equal((await t.container.ratesUpdates.runIfDue())?.kind, 'synced');
+      const again = await t.container.ratesUpdates.runIfDue();
+      assert.equal(again?.kind, 'synced', JSON.stringify(again));
       const now = (await delivered()).slice(1);
       assert.deepEqual(
         now.map((d) => [
@@ -364,7 +372,7 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(list.json().data[0].events, ['rates.changed'], 'unchanged by the refused requests');
 
       sim.control({ tedb: { announce: { country: 'FI', from: '2027-01-01', standard: 24 } } });
-      await t.container.ratesUpdates.syncNow();
+      assert.equal((await t.container.ratesUpdates.syncNow()).kind, 'synced');
       assert.equal((await delivered()).length, 1);
 
       const reset = await patch({ events: null, disabled: false });

@@ -80,21 +80,19 @@ for (const target of await databaseTargets()) {
 
       assert.equal(await emit(owner, 'validation.completed'), 2);
       assert.equal(await emit(owner, 'vat_number.changed'), 1, 'only the endpoint without a list');
-      const broadcast = await db.kysely
-        .transaction()
-        .execute((trx) =>
-          webhooks.enqueueBroadcasts(
-            [
-              {
-                id: ids.uuid(),
-                type: 'rates.changed',
-                payload: '{"data":{}}',
-                createdAt: clock.now().toISOString(),
-              },
-            ],
-            trx,
-          ),
-        );
+      const broadcast = await db.kysely.transaction().execute((trx) =>
+        webhooks.enqueueBroadcasts(
+          [
+            {
+              id: ids.uuid(),
+              type: 'rates.changed',
+              payload: '{"data":{}}',
+              createdAt: clock.now().toISOString(),
+            },
+          ],
+          trx,
+        ),
+      );
       assert.equal(broadcast, 2, 'every subscribed endpoint of a key in use, whichever key');
 
       const rows = await db.kysely.selectFrom('webhook_deliveries').selectAll().execute();

@@ -130,7 +130,10 @@ export function ratesKey(change: RatesChange): string {
   return JSON.stringify(shown(change.after));
 }
 
-/** The `data` of a `rates.changed` delivery: the change, and the event's id in `meta`. */
+/**
+ * The `data` of a `rates.changed` delivery: the change, and in `meta.request_id` the event's id (no
+ * request causes it; receivers deduplicate every event on `data.meta.request_id`).
+ */
 export function ratesChangedPayload(change: RatesChange, eventId: string): string {
   return JSON.stringify({
     data: {
@@ -144,6 +147,6 @@ export function ratesChangedPayload(change: RatesChange, eventId: string): strin
       source: change.source,
       data_version: change.dataVersion,
     },
-    meta: { event_id: eventId },
+    meta: { request_id: eventId },
   });
 }
