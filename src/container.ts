@@ -109,19 +109,6 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const curated = ports.ratesDataset ?? loadRatesDataset(config.ratesPath);
   const overrides = config.ratesOverridesPath ? loadOverrides(config.ratesOverridesPath, curated) : [];
   const rates = createRatesService({ dataset: curated, clock });
-  const ratesUpdates = createRatesUpdatesFor({
-    config,
-    log,
-    db,
-    clock,
-    ids,
-    curated,
-    overrides,
-    rates,
-    ...(ports.tedb ? { tedb: ports.tedb } : {}),
-  });
-  // What earlier syncs learnt is served from the first request on.
-  await ratesUpdates.reload();
 
   const audits = createAuditsService({ repository: createAuditsRepository(db.kysely), clock });
   const events = createEventsService({ repository: createEventsRepository(db.kysely), clock, ids });
@@ -139,7 +126,6 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     ...(ports.registries ? { registries: ports.registries } : {}),
   });
   const { breaker, permits, registryAnswers, liveAnswers } = live;
-  metrics.connectRates(() => ratesUpdates.status());
   const statusService = live.status;
   const testAnswers = createTestModeAnswers({ clock });
   const validation = createValidationService({
@@ -274,10 +260,26 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     events,
     deliveries: {
       enqueueMany: (events, trx) => webhooks.enqueueMany(events, trx),
+      enqueueBroadcasts: (events, trx) => webhooks.enqueueBroadcasts(events, trx),
       notify: () => webhookWorker.notify(),
     },
     onCommit: metrics.observer.groupCommit,
   });
+  const ratesUpdates = createRatesUpdatesFor({
+    config,
+    log,
+    db,
+    clock,
+    ids,
+    curated,
+    overrides,
+    rates,
+    outbox,
+    ...(ports.tedb ? { tedb: ports.tedb } : {}),
+  });
+  // What earlier syncs learnt is served from the first request on.
+  await ratesUpdates.reload();
+  metrics.connectRates(() => ratesUpdates.status());
 
   const batch = createBatchService({
     db,

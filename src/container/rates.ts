@@ -3,8 +3,10 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { IdGenerator } from '../lib/ids.js';
+import type { Outbox } from '../modules/outbox/index.js';
 import type { RatesDataset } from '../modules/rates/dataset.js';
 import type { AppliedChange } from '../modules/rates/layers.js';
+import { createRatesChangedPublisher } from '../modules/rates/publish.js';
 import { createRatesRepository } from '../modules/rates/repository.js';
 import type { RatesService } from '../modules/rates/service.js';
 import { createRatesSync } from '../modules/rates/sync.js';
@@ -27,6 +29,8 @@ export function createRatesUpdatesFor(deps: {
   curated: RatesDataset;
   overrides: readonly AppliedChange[];
   rates: RatesService;
+  /** Where `rates.changed` events and their webhook deliveries are written. */
+  outbox: Outbox;
   /** The TEDB client (default: the real one at `OPENVAT_TEDB_URL`). */
   tedb?: TedbClient;
 }): RatesUpdates {
@@ -50,6 +54,9 @@ export function createRatesUpdatesFor(deps: {
     sync,
     clock,
     workerId: ids.uuid(),
+    publisher: createRatesChangedPublisher({ repository, outbox: deps.outbox, clock, ids }),
+    onPublishError: (error) =>
+      log.error({ err: error }, 'publishing rates.changed failed; it is tried again at the next reload'),
     onSynced: (outcome) => {
       if (outcome.kind === 'failed')
         log.error({ rates_sync: outcome }, `rates sync changed nothing: ${outcome.message}`);

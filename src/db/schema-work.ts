@@ -155,6 +155,29 @@ export interface RateChangesTable {
   decided_by: string | null;
 }
 
+/** A `rates.changed` event, once per (country, day, kind, rates) whichever instance notices it first. */
+export interface RateEventsTable {
+  id: string;
+  country_code: string;
+  effective_from: string;
+  /** `announced` (learnt before its day) or `in_force`. */
+  kind: string;
+  /** The rates from `effective_from` on, as JSON text. */
+  rates: string;
+  /** `tedb`, `curated` or `override`. */
+  source: string;
+  /** The delivered `data`, as JSON text. */
+  payload: string;
+  created_at: string;
+}
+
+/** How far the starts of rate periods have been looked for (`checked_at`), and since when (`since`). */
+export interface RateEventChecksTable {
+  id: string;
+  since: string;
+  checked_at: string;
+}
+
 /** A scheduled sync, claimed under a lease (one instance at a time). */
 export interface RateSyncsTable {
   id: string;

@@ -14,6 +14,8 @@ import type {
   MonitorChecksTable,
   MonitorsTable,
   RateChangesTable,
+  RateEventChecksTable,
+  RateEventsTable,
   RateSyncsTable,
   UsageDailyTable,
 } from './schema-work.js';
@@ -65,6 +67,8 @@ export interface WebhookEndpointsTable {
   secret: string;
   disabled: number;
   created_at: string;
+  /** JSON array of the event names it receives; null = the default events of its key. */
+  events: string | null;
 }
 
 /** The durable webhook queue: one row per (event, endpoint), claimed by workers under a lease. */
@@ -225,6 +229,8 @@ export interface Database {
   monitor_changes: MonitorChangesTable;
   rate_changes: RateChangesTable;
   rate_syncs: RateSyncsTable;
+  rate_events: RateEventsTable;
+  rate_event_checks: RateEventChecksTable;
 }
 
 export type * from './schema-accounts.js';

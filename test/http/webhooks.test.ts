@@ -56,6 +56,7 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
         id: body.id,
         url: body.url,
         created_at: body.created_at,
+        events: null,
         disabled: false,
         failing: false,
         last_delivery: null,

@@ -74,6 +74,7 @@ for (const target of await databaseTargets()) {
             enqueued.push(...events);
             return events.length;
           },
+          enqueueBroadcasts: async (events) => events.length,
           notify: () => told.push({ what: 'notify', commits: commits.length, detail: '' }),
         },
         onCommit: (units) => commits.push(units),

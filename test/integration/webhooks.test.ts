@@ -353,7 +353,7 @@ for (const target of await databaseTargets()) {
       const a = await register(`${receiver.origin}/a`);
       const b = await register(`${receiver.origin}/b`);
       const off = await register(`${receiver.origin}/off`);
-      await webhooks.setDisabled(principal, off.id, true);
+      await webhooks.update(principal, off.id, { disabled: true });
       const other = await newKey();
       await register(`${receiver.origin}/other`, other);
 

@@ -353,7 +353,7 @@ export class OpenVat {
     /** `GET /v1/webhooks`: this key's endpoints. */
     list: (options?: RequestOptions): Promise<Envelope<WebhookListResponse>> =>
       this.request({ method: 'GET', path: '/v1/webhooks', idempotent: true, options }),
-    /** `PATCH /v1/webhooks/{id}`: disables or enables an endpoint. */
+    /** `PATCH /v1/webhooks/{id}`: disables or enables an endpoint, or changes the events it receives. */
     update: (
       id: string,
       body: WebhookUpdateBody,

@@ -32,6 +32,8 @@ export {
   type HeadersLike,
   isBatchJobEvent,
   type MonitorEventPayload,
+  type RatesChangedEvent,
+  type RatesShown,
   type TestEvent,
   type ValidationCompletedEvent,
   type VatNumberChangedEvent,

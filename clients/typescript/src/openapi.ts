@@ -2648,6 +2648,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description A disabled endpoint receives nothing but still uses a slot. */
                                 disabled: boolean;
+                                /** @description The events it receives; null for the default ones (its key's four events, not `rates.changed`). */
+                                events: string[] | null;
                                 /** @description True when the most recently finished delivery failed. */
                                 failing: boolean;
                                 /**
@@ -2680,7 +2682,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers an HTTPS URL to receive the `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed` events of this key. At most 5 endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no `{data, meta}` wrapper and is the only time the secret is shown.
+         * @description Registers an HTTPS URL to receive the `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed` events of this key, or only the events listed in `events` (which may include `rates.changed`: the VAT rates in force for a country change, sent to every endpoint that lists it). At most 5 endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no `{data, meta}` wrapper (it carries `events` when the registration named them) and is the only time the secret is shown.
          */
         post: {
             parameters: {
@@ -2692,6 +2694,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed`; `rates.changed` is sent only to endpoints that list it. */
+                        events?: ("validation.completed" | "batch.completed" | "vat_number.changed" | "vat_number.check_failed" | "rates.changed")[];
                         /** @description An https:// URL. */
                         url: string;
                     };
@@ -2725,6 +2729,8 @@ export interface paths {
                         "application/json": {
                             /** Format: date-time */
                             created_at: string;
+                            /** @description The events it receives, when the registration named them. */
+                            events?: string[];
                             /**
                              * Format: uuid
                              * @description Webhook endpoint id (UUID v7).
@@ -2799,8 +2805,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Disable or enable a webhook endpoint
-         * @description A disabled endpoint receives no events (deliveries still queued end as failed, unsent) and still counts toward the limit.
+         * Disable, enable or resubscribe a webhook endpoint
+         * @description A disabled endpoint receives no events (deliveries still queued end as failed, unsent) and still counts toward the limit. `events` replaces the events it receives; `null` goes back to the default ones.
          */
         patch: {
             parameters: {
@@ -2814,7 +2820,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        disabled: boolean;
+                        disabled?: boolean;
+                        events?: ("validation.completed" | "batch.completed" | "vat_number.changed" | "vat_number.check_failed" | "rates.changed")[] | null;
                     };
                 };
             };
@@ -2849,6 +2856,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description A disabled endpoint receives nothing but still uses a slot. */
                                 disabled: boolean;
+                                /** @description The events it receives; null for the default ones (its key's four events, not `rates.changed`). */
+                                events: string[] | null;
                                 /** @description True when the most recently finished delivery failed. */
                                 failing: boolean;
                                 /**
@@ -2945,7 +2954,7 @@ export interface paths {
                                 }[];
                                 /** Format: date-time */
                                 created_at: string;
-                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed` or `vat_number.check_failed`. */
+                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` or `rates.changed`. */
                                 event: string;
                                 event_id: string;
                                 finished_at: string | null;
@@ -3042,7 +3051,7 @@ export interface paths {
                                 }[];
                                 /** Format: date-time */
                                 created_at: string;
-                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed` or `vat_number.check_failed`. */
+                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` or `rates.changed`. */
                                 event: string;
                                 event_id: string;
                                 finished_at: string | null;

@@ -50,6 +50,36 @@ export interface MonitorEventPayload {
 export type VatNumberChangedEvent = EventBase<'vat_number.changed', MonitorEventPayload>;
 /** A monitored number could not be checked for longer than the stale period (sent once). */
 export type VatNumberCheckFailedEvent = EventBase<'vat_number.check_failed', MonitorEventPayload>;
+/** The four rate fields of a country rate object. */
+export interface RatesShown {
+  standard_rate: number;
+  reduced_rates: number[];
+  super_reduced_rate: number | null;
+  parking_rate: number | null;
+}
+/**
+ * The VAT rates of a country change: `announced` when a change ahead is learnt (or accepted by an
+ * operator), `in_force` from the start of its first day in the country's time zone. Sent only to
+ * endpoints whose `events` list it, once per change; `data.meta.request_id` is
+ * the event's id (no request causes it): deduplicate retries on it, as for every event.
+ */
+export type RatesChangedEvent = EventBase<
+  'rates.changed',
+  {
+    data: {
+      country_code: string;
+      country_name: string;
+      status: 'announced' | 'in_force';
+      effective_from: string;
+      time_zone: string;
+      before: RatesShown;
+      after: RatesShown;
+      source: 'tedb' | 'curated' | 'override';
+      data_version: string;
+    };
+    meta: { request_id: string };
+  }
+>;
 /**
  * True for the `batch.completed` of a batch job (its `data.data` is the job, with `id`), false for
  * that of a synchronous `validateBatch`; narrows the whole event either way.
@@ -63,7 +93,8 @@ export type WebhookEvent =
   | BatchCompletedEvent
   | TestEvent
   | VatNumberChangedEvent
-  | VatNumberCheckFailedEvent;
+  | VatNumberCheckFailedEvent
+  | RatesChangedEvent;
 
 /** Node's `IncomingHttpHeaders`, a plain record, or a fetch `Headers`. */
 export type HeadersLike =

@@ -21,6 +21,7 @@ import * as webhookKeyShare from './2026-11-27-041-webhook-key-share.js';
 import * as rateChanges from './2026-11-27-050-rate-changes.js';
 import * as admin from './2026-11-27-070-admin.js';
 import * as adminAuditRetention from './2026-11-28-100-admin-audit-retention.js';
+import * as ratesEvents from './2026-11-28-110-rates-events.js';
 import * as evidenceTimestamps from './2026-11-28-120-evidence-timestamps.js';
 
 /**
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-050-rate-changes': rateChanges,
   '2026-11-27-070-admin': admin,
   '2026-11-28-100-admin-audit-retention': adminAuditRetention,
+  '2026-11-28-110-rates-events': ratesEvents,
   '2026-11-28-120-evidence-timestamps': evidenceTimestamps,
 };
 

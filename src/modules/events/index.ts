@@ -1,2 +1,10 @@
 /** What other modules may use of `events`; everything else in the folder is its own. */
-export type { DomainEvent, EventType, StoredEvent } from './service.js';
+export {
+  BROADCAST_EVENT_TYPES,
+  type BroadcastEvent,
+  type BroadcastEventType,
+  type DomainEvent,
+  type EventType,
+  KEY_EVENT_TYPES,
+  type StoredEvent,
+} from './service.js';

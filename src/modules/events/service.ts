@@ -4,11 +4,32 @@ import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { EventsRepository } from './repository.js';
 
-export type EventType =
-  | 'validation.completed'
-  | 'batch.completed'
-  | 'vat_number.changed'
-  | 'vat_number.check_failed';
+/** The events a key's own work causes, sent to its endpoints (every one of them unless it chose). */
+export const KEY_EVENT_TYPES = [
+  'validation.completed',
+  'batch.completed',
+  'vat_number.changed',
+  'vat_number.check_failed',
+] as const;
+
+export type EventType = (typeof KEY_EVENT_TYPES)[number];
+
+/** Events no key causes (the rates in force changed), sent only to endpoints that subscribe to them. */
+export const BROADCAST_EVENT_TYPES = ['rates.changed'] as const;
+
+export type BroadcastEventType = (typeof BROADCAST_EVENT_TYPES)[number];
+
+/**
+ * A broadcast event as stored by the module that noticed it (once, whichever instance noticed it
+ * first): delivered to every enabled endpoint, of any key, that subscribes to its type.
+ */
+export interface BroadcastEvent {
+  id: string;
+  type: BroadcastEventType;
+  /** The delivered `data`, as JSON text. */
+  payload: string;
+  createdAt: string;
+}
 
 export interface DomainEvent {
   accountId: string;

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { createGroupWriter, type GroupCommitOptions } from '../../db/group-commit.js';
 import type { Database, RegistryAnswersTable } from '../../db/schema.js';
 import type { AuditInput } from '../audits/index.js';
-import type { DomainEvent, StoredEvent } from '../events/index.js';
+import type { BroadcastEvent, DomainEvent, StoredEvent } from '../events/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 
 /** A registry's answer, stored so later look-ups (on every instance) are served from it. */
@@ -23,6 +23,8 @@ export interface Facts {
   audit?: AuditFact;
   /** Domain events; each gets its webhook deliveries in the same transaction. */
   events?: readonly DomainEvent[];
+  /** Events of no key, already stored by the caller's own writes; each gets its webhook deliveries. */
+  broadcasts?: readonly BroadcastEvent[];
 }
 
 /**
@@ -50,6 +52,8 @@ export interface OutboxPorts {
   deliveries: {
     /** Queues the events' webhook deliveries; returns how many. */
     enqueueMany(events: readonly StoredEvent[], trx: Kysely<Database>): Promise<number>;
+    /** Queues the deliveries of broadcast events to the endpoints that subscribe to them; returns how many. */
+    enqueueBroadcasts(events: readonly BroadcastEvent[], trx: Kysely<Database>): Promise<number>;
     /** After commit: deliveries were queued. */
     notify(): void;
   };
@@ -87,11 +91,14 @@ export function createOutbox(ports: OutboxPorts) {
     const answers = kept.flatMap((f) => f.answers ?? []);
     const audits = kept.flatMap((f) => (f.audit ? [f.audit] : []));
     const events = kept.flatMap((f) => f.events ?? []);
+    const broadcasts = kept.flatMap((f) => f.broadcasts ?? []);
     if (answers.length > 0) await ports.answers.storeMany(answers, trx);
     if (audits.length > 0) await ports.audits.recordMany(audits, trx);
-    const deliveries =
+    let deliveries =
       events.length > 0 &&
       (await ports.deliveries.enqueueMany(await ports.events.recordMany(events, trx), trx)) > 0;
+    if (broadcasts.length > 0 && (await ports.deliveries.enqueueBroadcasts(broadcasts, trx)) > 0)
+      deliveries = true;
     return written.map((w) => (w === false ? false : { facts: w.facts, deliveries }));
   }
 
@@ -108,7 +115,11 @@ export function createOutbox(ports: OutboxPorts) {
    */
   function needsTransaction(entries: Entry[]): boolean {
     return entries.some(
-      (e) => e.own !== undefined || (e.answers?.length ?? 0) > 0 || (e.events?.length ?? 0) > 0,
+      (e) =>
+        e.own !== undefined ||
+        (e.answers?.length ?? 0) > 0 ||
+        (e.events?.length ?? 0) > 0 ||
+        (e.broadcasts?.length ?? 0) > 0,
     );
   }
 

@@ -23,12 +23,19 @@ export interface AppliedChange {
   rates: PeriodRates;
   /** The day it was learnt, `YYYY-MM-DD`. */
   learntOn: string;
+  /** Where it comes from (`tedb`); an operator's override is `override` whatever this says. */
+  source?: string;
 }
+
+/** Where a layered period's rates come from. */
+export type PeriodSource = 'curated' | 'override' | string;
 
 /** A layered country: its periods, and for each period start the day the row was last refreshed. */
 export interface LayeredCountry extends CountryRates {
   /** `updated_at` of a period's answer: the later of the curated row's and the learnt change's day. */
   refreshedOn: ReadonlyMap<string, string>;
+  /** For each period start, where its rates come from: `curated`, `tedb`, `override`. */
+  periodSources: ReadonlyMap<string, PeriodSource>;
 }
 
 export interface LayeredDataset {
@@ -72,29 +79,36 @@ function layerCountry(
   overrides: readonly AppliedChange[] = [],
 ): LayeredCountry {
   const refreshedOn = new Map<string, string>();
+  const periodSources = new Map<string, PeriodSource>();
   if (changes.length === 0 && overrides.length === 0) {
-    for (const p of country.periods) refreshedOn.set(p.from, country.updated_at);
-    return { ...country, refreshedOn };
+    for (const p of country.periods) {
+      refreshedOn.set(p.from, country.updated_at);
+      periodSources.set(p.from, 'curated');
+    }
+    return { ...country, refreshedOn, periodSources };
   }
-  type Event = { from: string; rates: PeriodRates; refreshed: string; order: number };
+  type Event = { from: string; rates: PeriodRates; refreshed: string; order: number; source: string };
   const events: Event[] = [
     ...country.periods.map((p, i) => ({
       from: p.from,
       rates: ratesOf(p),
       refreshed: country.updated_at,
       order: i,
+      source: 'curated',
     })),
     ...changes.map((c, i) => ({
       from: c.from,
       rates: c.rates,
       refreshed: c.learntOn > country.updated_at ? c.learntOn : country.updated_at,
       order: 1_000_000 + i,
+      source: c.source ?? 'tedb',
     })),
     ...overrides.map((c, i) => ({
       from: c.from,
       rates: c.rates,
       refreshed: c.learntOn > country.updated_at ? c.learntOn : country.updated_at,
       order: 2_000_000 + i,
+      source: 'override',
     })),
   ].sort((a, b) => (a.from === b.from ? a.order - b.order : a.from < b.from ? -1 : 1));
   // Of several events on one day the last (a learnt change over a curated period) is kept.
@@ -102,10 +116,11 @@ function layerCountry(
   const periods: RatePeriod[] = kept.map((e, i) => {
     const next = kept[i + 1];
     refreshedOn.set(e.from, e.from > e.refreshed && e.order >= 1_000_000 ? e.from : e.refreshed);
+    periodSources.set(e.from, e.source);
     return { from: e.from, to: next ? dayBefore(next.from) : null, ...e.rates };
   });
   const latest = [...refreshedOn.values()].sort().at(-1) ?? country.updated_at;
-  return { ...country, updated_at: latest, periods, refreshedOn };
+  return { ...country, updated_at: latest, periods, refreshedOn, periodSources };
 }
 
 export function layerChanges(

@@ -1,10 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../db/database.js';
-import type { Database, RateChangesTable, RateSyncsTable } from '../../db/schema.js';
+import type {
+  Database,
+  RateChangesTable,
+  RateEventChecksTable,
+  RateEventsTable,
+  RateSyncsTable,
+} from '../../db/schema.js';
 import { claimLeased } from '../../jobs/claim.js';
 
 export type RateChangeRow = RateChangesTable;
 export type RateSyncRow = RateSyncsTable;
+export type RateEventRow = RateEventsTable;
 
 /** Learnt rate changes and the sync's schedule. */
 export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
@@ -130,6 +137,46 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
         .where('id', '=', id)
         .where('claimed_by', '=', workerId)
         .execute();
+    },
+
+    /**
+     * How far the starts of periods have been looked for; the first call ever (on any instance)
+     * starts the watch at `now`.
+     */
+    async eventCheck(id: string, now: string): Promise<RateEventChecksTable> {
+      await db
+        .insertInto('rate_event_checks')
+        .values({ id, since: now, checked_at: now })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      return db.selectFrom('rate_event_checks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    },
+
+    /** Moves the watch forward to `to` (never back: another instance may have looked further). */
+    async advanceEventCheck(id: string, to: string): Promise<void> {
+      await db
+        .updateTable('rate_event_checks')
+        .set({ checked_at: to })
+        .where('id', '=', id)
+        .where('checked_at', '<', to)
+        .execute();
+    },
+
+    /**
+     * Stores a `rates.changed` event unless the same change (country, first day, kind, rates) is
+     * stored already, by this instance or another; true when this call stored it.
+     */
+    async insertEvent(row: RateEventRow, trx: Kysely<Database> = db): Promise<boolean> {
+      const result = await trx
+        .insertInto('rate_events')
+        .values(row)
+        .onConflict((oc) => oc.columns(['country_code', 'effective_from', 'kind', 'rates']).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
+
+    async events(): Promise<RateEventRow[]> {
+      return db.selectFrom('rate_events').selectAll().orderBy('created_at').orderBy('id').execute();
     },
 
     async sync(id: string): Promise<RateSyncRow | undefined> {

@@ -6,6 +6,7 @@
 import type { Clock } from '../../lib/clock.js';
 import type { RatesDataset } from './dataset.js';
 import { type AppliedChange, layerChanges, type PeriodRates } from './layers.js';
+import type { RatesChangedPublisher } from './publish.js';
 import type { RateChangeRow, RatesRepository } from './repository.js';
 import type { RatesService } from './service.js';
 import type { RatesSync, SyncOutcome } from './sync.js';
@@ -62,6 +63,10 @@ export function createRatesUpdates(deps: {
   /** A sync that failed is tried again after this long. */
   retryMs?: number;
   onSynced?: (outcome: SyncOutcome) => void;
+  /** Publishes `rates.changed` after each reload; none when absent. */
+  publisher?: RatesChangedPublisher;
+  /** Told when publishing `rates.changed` failed (it is tried again at the next reload). */
+  onPublishError?: (error: unknown) => void;
 }) {
   const { curated, rates, repository, sync, clock, workerId } = deps;
   const retryMs = deps.retryMs ?? 3_600_000;
@@ -71,27 +76,56 @@ export function createRatesUpdates(deps: {
   let heldCount = 0;
   let statusCache: { status: RatesSyncStatus; until: number } | null = null;
 
-  /** Serves what is applied in the database now; cheap when nothing changed. */
+  /** The learnt changes to serve, each with the id of its row. */
+  function appliedChanges(applied: readonly RateChangeRow[]): (AppliedChange & { id: string })[] {
+    const changes: (AppliedChange & { id: string })[] = [];
+    for (const row of applied) {
+      const parsed = JSON.parse(row.rates) as PeriodRates | null;
+      if (parsed)
+        changes.push({
+          id: row.id,
+          country: row.country_code,
+          from: row.valid_from,
+          rates: parsed,
+          learntOn: row.learnt_at.slice(0, 10),
+          source: row.source,
+        });
+    }
+    return changes;
+  }
+
+  /**
+   * Serves what is applied in the database now (cheap when nothing changed), then publishes what
+   * changed in the rates in force: what was just learnt or accepted, and periods that started.
+   */
   async function reload(): Promise<boolean> {
     const rows = await repository.changes(['applied', 'held']);
     heldCount = rows.filter((r) => r.status === 'held').length;
     const applied = rows.filter((r) => r.status === 'applied');
     const next = applied.map((r) => `${r.id}`).join(',');
-    if (next === fingerprint) return false;
-    fingerprint = next;
-    const changes: AppliedChange[] = [];
-    for (const row of applied) {
-      const parsed = JSON.parse(row.rates) as PeriodRates | null;
-      if (parsed)
-        changes.push({
-          country: row.country_code,
-          from: row.valid_from,
-          rates: parsed,
-          learntOn: row.learnt_at.slice(0, 10),
-        });
+    const changed = next !== fingerprint;
+    const changes = appliedChanges(applied);
+    if (changed) {
+      fingerprint = next;
+      rates.replace(layerChanges(curated, changes, overrides));
     }
-    rates.replace(layerChanges(curated, changes, overrides));
-    return true;
+    if (deps.publisher) {
+      try {
+        await deps.publisher.check({
+          layered: rates.layered(),
+          applied: changed ? applied : null,
+          without: (id) =>
+            layerChanges(
+              curated,
+              changes.filter((c) => c.id !== id),
+              overrides,
+            ),
+        });
+      } catch (error) {
+        deps.onPublishError?.(error);
+      }
+    }
+    return changed;
   }
 
   /** Runs the sync now, whatever its schedule (the CLI), and serves the result. */

@@ -2,10 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Database, WebhookDeliveriesTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { StoredEvent } from '../events/index.js';
+import type { BroadcastEvent, StoredEvent } from '../events/index.js';
 import type { MetricsObserver } from '../metrics/index.js';
 import type { DeliveryUpdate, WebhooksRepository } from './repository.js';
 import { deliveryBody, describeFailure, isSuccess, type Send } from './sender.js';
+import { receives } from './subscriptions.js';
 
 /** Attempts per delivery: the first plus 3 retries (spec §8). */
 export const MAX_ATTEMPTS = 4;
@@ -64,10 +65,37 @@ export function createDeliveries(deps: {
     return Math.round(base * (0.8 + 0.4 * random()));
   }
 
+  function pending(
+    endpointId: string,
+    keyId: string,
+    eventId: string,
+    eventType: string,
+    body: string,
+    now: string,
+  ): WebhookDeliveriesTable {
+    return {
+      id: ids.uuid(),
+      endpoint_id: endpointId,
+      key_id: keyId,
+      event_id: eventId,
+      event_type: eventType,
+      body,
+      status: 'pending',
+      attempts: 0,
+      max_attempts: maxAttempts,
+      next_attempt_at: now,
+      locked_until: null,
+      claimed_by: null,
+      last_error: null,
+      created_at: now,
+      finished_at: null,
+    };
+  }
+
   const queue = {
     /**
-     * The event listener: one pending delivery per enabled endpoint of the event's key, written in the
-     * caller's transaction. Returns how many were queued.
+     * The event listener: one pending delivery per enabled endpoint of the event's key that receives
+     * its type, written in the caller's transaction. Returns how many were queued.
      */
     async enqueue(event: StoredEvent, trx: Kysely<Database>): Promise<number> {
       return queue.enqueueMany([event], trx);
@@ -79,33 +107,36 @@ export function createDeliveries(deps: {
      */
     async enqueueMany(events: readonly StoredEvent[], trx: Kysely<Database>): Promise<number> {
       if (events.length === 0) return 0;
-      const endpoints = await repository.activeEndpointIdsByKey(
-        [...new Set(events.map((e) => e.keyId))],
-        trx,
-      );
+      const endpoints = await repository.activeEndpointsByKey([...new Set(events.map((e) => e.keyId))], trx);
       if (endpoints.size === 0) return 0;
       const now = clock.now().toISOString();
       const rows: WebhookDeliveriesTable[] = events.flatMap((event) => {
-        const endpointIds = endpoints.get(event.keyId) ?? [];
-        const body = endpointIds.length ? deliveryBody(event.type, event.createdAt, event.payload) : '';
-        return endpointIds.map((endpointId) => ({
-          id: ids.uuid(),
-          endpoint_id: endpointId,
-          key_id: event.keyId,
-          event_id: event.id,
-          event_type: event.type,
-          body,
-          status: 'pending',
-          attempts: 0,
-          max_attempts: maxAttempts,
-          next_attempt_at: now,
-          locked_until: null,
-          claimed_by: null,
-          last_error: null,
-          created_at: now,
-          finished_at: null,
-        }));
+        const targets = (endpoints.get(event.keyId) ?? []).filter((e) => receives(e.events, event.type));
+        const body = targets.length ? deliveryBody(event.type, event.createdAt, event.payload) : '';
+        return targets.map((endpoint) => pending(endpoint.id, event.keyId, event.id, event.type, body, now));
       });
+      await repository.insertDeliveries(rows, trx);
+      return rows.length;
+    },
+
+    /**
+     * The deliveries of events no key caused: one per enabled endpoint, of any key, that subscribes
+     * to the event's type, written in the caller's transaction. Returns how many were queued.
+     */
+    async enqueueBroadcasts(events: readonly BroadcastEvent[], trx: Kysely<Database>): Promise<number> {
+      if (events.length === 0) return 0;
+      const now = clock.now().toISOString();
+      const rows: WebhookDeliveriesTable[] = [];
+      for (const type of new Set(events.map((e) => e.type))) {
+        const targets = (await repository.subscribedEndpoints(type, now, trx)).filter((e) =>
+          receives(e.events, type),
+        );
+        for (const event of events.filter((e) => e.type === type)) {
+          const body = deliveryBody(event.type, event.createdAt, event.payload);
+          for (const endpoint of targets)
+            rows.push(pending(endpoint.id, endpoint.key_id, event.id, event.type, body, now));
+        }
+      }
       await repository.insertDeliveries(rows, trx);
       return rows.length;
     },

@@ -6,6 +6,7 @@ import type { IdGenerator } from '../../lib/ids.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { WebhooksRepository } from './repository.js';
 import { deliveryBody, isSuccess, type Send } from './sender.js';
+import { eventsOf, storedEvents } from './subscriptions.js';
 import { checkWebhookUrl, type DnsResolver } from './url-guard.js';
 
 /** Endpoints per API key (spec §8); disabled endpoints count until deleted. */
@@ -16,12 +17,16 @@ export interface CreatedEndpoint {
   url: string;
   secret: string;
   created_at: string;
+  /** Present when the registration named the events it subscribes to. */
+  events?: string[];
 }
 
 export interface EndpointView {
   id: string;
   url: string;
   created_at: string;
+  /** The events it receives; null = the default events of its key. */
+  events: string[] | null;
   disabled: boolean;
   failing: boolean;
   last_delivery: { status: string; at: string; http_status: number | null } | null;
@@ -102,6 +107,7 @@ export function createEndpoints(deps: {
     url: string;
     created_at: string;
     disabled: number;
+    events: string | null;
   }): Promise<EndpointView> {
     const [last, lastFinished] = await Promise.all([
       repository.lastAttempt(row.id),
@@ -111,6 +117,7 @@ export function createEndpoints(deps: {
       id: row.id,
       url: row.url,
       created_at: row.created_at,
+      events: eventsOf(row.events),
       disabled: row.disabled === 1,
       failing: lastFinished === 'failed',
       last_delivery: last
@@ -159,20 +166,36 @@ export function createEndpoints(deps: {
   }
 
   return {
-    async register(principal: ApiKeyPrincipal, url: string): Promise<RegisterResult> {
+    /** Registers an endpoint; `events` (already checked) is what it subscribes to, the default events when absent. */
+    async register(
+      principal: ApiKeyPrincipal,
+      url: string,
+      events?: readonly string[],
+    ): Promise<RegisterResult> {
       const check = await checkWebhookUrl(url, { allowPrivate, dns });
       if (!check.ok) return { ok: false, kind: 'invalid_url', reason: check.reason };
+      const stored = storedEvents(events);
       const endpoint: CreatedEndpoint = {
         id: ids.uuid(),
         url,
         secret: generateSecret(),
         created_at: clock.now().toISOString(),
+        ...(stored !== null ? { events: eventsOf(stored) as string[] } : {}),
       };
       const created = await db.transaction().execute(async (trx) => {
         await repository.lockKey(principal.id, trx);
         if ((await repository.countEndpoints(principal.id, trx)) >= MAX_ENDPOINTS_PER_KEY) return false;
         await repository.insertEndpoint(
-          { ...endpoint, key_id: principal.id, account_id: principal.accountId, disabled: 0 },
+          {
+            id: endpoint.id,
+            url: endpoint.url,
+            secret: endpoint.secret,
+            created_at: endpoint.created_at,
+            key_id: principal.id,
+            account_id: principal.accountId,
+            disabled: 0,
+            events: stored,
+          },
           trx,
         );
         return true;
@@ -189,12 +212,20 @@ export function createEndpoints(deps: {
       return db.transaction().execute((trx) => repository.deleteEndpoint(principal.id, id, trx));
     },
 
-    async setDisabled(
+    /**
+     * Disables or enables an endpoint, or changes the events it subscribes to (`null`: back to the
+     * default events); null when the key has no such endpoint.
+     */
+    async update(
       principal: ApiKeyPrincipal,
       id: string,
-      disabled: boolean,
+      changes: { disabled?: boolean; events?: readonly string[] | null },
     ): Promise<EndpointView | null> {
-      if (!(await repository.setDisabled(principal.id, id, disabled))) return null;
+      const set = {
+        ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
+        ...(changes.events !== undefined ? { events: storedEvents(changes.events) } : {}),
+      };
+      if (!(await repository.updateEndpoint(principal.id, id, set))) return null;
       const row = await repository.findEndpoint(principal.id, id);
       return row ? view(row) : null;
     },

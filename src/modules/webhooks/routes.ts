@@ -20,9 +20,18 @@ import {
   sendATestEventDescription,
 } from './schemas.js';
 import { MAX_ENDPOINTS_PER_KEY, type WebhooksService } from './service.js';
+import { SUBSCRIBABLE_EVENTS } from './subscriptions.js';
 import { MAX_URL_LENGTH } from './url-guard.js';
 
 const Id = Type.String({ format: 'uuid', description: 'Webhook endpoint id (UUID v7).' });
+
+/** The events an endpoint subscribes to, as a request names them. */
+const EventsList = Type.Array(Type.Union(SUBSCRIBABLE_EVENTS.map((e) => Type.Literal(e))), {
+  minItems: 1,
+  maxItems: SUBSCRIBABLE_EVENTS.length * 2,
+  description: `The events this endpoint receives, among ${SUBSCRIBABLE_EVENTS.map((e) => `\`${e}\``).join(', ')}. Without it, the endpoint receives its key's \`validation.completed\`, \`batch.completed\`, \`vat_number.changed\` and \`vat_number.check_failed\`; \`rates.changed\` is sent only to endpoints that list it.`,
+});
+const EventsShown = Type.Array(Type.String());
 const Timestamp = Type.String({ format: 'date-time' });
 
 const CreatedEndpoint = Type.Object({
@@ -33,12 +42,19 @@ const CreatedEndpoint = Type.Object({
       'Signing secret (`whsec_` + base64). Returned here only: store it to verify `Service-Signature`.',
   }),
   created_at: Timestamp,
+  events: Type.Optional(
+    Type.Array(Type.String(), { description: 'The events it receives, when the registration named them.' }),
+  ),
 });
 
 const WebhookEndpoint = Type.Object({
   id: Id,
   url: Type.String(),
   created_at: Timestamp,
+  events: Type.Union([EventsShown, Type.Null()], {
+    description:
+      "The events it receives; null for the default ones (its key's four events, not `rates.changed`).",
+  }),
   disabled: Type.Boolean({ description: 'A disabled endpoint receives nothing but still uses a slot.' }),
   failing: Type.Boolean({ description: 'True when the most recently finished delivery failed.' }),
   last_delivery: Nullable(
@@ -64,7 +80,7 @@ const Delivery = Type.Object({
   id: Type.String({ description: 'Delivery id (one event to one endpoint), used to replay it.' }),
   event: Type.String({
     description:
-      '`validation.completed`, `batch.completed`, `vat_number.changed` or `vat_number.check_failed`.',
+      '`validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` or `rates.changed`.',
   }),
   event_id: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
@@ -114,13 +130,14 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
           // Unknown fields are ignored, not refused, as by the hosted contract.
           body: Type.Object({
             url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'An https:// URL.' }),
+            events: Type.Optional(EventsList),
           }),
           response: { 201: CreatedEndpoint, ...errorResponses },
         },
       },
       async (request, reply) => {
-        const { url } = request.body;
-        const result = await webhooks.register(principalOf(request), url);
+        const { url, events } = request.body;
+        const result = await webhooks.register(principalOf(request), url, events);
         if (!result.ok) {
           if (result.kind === 'limit_reached') {
             throw refusalError(
@@ -161,20 +178,31 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         onRequest: auth,
         schema: {
           tags,
-          summary: 'Disable or enable a webhook endpoint',
+          summary: 'Disable, enable or resubscribe a webhook endpoint',
           description:
-            'A disabled endpoint receives no events (deliveries still queued end as failed, unsent) and still counts toward the limit.',
+            'A disabled endpoint receives no events (deliveries still queued end as failed, unsent) and still counts toward the limit. `events` replaces the events it receives; `null` goes back to the default ones.',
           security,
           params: IdParams,
-          body: Type.Object({ disabled: Type.Boolean() }, { additionalProperties: false }),
+          body: Type.Object(
+            {
+              disabled: Type.Optional(Type.Boolean()),
+              events: Type.Optional(Nullable(EventsList)),
+            },
+            { additionalProperties: false },
+          ),
           response: { 200: Envelope(WebhookEndpoint), ...errorResponses },
         },
       },
       async (request, reply) => {
         const { id } = request.params;
-        const { disabled } = request.body;
+        const { disabled, events } = request.body;
+        if (disabled === undefined && events === undefined)
+          throw errors.invalidRequest('Send "disabled", "events" or both in the body.');
         if (!isUuid(id)) throw notFound();
-        const data = await webhooks.setDisabled(principalOf(request), id, disabled);
+        const data = await webhooks.update(principalOf(request), id, {
+          ...(disabled !== undefined ? { disabled } : {}),
+          ...(events !== undefined ? { events } : {}),
+        });
         if (!data) throw notFound();
         return reply.send({ data, meta: baseMeta(request, reply) });
       },
