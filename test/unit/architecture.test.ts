@@ -81,13 +81,13 @@ describe('the import rules of docs/architecture.md', () => {
     );
   });
 
-  it("only route files, their schema modules and the outbox's response recorder import src/http/", () => {
+  it("only route files (routes.ts, *-routes.ts), their schema modules and the outbox's response recorder import src/http/", () => {
     assert.deepEqual(
       violations(
         /^modules\//,
         (target, file) =>
           target.startsWith('http/') &&
-          !/\/(routes|schemas)\.ts$/.test(file) &&
+          !/[/-](routes|schemas)\.ts$/.test(file) &&
           file !== 'modules/outbox/reply.ts',
       ),
       [],
