@@ -99,25 +99,31 @@ for (const target of await databaseTargets()) {
     /** Sends every queued delivery (of every app given) and returns what the receiver got, parsed and verified. */
     async function delivered(...apps: TestApp[]): Promise<Delivered[]> {
       for (const a of apps.length ? apps : [t]) await a.container.webhookWorker.drain();
-      return receiver.received.map((r) => {
-        const verified = verifyWebhook({
-          secret: secrets.get(r.path) ?? '',
-          headers: r.headers,
-          rawBody: r.body,
-          now: new Date(Number(r.headers['service-timestamp']) * 1000),
-        });
-        assert.ok(verified.ok, `signed for ${r.path}`);
-        const body = JSON.parse(r.body) as {
-          event: string;
-          data: Omit<Delivered, 'path' | 'event' | 'header'>;
-        };
-        return {
-          path: r.path,
-          event: body.event,
-          header: r.headers['service-event'] as string | undefined,
-          ...body.data,
-        };
-      });
+      return (
+        receiver.received
+          .map((r) => {
+            const verified = verifyWebhook({
+              secret: secrets.get(r.path) ?? '',
+              headers: r.headers,
+              rawBody: r.body,
+              now: new Date(Number(r.headers['service-timestamp']) * 1000),
+            });
+            assert.ok(verified.ok, `signed for ${r.path}`);
+            const body = JSON.parse(r.body) as {
+              event: string;
+              data: Omit<Delivered, 'path' | 'event' | 'header'>;
+            };
+            return {
+              path: r.path,
+              event: body.event,
+              header: r.headers['service-event'] as string | undefined,
+              ...body.data,
+            };
+          })
+          // The curated dataset's own periods send events too when the clock passes their first day
+          // (Vietnam's of 2027-01-01 among the dates here); this file is about changes a sync learns.
+          .filter((d) => d.data.source !== 'curated')
+      );
     }
 
     const byPath = (list: Delivered[]) => [...list].sort((a, b) => (a.path < b.path ? -1 : 1));
@@ -310,7 +316,11 @@ for (const target of await databaseTargets()) {
             ['/rates', 'in_force'],
           ],
         );
-        const stored = await db.kysely.selectFrom('rate_events').select(['country_code', 'kind']).execute();
+        const stored = await db.kysely
+          .selectFrom('rate_events')
+          .select(['country_code', 'kind'])
+          .where('country_code', '=', 'fi')
+          .execute();
         assert.equal(stored.length, 2);
       } finally {
         await second.close();
