@@ -1,3 +1,4 @@
+import { unreachable } from './unreachable.js';
 import { UsageError } from './usage-error.js';
 
 // The port of `openvat accounts` and `openvat keys`: the admin API, reached over HTTP (`--url`) or
@@ -91,23 +92,6 @@ export function adminClient(backend: AdminBackend) {
 }
 
 export type AdminClient = ReturnType<typeof adminClient>;
-
-/** `fetch failed` says nothing: name the server and the reason (connection refused, unknown host, …). */
-function unreachable(base: string, error: unknown): Error {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reasons: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ENOTFOUND: 'unknown host',
-    EAI_AGAIN: 'host name not resolved',
-    ETIMEDOUT: 'timed out',
-    ECONNRESET: 'connection reset',
-  };
-  const reason =
-    (cause?.code && reasons[cause.code]) ??
-    cause?.message ??
-    (error instanceof Error ? error.message : String(error));
-  return new Error(`cannot reach ${base} (${reason}); is the service running and --url right?`);
-}
 
 /** The admin API of a running service, over HTTP with an admin key. */
 export function remoteAdminBackend(options: { url: string; adminKey: string }): AdminBackend {

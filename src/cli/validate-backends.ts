@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { BatchItemResult } from '../modules/batch/service.js';
 import type { ApiKeyPrincipal } from '../modules/keys/service.js';
 import { openExistingDatabase } from './database.js';
+import { unreachable } from './unreachable.js';
 
 // The back ends of validate-file: a running service over HTTP, or the container in-process.
 
@@ -24,23 +25,6 @@ class HttpError extends Error {
   ) {
     super(message);
   }
-}
-
-/** `fetch failed` says nothing: name the server and the reason (connection refused, unknown host, …). */
-function unreachable(base: string, error: unknown): Error {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reasons: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ENOTFOUND: 'unknown host',
-    EAI_AGAIN: 'host name not resolved',
-    ETIMEDOUT: 'timed out',
-    ECONNRESET: 'connection reset',
-  };
-  const reason =
-    (cause?.code && reasons[cause.code]) ??
-    cause?.message ??
-    (error instanceof Error ? error.message : String(error));
-  return new Error(`cannot reach ${base} (${reason}); is the service running and --url right?`);
 }
 
 export function remoteValidator(options: {
