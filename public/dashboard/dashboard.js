@@ -2,8 +2,11 @@
 // Everything shown is built with textContent, never parsed as HTML: webhook URLs and stored
 // responses are other people's input.
 
+import { $, add, el, row, send, show, when } from './shared/dom.js';
+import { renderRegistries } from './shared/registry-status.js';
+import { drawChart } from './shared/usage-chart.js';
+
 const STORAGE = 'openvat.dashboard.key';
-const $ = (id) => document.getElementById(id);
 
 let apiKey = sessionStorage.getItem(STORAGE);
 
@@ -16,25 +19,9 @@ class ApiError extends Error {
 }
 
 async function api(method, path, body) {
-  const headers = { authorization: `Bearer ${apiKey}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    cache: 'no-store',
-  });
-  const text = await res.text();
-  const json = text ? JSON.parse(text) : null;
-  if (!res.ok) throw new ApiError(res.status, json);
+  const { ok, status, json } = await send(apiKey, method, path, body);
+  if (!ok) throw new ApiError(status, json);
   return json;
-}
-
-function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
 }
 
 function button(label, onClick, className) {
@@ -42,36 +29,6 @@ function button(label, onClick, className) {
   b.type = 'button';
   b.addEventListener('click', onClick);
   return b;
-}
-
-function row(cells) {
-  const tr = document.createElement('tr');
-  for (const cell of cells) {
-    const td = document.createElement('td');
-    if (cell instanceof Node) td.append(cell);
-    else td.textContent = cell ?? '—';
-    tr.append(td);
-  }
-  return tr;
-}
-
-/** Appends a row to a table body, naming each cell after its column (narrow screens show it). */
-function add(body, tr) {
-  const names = [...(body.parentElement?.tHead?.rows[0]?.cells ?? [])].map((th) => th.textContent);
-  for (const [i, td] of [...tr.cells].entries()) td.dataset.label = names[i] ?? '';
-  body.append(tr);
-  return tr;
-}
-
-function show(node, message) {
-  node.textContent = message ?? '';
-  node.hidden = !message;
-}
-
-function when(iso) {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
 function facts(dl, pairs) {
@@ -183,94 +140,6 @@ async function loadUsage() {
     tr.cells[2].className = 'num';
   }
 }
-
-const SVG = 'http://www.w3.org/2000/svg';
-
-function svg(tag, attributes, text) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
-  if (text !== undefined) node.textContent = String(text);
-  return node;
-}
-
-/** A "nice" axis maximum (1, 2 or 5 times a power of ten) at or above `peak`, and its step. */
-function axis(peak) {
-  const rough = Math.max(1, peak) / 4;
-  const power = 10 ** Math.floor(Math.log10(rough));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough);
-  return {
-    step: Math.max(1, step),
-    max: Math.max(1, step) * Math.ceil(Math.max(1, peak) / Math.max(1, step)),
-  };
-}
-
-/**
- * Requests per UTC day as stacked bars (successful, errors), with a labelled y axis (requests) and
- * x axis (dates, MM-DD). Drawn as SVG with no library.
- */
-/** The days last drawn and the width they were drawn at: the chart is drawn again when it changes. */
-let drawn = { days: null, width: 0 };
-
-function drawChart(container, daily) {
-  // Drawn at the panel's own width, so the labels keep their size on a phone. A panel not shown
-  // yet (the first load, before sign-in completes) has no width: it is drawn again once it has one.
-  drawn = { days: daily, width: container.clientWidth };
-  const width = Math.max(280, Math.round(container.clientWidth || 720));
-  const height = width < 500 ? 180 : 220;
-  const left = 44;
-  const bottom = 24;
-  const top = 8;
-  const plotWidth = width - left - 8;
-  const plotHeight = height - top - bottom;
-  const { step, max } = axis(Math.max(0, ...daily.map((d) => d.requests)));
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, 'aria-hidden': 'true' });
-  for (let value = 0; value <= max; value += step) {
-    const y = top + plotHeight - (value / max) * plotHeight;
-    chart.append(svg('line', { x1: left, x2: width - 8, y1: y, y2: y, class: 'grid' }));
-    chart.append(svg('text', { x: left - 6, y: y + 4, 'text-anchor': 'end' }, value.toLocaleString()));
-  }
-  const slot = plotWidth / Math.max(1, daily.length);
-  const labelEvery = Math.ceil(daily.length / Math.max(2, Math.floor(plotWidth / 70)));
-  daily.forEach((day, i) => {
-    const x = left + i * slot + slot * 0.15;
-    const barWidth = Math.max(1, slot * 0.7);
-    const okHeight = ((day.requests - day.errors) / max) * plotHeight;
-    const errorHeight = (day.errors / max) * plotHeight;
-    const base = top + plotHeight;
-    const group = svg('g', {});
-    group.append(svg('title', {}, `${day.date}: ${day.requests} requests, ${day.errors} errors`));
-    group.append(svg('rect', { x, width: barWidth, y: base - okHeight, height: okHeight, class: 'ok' }));
-    group.append(
-      svg('rect', {
-        x,
-        width: barWidth,
-        y: base - okHeight - errorHeight,
-        height: errorHeight,
-        class: 'failed',
-      }),
-    );
-    chart.append(group);
-    if (i % labelEvery === 0) {
-      chart.append(
-        svg('text', { x: x + barWidth / 2, y: height - 6, 'text-anchor': 'middle' }, day.date.slice(5)),
-      );
-    }
-  });
-  container.replaceChildren(chart);
-  container.setAttribute(
-    'aria-label',
-    `Requests per day from ${daily[0]?.date ?? ''} to ${daily.at(-1)?.date ?? ''}: ${daily
-      .map((d) => `${d.date} ${d.requests}`)
-      .join(', ')}`,
-  );
-}
-
-new ResizeObserver(() => {
-  const container = $('usage-chart');
-  if (drawn.days && container.clientWidth > 0 && container.clientWidth !== drawn.width) {
-    drawChart(container, drawn.days);
-  }
-}).observe($('usage-chart'));
 
 $('days').addEventListener('change', () => loadUsage().catch(report($('sign-in-error'))));
 $('refresh').addEventListener('click', () => {
@@ -603,38 +472,12 @@ $('audit-form').addEventListener('submit', async (event) => {
 
 // ---- registry status (public: GET /v1/status needs no key) -----------------------------------
 
-const REGISTRY_NAMES = { vies: 'VIES', hmrc: 'HMRC', bfs: 'Swiss UID', brreg: 'Brønnøysund', evatr: 'eVatR' };
-
 async function loadRegistryStatus() {
   try {
     const res = await fetch('/v1/status', { cache: 'no-store' });
     const json = await res.json();
     if (!res.ok) throw new ApiError(res.status, json);
-    const { shared, instances, registries } = json.data;
-    const count = instances === null ? 'unknown' : String(instances);
-    $('registry-summary').textContent =
-      `${shared ? 'Limits shared through Redis' : 'Limits per instance'} · instances: ${count}` +
-      (registries.length === 0 ? ' · no registry called since start' : '');
-    // An empty table would show only its header: the summary line says why there is nothing yet.
-    $('registry-table').hidden = registries.length === 0;
-    const body = $('registry-table').tBodies[0];
-    body.replaceChildren();
-    for (const r of registries) {
-      const tr = row([
-        REGISTRY_NAMES[r.registry] ?? r.registry,
-        r.country ?? '—',
-        r.breaker.replace('_', '-'),
-        // The limit is lower than configured while the registry throttles.
-        `${r.in_flight} / ${r.concurrency_limit}`,
-        String(r.queued),
-        when(r.last_success_at),
-        when(r.last_failure_at),
-        r.retry_after_seconds === null ? '—' : `${r.retry_after_seconds} s`,
-      ]);
-      tr.className = `breaker-${r.breaker}`;
-      for (const i of [3, 4, 7]) tr.cells[i].className = 'num';
-      add(body, tr);
-    }
+    renderRegistries(json.data);
     show($('registry-error'), null);
   } catch (error) {
     show($('registry-error'), `Registry status unavailable: ${error.message}`);
