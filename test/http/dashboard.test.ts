@@ -16,13 +16,25 @@ describe('GET /dashboard', () => {
   const parses = (source: string) =>
     spawnSync(process.execPath, ['--check', '--input-type=module'], { input: source }).status === 0;
 
-  /** The dashboard's script and the shared modules it imports (served next to it), as one text. */
-  async function dashboardScript(): Promise<string> {
-    const script = (await get('/dashboard/dashboard.js')).body;
-    const imported = [...script.matchAll(/from '\.\/(shared\/[\w-]+\.js)'/g)].map((m) => m[1] ?? '');
-    const modules = await Promise.all(imported.map((path) => get(`/dashboard/${path}`)));
-    return [script, ...modules.map((m) => m.body)].join('\n');
+  /** The paths of the dashboard's script and every module it imports, near or far, each served. */
+  async function dashboardModules(): Promise<Map<string, string>> {
+    const modules = new Map<string, string>();
+    const pending = ['/dashboard/dashboard.js'];
+    while (pending.length > 0) {
+      const path = pending.pop() ?? '';
+      const res = await get(path);
+      assert.equal(res.statusCode, 200, path);
+      modules.set(path, res.body);
+      for (const [, imported] of res.body.matchAll(/from '(\.\/[\w/-]+\.js)'/g)) {
+        const url = new URL(imported ?? '', `http://dashboard${path}`).pathname;
+        if (!modules.has(url) && !pending.includes(url)) pending.push(url);
+      }
+    }
+    return modules;
   }
+
+  /** The dashboard's script and the modules it imports, as one text. */
+  const dashboardScript = async () => [...(await dashboardModules()).values()].join('\n');
 
   it('serves the page, its script and its style with headers that keep the key in the page', async () => {
     const page = await get('/dashboard');
@@ -49,15 +61,16 @@ describe('GET /dashboard', () => {
       'data is never parsed as HTML',
     );
     assert.ok(page.body.includes('<script type="module" src="/dashboard/dashboard.js"></script>'));
-    // The modules it imports (shared with the admin console) are served beside it, under the same policy.
-    const imports = [...script.body.matchAll(/from '\.\/(shared\/[\w-]+\.js)'/g)].map((m) => m[1] ?? '');
-    assert.ok(imports.length >= 3, imports.join());
-    for (const path of imports) {
-      const module = await get(`/dashboard/${path}`);
-      assert.equal(module.statusCode, 200, path);
-      assert.match(String(module.headers['content-type']), /^application\/javascript/);
-      assert.ok(parses(module.body), `${path}: a module a browser can run`);
-      assert.doesNotMatch(module.body, /innerHTML|insertAdjacentHTML|document\.write/, path);
+    // The modules it imports (its panels, and those shared with the admin console) are served beside
+    // it, under the same policy.
+    const modules = await dashboardModules();
+    assert.ok(modules.has('/dashboard/shared/usage-chart.js'), [...modules.keys()].join());
+    for (const [path, body] of modules) {
+      const module = await get(path);
+      assert.match(String(module.headers['content-type']), /^application\/javascript/, path);
+      assert.equal(module.headers['content-security-policy'], csp, path);
+      assert.ok(parses(body), `${path}: a module a browser can run`);
+      assert.doesNotMatch(body, /innerHTML|insertAdjacentHTML|document\.write/, path);
     }
 
     const style = await get('/dashboard/dashboard.css');

@@ -12,6 +12,8 @@ const SCRIPT = 'application/javascript; charset=utf-8';
 const FILES = [
   { paths: ['/dashboard', '/dashboard/'], file: 'index.html', type: 'text/html; charset=utf-8' },
   { paths: ['/dashboard/dashboard.js'], file: 'dashboard.js', type: SCRIPT },
+  { paths: ['/dashboard/page.js'], file: 'page.js', type: SCRIPT },
+  { paths: ['/dashboard/monitors.js'], file: 'monitors.js', type: SCRIPT },
   { paths: ['/dashboard/dashboard.css'], file: 'dashboard.css', type: 'text/css; charset=utf-8' },
 ];
 
