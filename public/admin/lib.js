@@ -2,7 +2,7 @@
 // Everything shown is built with textContent, never parsed as HTML: names, metadata and audit
 // changes are other people's input.
 
-import { $, add, el, row, send, show, when } from './shared/dom.js';
+import { $, add, el, request, row, ApiError as SharedApiError, show, when } from './shared/dom.js';
 
 export { $, add, el, row, show, when };
 
@@ -27,22 +27,16 @@ export const session = {
   },
 };
 
-export class ApiError extends Error {
+export class ApiError extends SharedApiError {
   constructor(status, body) {
-    const message = body?.error?.message ?? `HTTP ${status}`;
+    super(status, body);
     // A refusal for the key's role is worded as such, whatever the view that met it.
-    super(status === 403 ? `Not allowed: ${message}` : message);
-    this.status = status;
-    this.code = body?.error?.code ?? null;
+    if (status === 403) this.message = `Not allowed: ${this.message}`;
   }
 }
 
 /** Calls the admin API with this tab's key; answers the envelope, throws ApiError with its message. */
-export async function api(method, path, body) {
-  const { ok, status, json } = await send(session.key, method, path, body);
-  if (!ok) throw new ApiError(status, json);
-  return json;
-}
+export const api = (method, path, body) => request(session.key, method, path, body, ApiError);
 
 /** A query string of the given values, leaving out the empty ones. */
 export function query(values) {

@@ -3,8 +3,8 @@
 // responses are other people's input.
 
 import { loadMonitors } from './monitors.js';
-import { ApiError, api, button, facts, loadPanels, panel, STORAGE, session } from './page.js';
-import { $, add, el, row, show, when } from './shared/dom.js';
+import { api, button, facts, loadPanels, panel, STORAGE, session } from './page.js';
+import { $, ApiError, add, el, row, show, when } from './shared/dom.js';
 import { renderRegistries } from './shared/registry-status.js';
 import { drawChart } from './shared/usage-chart.js';
 

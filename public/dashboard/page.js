@@ -1,26 +1,15 @@
 // The dashboard's plumbing: the API key of this tab, calls to the public API with it, and the panels
 // that load after sign-in.
 
-import { $, el, send, show } from './shared/dom.js';
+import { $, el, request, show } from './shared/dom.js';
 
 export const STORAGE = 'openvat.dashboard.key';
 
 /** The API key of this tab: kept in sessionStorage, sent only as the Authorization header. */
 export const session = { key: sessionStorage.getItem(STORAGE) };
 
-export class ApiError extends Error {
-  constructor(status, body) {
-    super(body?.error?.message ?? `HTTP ${status}`);
-    this.status = status;
-    this.code = body?.error?.code ?? null;
-  }
-}
-
-export async function api(method, path, body) {
-  const { ok, status, json } = await send(session.key, method, path, body);
-  if (!ok) throw new ApiError(status, json);
-  return json;
-}
+/** Calls the public API with this tab's key; answers the envelope, throws ApiError with its message. */
+export const api = (method, path, body) => request(session.key, method, path, body);
 
 export function button(label, onClick, className) {
   const b = el('button', label, className);

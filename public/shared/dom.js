@@ -40,11 +40,20 @@ export function when(iso) {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
+/** A refusal of this server, with the message of its error envelope. */
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error?.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.error?.code ?? null;
+  }
+}
+
 /**
- * Calls this server with `key` as the bearer token: answers `{ ok, status, json }`, `json` being
- * the parsed body (null when there is none or it is not JSON).
+ * Calls this server with `key` as the bearer token: answers the parsed body, or throws `Failure`
+ * (an ApiError) with the status and the body (null when there is none or it is not JSON).
  */
-export async function send(key, method, path, body) {
+export async function request(key, method, path, body, Failure = ApiError) {
   const headers = { authorization: `Bearer ${key}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, {
@@ -60,5 +69,6 @@ export async function send(key, method, path, body) {
   } catch {
     json = null;
   }
-  return { ok: res.ok, status: res.status, json };
+  if (!res.ok) throw new Failure(res.status, json);
+  return json;
 }
