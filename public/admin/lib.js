@@ -2,9 +2,11 @@
 // Everything shown is built with textContent, never parsed as HTML: names, metadata and audit
 // changes are other people's input.
 
-const STORAGE = 'openvat.admin.key';
+import { $, add, el, request, row, ApiError as SharedApiError, show, when } from './shared/dom.js';
 
-export const $ = (id) => document.getElementById(id);
+export { $, add, el, row, show, when };
+
+const STORAGE = 'openvat.admin.key';
 
 /** The admin key of this tab: kept in sessionStorage, sent only as the Authorization header. */
 export const session = {
@@ -25,36 +27,16 @@ export const session = {
   },
 };
 
-export class ApiError extends Error {
+export class ApiError extends SharedApiError {
   constructor(status, body) {
-    const message = body?.error?.message ?? `HTTP ${status}`;
+    super(status, body);
     // A refusal for the key's role is worded as such, whatever the view that met it.
-    super(status === 403 ? `Not allowed: ${message}` : message);
-    this.status = status;
-    this.code = body?.error?.code ?? null;
+    if (status === 403) this.message = `Not allowed: ${this.message}`;
   }
 }
 
 /** Calls the admin API with this tab's key; answers the envelope, throws ApiError with its message. */
-export async function api(method, path, body) {
-  const headers = { authorization: `Bearer ${session.key}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    cache: 'no-store',
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  if (!res.ok) throw new ApiError(res.status, json);
-  return json;
-}
+export const api = (method, path, body) => request(session.key, method, path, body, ApiError);
 
 /** A query string of the given values, leaving out the empty ones. */
 export function query(values) {
@@ -64,13 +46,6 @@ export function query(values) {
   }
   const text = params.toString();
   return text ? `?${text}` : '';
-}
-
-export function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
 }
 
 /** A button; `write` marks it as one a `read` key does not see. */
@@ -87,36 +62,6 @@ export function link(text, href) {
   const a = el('a', text);
   a.href = href;
   return a;
-}
-
-export function row(cells) {
-  const tr = document.createElement('tr');
-  for (const cell of cells) {
-    const td = document.createElement('td');
-    if (cell instanceof Node) td.append(cell);
-    else td.textContent = cell ?? '—';
-    tr.append(td);
-  }
-  return tr;
-}
-
-/** Appends a row to a table body, naming each cell after its column (narrow screens show it). */
-export function add(body, tr) {
-  const names = [...(body.parentElement?.tHead?.rows[0]?.cells ?? [])].map((th) => th.textContent);
-  for (const [i, td] of [...tr.cells].entries()) td.dataset.label = names[i] ?? '';
-  body.append(tr);
-  return tr;
-}
-
-export function show(node, message) {
-  node.textContent = message ?? '';
-  node.hidden = !message;
-}
-
-export function when(iso) {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
 export function facts(dl, pairs) {

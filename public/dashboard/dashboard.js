@@ -2,113 +2,11 @@
 // Everything shown is built with textContent, never parsed as HTML: webhook URLs and stored
 // responses are other people's input.
 
-const STORAGE = 'openvat.dashboard.key';
-const $ = (id) => document.getElementById(id);
-
-let apiKey = sessionStorage.getItem(STORAGE);
-
-class ApiError extends Error {
-  constructor(status, body) {
-    super(body?.error?.message ?? `HTTP ${status}`);
-    this.status = status;
-    this.code = body?.error?.code ?? null;
-  }
-}
-
-async function api(method, path, body) {
-  const headers = { authorization: `Bearer ${apiKey}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    cache: 'no-store',
-  });
-  const text = await res.text();
-  const json = text ? JSON.parse(text) : null;
-  if (!res.ok) throw new ApiError(res.status, json);
-  return json;
-}
-
-function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-}
-
-function button(label, onClick, className) {
-  const b = el('button', label, className);
-  b.type = 'button';
-  b.addEventListener('click', onClick);
-  return b;
-}
-
-function row(cells) {
-  const tr = document.createElement('tr');
-  for (const cell of cells) {
-    const td = document.createElement('td');
-    if (cell instanceof Node) td.append(cell);
-    else td.textContent = cell ?? '—';
-    tr.append(td);
-  }
-  return tr;
-}
-
-/** Appends a row to a table body, naming each cell after its column (narrow screens show it). */
-function add(body, tr) {
-  const names = [...(body.parentElement?.tHead?.rows[0]?.cells ?? [])].map((th) => th.textContent);
-  for (const [i, td] of [...tr.cells].entries()) td.dataset.label = names[i] ?? '';
-  body.append(tr);
-  return tr;
-}
-
-function show(node, message) {
-  node.textContent = message ?? '';
-  node.hidden = !message;
-}
-
-function when(iso) {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
-}
-
-function facts(dl, pairs) {
-  dl.replaceChildren();
-  for (const [name, value] of pairs) dl.append(el('dt', name), el('dd', value));
-}
-
-// ---- panels ----------------------------------------------------------------------------------
-// Every panel is a <section class="panel"> on the page (see index.html) with a loader registered
-// here: `panel(sectionId, load)`. Loaders run after sign-in and on Refresh; a loader that throws
-// shows its message at the top of its own panel and leaves the others alone.
-
-const panels = [];
-
-function panel(id, load) {
-  panels.push({ id, load });
-}
-
-async function loadPanels() {
-  await Promise.all(
-    panels.map(async ({ id, load }) => {
-      const section = $(id);
-      let error = section.querySelector(':scope > .panel-error');
-      try {
-        await load(section);
-        if (error) show(error, null);
-      } catch (failure) {
-        if (!error) {
-          error = el('p', null, 'error panel-error');
-          error.setAttribute('role', 'alert');
-          section.querySelector('h2')?.after(error);
-        }
-        show(error, failure.message);
-      }
-    }),
-  );
-}
+import { loadMonitors } from './monitors.js';
+import { api, button, facts, loadPanels, panel, STORAGE, session } from './page.js';
+import { $, ApiError, add, el, row, show, when } from './shared/dom.js';
+import { renderRegistries } from './shared/registry-status.js';
+import { drawChart } from './shared/usage-chart.js';
 
 // ---- sign-in ---------------------------------------------------------------------------------
 
@@ -116,15 +14,15 @@ function signedIn(on) {
   $('sign-in').hidden = on;
   $('signed-in').hidden = !on;
   $('who').hidden = !on;
-  $('who-key').textContent = on ? `${apiKey.slice(0, 13)}…` : '';
+  $('who-key').textContent = on ? `${session.key.slice(0, 13)}…` : '';
 }
 
 async function signIn(key) {
-  apiKey = key;
+  session.key = key;
   try {
     await loadUsage();
   } catch (error) {
-    apiKey = null;
+    session.key = null;
     sessionStorage.removeItem(STORAGE);
     signedIn(false);
     show(
@@ -147,7 +45,7 @@ $('sign-in-form').addEventListener('submit', (event) => {
 });
 
 $('sign-out').addEventListener('click', () => {
-  apiKey = null;
+  session.key = null;
   sessionStorage.removeItem(STORAGE);
   signedIn(false);
 });
@@ -183,94 +81,6 @@ async function loadUsage() {
     tr.cells[2].className = 'num';
   }
 }
-
-const SVG = 'http://www.w3.org/2000/svg';
-
-function svg(tag, attributes, text) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
-  if (text !== undefined) node.textContent = String(text);
-  return node;
-}
-
-/** A "nice" axis maximum (1, 2 or 5 times a power of ten) at or above `peak`, and its step. */
-function axis(peak) {
-  const rough = Math.max(1, peak) / 4;
-  const power = 10 ** Math.floor(Math.log10(rough));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough);
-  return {
-    step: Math.max(1, step),
-    max: Math.max(1, step) * Math.ceil(Math.max(1, peak) / Math.max(1, step)),
-  };
-}
-
-/**
- * Requests per UTC day as stacked bars (successful, errors), with a labelled y axis (requests) and
- * x axis (dates, MM-DD). Drawn as SVG with no library.
- */
-/** The days last drawn and the width they were drawn at: the chart is drawn again when it changes. */
-let drawn = { days: null, width: 0 };
-
-function drawChart(container, daily) {
-  // Drawn at the panel's own width, so the labels keep their size on a phone. A panel not shown
-  // yet (the first load, before sign-in completes) has no width: it is drawn again once it has one.
-  drawn = { days: daily, width: container.clientWidth };
-  const width = Math.max(280, Math.round(container.clientWidth || 720));
-  const height = width < 500 ? 180 : 220;
-  const left = 44;
-  const bottom = 24;
-  const top = 8;
-  const plotWidth = width - left - 8;
-  const plotHeight = height - top - bottom;
-  const { step, max } = axis(Math.max(0, ...daily.map((d) => d.requests)));
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, 'aria-hidden': 'true' });
-  for (let value = 0; value <= max; value += step) {
-    const y = top + plotHeight - (value / max) * plotHeight;
-    chart.append(svg('line', { x1: left, x2: width - 8, y1: y, y2: y, class: 'grid' }));
-    chart.append(svg('text', { x: left - 6, y: y + 4, 'text-anchor': 'end' }, value.toLocaleString()));
-  }
-  const slot = plotWidth / Math.max(1, daily.length);
-  const labelEvery = Math.ceil(daily.length / Math.max(2, Math.floor(plotWidth / 70)));
-  daily.forEach((day, i) => {
-    const x = left + i * slot + slot * 0.15;
-    const barWidth = Math.max(1, slot * 0.7);
-    const okHeight = ((day.requests - day.errors) / max) * plotHeight;
-    const errorHeight = (day.errors / max) * plotHeight;
-    const base = top + plotHeight;
-    const group = svg('g', {});
-    group.append(svg('title', {}, `${day.date}: ${day.requests} requests, ${day.errors} errors`));
-    group.append(svg('rect', { x, width: barWidth, y: base - okHeight, height: okHeight, class: 'ok' }));
-    group.append(
-      svg('rect', {
-        x,
-        width: barWidth,
-        y: base - okHeight - errorHeight,
-        height: errorHeight,
-        class: 'failed',
-      }),
-    );
-    chart.append(group);
-    if (i % labelEvery === 0) {
-      chart.append(
-        svg('text', { x: x + barWidth / 2, y: height - 6, 'text-anchor': 'middle' }, day.date.slice(5)),
-      );
-    }
-  });
-  container.replaceChildren(chart);
-  container.setAttribute(
-    'aria-label',
-    `Requests per day from ${daily[0]?.date ?? ''} to ${daily.at(-1)?.date ?? ''}: ${daily
-      .map((d) => `${d.date} ${d.requests}`)
-      .join(', ')}`,
-  );
-}
-
-new ResizeObserver(() => {
-  const container = $('usage-chart');
-  if (drawn.days && container.clientWidth > 0 && container.clientWidth !== drawn.width) {
-    drawChart(container, drawn.days);
-  }
-}).observe($('usage-chart'));
 
 $('days').addEventListener('change', () => loadUsage().catch(report($('sign-in-error'))));
 $('refresh').addEventListener('click', () => {
@@ -424,153 +234,6 @@ async function loadDeliveries(endpoint) {
 
 panel('webhooks', loadWebhooks);
 
-// ---- monitors --------------------------------------------------------------------------------
-
-const CHANGE_NAMES = {
-  became_invalid: 'became invalid',
-  became_valid: 'became valid',
-  name_changed: 'name changed',
-  address_changed: 'address changed',
-};
-const CHANGES_DAYS = 30;
-
-let monitorsCursor = null;
-
-function monitorsQuery(cursor) {
-  const params = new URLSearchParams({ limit: '50' });
-  const filter = $('monitors-status').value;
-  if (filter === 'stale') params.set('stale', 'true');
-  else if (filter) params.set('status', filter);
-  if (cursor) params.set('cursor', cursor);
-  return params.toString();
-}
-
-async function loadMonitors() {
-  let summary;
-  try {
-    ({ data: summary } = await api('GET', '/v1/monitors/summary'));
-  } catch (error) {
-    // Plans without monitoring (free, starter) are refused: say so instead of showing an error.
-    if (error.status === 402 || error.status === 403) {
-      $('monitors-body').hidden = true;
-      show($('monitors-note'), "Monitoring is part of the Pro and Business plans; this key's plan has none.");
-      return;
-    }
-    throw error;
-  }
-  show($('monitors-note'), null);
-  $('monitors-body').hidden = false;
-  facts($('monitors-facts'), [
-    ['Monitored', `${summary.total.toLocaleString()} of ${summary.max.toLocaleString()}`],
-    ['Valid', summary.valid.toLocaleString()],
-    ['Invalid', summary.invalid.toLocaleString()],
-    ['Unknown', summary.unknown.toLocaleString()],
-    ['Stale', summary.stale.toLocaleString()],
-  ]);
-  const page = await api('GET', `/v1/monitors?${monitorsQuery(null)}`);
-  $('monitor-list').tBodies[0].replaceChildren();
-  renderMonitors(page);
-  const since = new Date(Date.now() - CHANGES_DAYS * 86_400_000).toISOString();
-  const recent = new URLSearchParams({ since, limit: '20' });
-  const { data: changes } = await api('GET', `/v1/monitors/changes?${recent}`);
-  renderChanges(changes);
-}
-
-function monitorState(monitor) {
-  const state = el('span', null, 'flags');
-  state.append(el('span', monitor.status, `state ${monitor.status}`));
-  if (monitor.stale) state.append(el('span', 'stale', 'state stale'));
-  return state;
-}
-
-function renderMonitors(page) {
-  const body = $('monitor-list').tBodies[0];
-  if (page.data.length === 0 && body.rows.length === 0) {
-    add(
-      body,
-      row([$('monitors-status').value ? 'No monitors match' : 'No monitors yet', '', '', '', '', '', '']),
-    );
-  }
-  for (const monitor of page.data) {
-    const company = monitor.company
-      ? [monitor.company.name, monitor.company.address].filter(Boolean).join(', ') || null
-      : null;
-    const checked = monitor.failing_since
-      ? `${when(monitor.last_checked_at)} (failing since ${when(monitor.failing_since)})`
-      : when(monitor.last_checked_at);
-    const actions = el('span', null, 'actions');
-    actions.append(button('Check now', (event) => checkMonitor(monitor, event.currentTarget)));
-    const tr = add(
-      body,
-      row([
-        monitor.vat_number,
-        monitor.reference,
-        monitorState(monitor),
-        company,
-        checked,
-        when(monitor.next_check_at),
-        actions,
-      ]),
-    );
-    tr.cells[0].className = 'vat';
-    tr.cells[1].className = 'reference';
-  }
-  monitorsCursor = page.meta.next_cursor;
-  $('monitors-more').hidden = !monitorsCursor;
-}
-
-function renderChanges(changes) {
-  const body = $('monitor-changes').tBodies[0];
-  body.replaceChildren();
-  if (changes.length === 0) add(body, row([`No changes in ${CHANGES_DAYS} days`, '', '', '']));
-  for (const change of changes) {
-    const tr = add(
-      body,
-      row([
-        when(change.detected_at),
-        change.reference ? `${change.vat_number} (${change.reference})` : change.vat_number,
-        CHANGE_NAMES[change.type] ?? change.type,
-        `${change.before ?? '—'} → ${change.after ?? '—'}`,
-      ]),
-    );
-    tr.cells[2].className = `state ${change.type}`;
-  }
-}
-
-async function checkMonitor(monitor, trigger) {
-  show($('monitors-error'), null);
-  show($('monitors-message'), null);
-  trigger.disabled = true;
-  try {
-    const { data } = await api('POST', `/v1/monitors/${monitor.id}/check`);
-    const found =
-      data.check?.outcome === 'unavailable'
-        ? `the registry did not answer (${data.check.error ?? 'unavailable'}); it is retried later`
-        : data.changes.length > 0
-          ? `${data.monitor.status}; ${data.changes.map((c) => CHANGE_NAMES[c.type] ?? c.type).join(', ')}`
-          : `${data.monitor.status}, no change`;
-    show($('monitors-message'), `${monitor.vat_number} checked now: ${found}.`);
-  } catch (error) {
-    show($('monitors-error'), error.message);
-  }
-  try {
-    await loadMonitors();
-  } catch (error) {
-    show($('monitors-error'), error.message);
-  }
-}
-
-$('monitors-status').addEventListener('change', () =>
-  loadMonitors().catch((error) => show($('monitors-error'), error.message)),
-);
-$('monitors-more').addEventListener('click', async () => {
-  try {
-    renderMonitors(await api('GET', `/v1/monitors?${monitorsQuery(monitorsCursor)}`));
-  } catch (error) {
-    show($('monitors-error'), error.message);
-  }
-});
-
 panel('monitors', loadMonitors);
 
 // ---- audit look-up ---------------------------------------------------------------------------
@@ -603,38 +266,12 @@ $('audit-form').addEventListener('submit', async (event) => {
 
 // ---- registry status (public: GET /v1/status needs no key) -----------------------------------
 
-const REGISTRY_NAMES = { vies: 'VIES', hmrc: 'HMRC', bfs: 'Swiss UID', brreg: 'Brønnøysund', evatr: 'eVatR' };
-
 async function loadRegistryStatus() {
   try {
     const res = await fetch('/v1/status', { cache: 'no-store' });
     const json = await res.json();
     if (!res.ok) throw new ApiError(res.status, json);
-    const { shared, instances, registries } = json.data;
-    const count = instances === null ? 'unknown' : String(instances);
-    $('registry-summary').textContent =
-      `${shared ? 'Limits shared through Redis' : 'Limits per instance'} · instances: ${count}` +
-      (registries.length === 0 ? ' · no registry called since start' : '');
-    // An empty table would show only its header: the summary line says why there is nothing yet.
-    $('registry-table').hidden = registries.length === 0;
-    const body = $('registry-table').tBodies[0];
-    body.replaceChildren();
-    for (const r of registries) {
-      const tr = row([
-        REGISTRY_NAMES[r.registry] ?? r.registry,
-        r.country ?? '—',
-        r.breaker.replace('_', '-'),
-        // The limit is lower than configured while the registry throttles.
-        `${r.in_flight} / ${r.concurrency_limit}`,
-        String(r.queued),
-        when(r.last_success_at),
-        when(r.last_failure_at),
-        r.retry_after_seconds === null ? '—' : `${r.retry_after_seconds} s`,
-      ]);
-      tr.className = `breaker-${r.breaker}`;
-      for (const i of [3, 4, 7]) tr.cells[i].className = 'num';
-      add(body, tr);
-    }
+    renderRegistries(json.data);
     show($('registry-error'), null);
   } catch (error) {
     show($('registry-error'), `Registry status unavailable: ${error.message}`);
@@ -648,5 +285,5 @@ setInterval(() => {
 
 // ---- start -----------------------------------------------------------------------------------
 
-if (apiKey) signIn(apiKey);
+if (session.key) signIn(session.key);
 else signedIn(false);

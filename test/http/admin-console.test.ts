@@ -43,12 +43,30 @@ describe('the admin console and reference', () => {
         );
       }
     }
-    // Every module the scripts import is served too.
-    for (const asset of assets.filter((a) => a.endsWith('.js'))) {
-      for (const [, imported] of (await get(asset)).body.matchAll(/from '\.\/([\w-]+\.js)'/g)) {
-        assert.equal((await get(`/admin/${imported}`)).statusCode, 200, `${asset} imports ${imported}`);
+    // Every module the scripts import, and the modules those import (the ones shared with the
+    // dashboard under /admin/shared/), is served too, under the same policy.
+    const pending = assets.filter((a) => a.endsWith('.js'));
+    const seen = new Set(pending);
+    while (pending.length > 0) {
+      const asset = pending.pop() ?? '';
+      const res = await get(asset);
+      assert.equal(res.statusCode, 200, asset);
+      assert.match(String(res.headers['content-type']), /^text\/javascript/, asset);
+      assert.doesNotMatch(
+        res.body,
+        /innerHTML|insertAdjacentHTML|document\.write/,
+        `${asset}: no HTML parsing`,
+      );
+      for (const [, imported] of res.body.matchAll(/from '(\.\/[\w/-]+\.js)'/g)) {
+        const url = new URL(imported ?? '', `http://console${asset}`).pathname;
+        if (!seen.has(url)) pending.push(url);
+        seen.add(url);
       }
     }
+    assert.ok(
+      seen.has('/admin/shared/usage-chart.js') && seen.has('/admin/shared/registry-status.js'),
+      [...seen].join(),
+    );
   });
 
   it('serves the admin API reference at /admin/docs from /admin/openapi.json, its inline script hashed', async () => {
@@ -133,6 +151,21 @@ describe('the console on a listener of its own', () => {
         );
       }
       assert.equal((await publicApp.inject({ method: 'GET', url: '/dashboard' })).statusCode, 200);
+      // The scripts both pages share: each plane serves them under its own path.
+      for (const file of ['dom.js', 'usage-chart.js', 'registry-status.js']) {
+        assert.equal(
+          (await adminApp.inject({ method: 'GET', url: `/admin/shared/${file}` })).statusCode,
+          200,
+        );
+        assert.equal(
+          (await publicApp.inject({ method: 'GET', url: `/admin/shared/${file}` })).statusCode,
+          404,
+        );
+        assert.equal(
+          (await publicApp.inject({ method: 'GET', url: `/dashboard/shared/${file}` })).statusCode,
+          200,
+        );
+      }
       const root = await adminApp.inject({ method: 'GET', url: '/' });
       assert.equal(root.statusCode, 302);
       assert.equal(root.headers.location, '/admin/');

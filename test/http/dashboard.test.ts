@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
@@ -10,6 +11,30 @@ describe('GET /dashboard', () => {
   after(() => t.close());
 
   const get = (url: string) => t.app.inject({ method: 'GET', url });
+
+  /** A module script a browser can run: `node --check` parses it as a module. */
+  const parses = (source: string) =>
+    spawnSync(process.execPath, ['--check', '--input-type=module'], { input: source }).status === 0;
+
+  /** The paths of the dashboard's script and every module it imports, near or far, each served. */
+  async function dashboardModules(): Promise<Map<string, string>> {
+    const modules = new Map<string, string>();
+    const pending = ['/dashboard/dashboard.js'];
+    while (pending.length > 0) {
+      const path = pending.pop() ?? '';
+      const res = await get(path);
+      assert.equal(res.statusCode, 200, path);
+      modules.set(path, res.body);
+      for (const [, imported] of res.body.matchAll(/from '(\.\/[\w/-]+\.js)'/g)) {
+        const url = new URL(imported ?? '', `http://dashboard${path}`).pathname;
+        if (!modules.has(url) && !pending.includes(url)) pending.push(url);
+      }
+    }
+    return modules;
+  }
+
+  /** The dashboard's script and the modules it imports, as one text. */
+  const dashboardScript = async () => [...(await dashboardModules()).values()].join('\n');
 
   it('serves the page, its script and its style with headers that keep the key in the page', async () => {
     const page = await get('/dashboard');
@@ -29,13 +54,24 @@ describe('GET /dashboard', () => {
     const script = await get('/dashboard/dashboard.js');
     assert.equal(script.statusCode, 200);
     assert.match(String(script.headers['content-type']), /^application\/javascript/);
-    assert.doesNotThrow(() => new Function(script.body), 'a script a browser can run');
+    assert.ok(parses(script.body), 'a module script a browser can run');
     assert.doesNotMatch(
       script.body,
       /innerHTML|insertAdjacentHTML|document\.write/,
       'data is never parsed as HTML',
     );
-    assert.ok(page.body.includes('src="/dashboard/dashboard.js"'));
+    assert.ok(page.body.includes('<script type="module" src="/dashboard/dashboard.js"></script>'));
+    // The modules it imports (its panels, and those shared with the admin console) are served beside
+    // it, under the same policy.
+    const modules = await dashboardModules();
+    assert.ok(modules.has('/dashboard/shared/usage-chart.js'), [...modules.keys()].join());
+    for (const [path, body] of modules) {
+      const module = await get(path);
+      assert.match(String(module.headers['content-type']), /^application\/javascript/, path);
+      assert.equal(module.headers['content-security-policy'], csp, path);
+      assert.ok(parses(body), `${path}: a module a browser can run`);
+      assert.doesNotMatch(body, /innerHTML|insertAdjacentHTML|document\.write/, path);
+    }
 
     const style = await get('/dashboard/dashboard.css');
     assert.equal(style.statusCode, 200);
@@ -45,7 +81,7 @@ describe('GET /dashboard', () => {
 
   it('shows the public registry status from GET /v1/status, built with textContent', async () => {
     const html = (await get('/dashboard')).body;
-    const script = (await get('/dashboard/dashboard.js')).body;
+    const script = await dashboardScript();
     assert.ok(html.includes('id="registry-status"'));
     assert.match(script, /fetch\('\/v1\/status'/);
     const status = await get('/v1/status');
@@ -65,7 +101,7 @@ describe('GET /dashboard', () => {
 
   it('every element the script uses is on the page, and every API path it calls exists', async () => {
     const html = (await get('/dashboard')).body;
-    const script = (await get('/dashboard/dashboard.js')).body;
+    const script = await dashboardScript();
     const ids = [...script.matchAll(/\$\('([\w-]+)'\)/g)].map((m) => m[1]);
     assert.ok(ids.length > 20);
     for (const id of new Set(ids)) assert.ok(html.includes(`id="${id}"`), `#${id} is on the page`);
@@ -86,7 +122,7 @@ describe('GET /dashboard', () => {
 
   it('has a Monitors panel that shows a note, not an error, for plans without monitoring', async () => {
     const html = (await get('/dashboard')).body;
-    const script = (await get('/dashboard/dashboard.js')).body;
+    const script = await dashboardScript();
     assert.ok(html.includes('<section id="monitors" class="panel wide">'));
     assert.match(script, /panel\('monitors', loadMonitors\)/);
     assert.match(script, /error\.status === 402 \|\| error\.status === 403/);

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { PACKAGE_ROOT } from '../../config.js';
 import { PAGE_SECURITY_HEADERS } from '../../http/page-security.js';
 import { registerReference } from '../../http/reference-page.js';
+import { sharedScripts } from '../../http/shared-assets.js';
 
 const ASSETS = join(PACKAGE_ROOT, 'public', 'admin');
 const TYPES: Record<string, string> = {
@@ -13,7 +14,10 @@ const TYPES: Record<string, string> = {
   svg: 'image/svg+xml',
 };
 
-/** The console's files: its page, scripts and style, the dashboard's style (the same look) and the icon. */
+/**
+ * The console's files: its page, scripts and style, the scripts it shares with the dashboard, the
+ * dashboard's style (the same look) and the icon.
+ */
 function assets() {
   const own = readdirSync(ASSETS)
     .filter((file) => /\.(js|css)$/.test(file))
@@ -21,6 +25,7 @@ function assets() {
   return [
     { paths: ['/admin', '/admin/'], path: join(ASSETS, 'index.html') },
     ...own,
+    ...sharedScripts('/admin').map(({ url, file }) => ({ paths: [url], path: file })),
     { paths: ['/admin/base.css'], path: join(PACKAGE_ROOT, 'public', 'dashboard', 'dashboard.css') },
     { paths: ['/admin/favicon.svg'], path: join(PACKAGE_ROOT, 'public', 'favicon.svg') },
   ].map((asset) => ({
