@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { type Config, ConfigError } from './config.js';
 import { createKeyAdministration } from './container/administration.js';
 import { startBackground } from './container/background.js';
+import { createEvidence } from './container/evidence.js';
 import { createLiveRegistries } from './container/live-registries.js';
 import { createRatesUpdatesFor } from './container/rates.js';
 import { connectRedis } from './container/redis.js';
@@ -16,17 +17,9 @@ import { createAuditsRepository } from './modules/audits/repository.js';
 import { createAuditsService } from './modules/audits/service.js';
 import { createBatchRepository } from './modules/batch/repository.js';
 import { createBatchService } from './modules/batch/service.js';
-import { createHeadSigner, parseEvidenceKey } from './modules/confirmations/anchor.js';
-import { createTokenBucketLimiter } from './modules/confirmations/burst.js';
-import { createConfirmationsRepository } from './modules/confirmations/repository.js';
-import { createConfirmationsService } from './modules/confirmations/service.js';
-import { createTestModeEvatrClient } from './modules/confirmations/test-evatr.js';
 import { createDecideService } from './modules/decide/service.js';
 import { createEventsRepository } from './modules/events/repository.js';
 import { createEventsService } from './modules/events/service.js';
-import { createHttpTsaClient } from './modules/evidence-timestamps/client.js';
-import { createEvidenceTimestampsRepository } from './modules/evidence-timestamps/repository.js';
-import { createEvidenceTimestamps } from './modules/evidence-timestamps/service.js';
 import { createAuth } from './modules/keys/auth.js';
 import { createMonthlyQuota } from './modules/keys/quota.js';
 import { createQuotaRepository } from './modules/keys/quota-repository.js';
@@ -38,7 +31,6 @@ import { createMonitorsService } from './modules/monitors/service.js';
 import { createResponseRecorder } from './modules/outbox/reply.js';
 import { createOutbox } from './modules/outbox/service.js';
 import { createPlayground } from './modules/playground/playground.js';
-import { createProofsService } from './modules/proofs/service.js';
 import { loadRatesDataset, type RatesDataset } from './modules/rates/dataset.js';
 import { loadRatesOverrides, RatesOverridesError } from './modules/rates/overrides.js';
 import { createRatesService } from './modules/rates/service.js';
@@ -51,8 +43,6 @@ import { createWebhooksRepository } from './modules/webhooks/repository.js';
 import { createWebhooksService } from './modules/webhooks/service.js';
 import { createHttpTransport } from './modules/webhooks/transport.js';
 import { systemDns } from './modules/webhooks/url-guard.js';
-import { createEvatrClient } from './registries/evatr.js';
-import { guardEvatr } from './registries/evatr-guard.js';
 
 export type { Container, Ports };
 
@@ -145,86 +135,16 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       wouldBeCached(request.query as ValidateQuery, request.principal.mode),
   });
   const decide = createDecideService({ validation, rates, clock });
-  const confirmationsRepository = createConfirmationsRepository(db.kysely);
-  const evidenceSigner = config.evidenceKey ? createHeadSigner(parseEvidenceKey(config.evidenceKey)) : null;
-  const confirmations = createConfirmationsService({
-    repository: confirmationsRepository,
+  const { confirmations, evidenceTimestamps, proofs } = createEvidence({
+    config,
+    ports,
+    db,
     clock,
     ids,
-    upstream: {
-      live: guardEvatr(
-        ports.evatr ??
-          createEvatrClient({ baseUrl: registryConfig.evatrUrl, timeoutMs: registryConfig.timeoutMs }),
-        {
-          breaker,
-          permits,
-        },
-      ),
-      test: createTestModeEvatrClient({ clock }),
-    },
-    limiter:
-      ports.confirmLimiter ??
-      createTokenBucketLimiter({
-        capacity: config.confirmations.burst,
-        windowSeconds: config.confirmations.burstWindowSeconds,
-        clock,
-      }),
-    // An in-flight idempotency key is abandoned once the upstream call cannot still be running.
-    inFlightTimeoutMs: registryConfig.timeoutMs + 60_000,
-    signer: evidenceSigner,
-    onEvidenceProblem: (problem) =>
-      log.error(
-        { evidence: problem },
-        'evidence chain head cannot be verified: confirmations are stopped until an operator acknowledges it (openvat evidence acknowledge)',
-      ),
-    onEvidenceResume: (ack) =>
-      log.warn(
-        {
-          evidence_acknowledgement: { id: ack.id, seq: Number(ack.seq), hash: ack.hash, reason: ack.reason },
-        },
-        'evidence chain head acknowledged by an operator: confirmations resume',
-      ),
-  });
-  metrics.watchEvidence(() => confirmations.evidenceProblem() !== null);
-  const evidenceTimestamps = createEvidenceTimestamps({
-    repository: createEvidenceTimestampsRepository(db.kysely, db.dialect),
-    client: ports.tsa ?? createHttpTsaClient(),
-    clock,
-    ids,
-    workerId: ids.uuid(),
-    urls: config.timestamps.urls,
-    intervalMs: config.timestamps.intervalMs,
-    timeoutMs: config.timestamps.timeoutMs,
-    head: () => confirmationsRepository.head(),
-    publicKey: evidenceSigner?.publicKey ?? null,
-    checkEvidence: () => confirmations.checkEvidence(),
-    onFailure: (url, reason) =>
-      log.warn({ tsa_url: url, reason }, 'time-stamping authority refused or failed; the next one is asked'),
-    onStored: (row) =>
-      log.info(
-        {
-          evidence_timestamp: {
-            head_seq: Number(row.head_seq),
-            gen_time: row.gen_time,
-            tsa_url: row.tsa_url,
-          },
-        },
-        'evidence chain head time-stamped',
-      ),
-  });
-  metrics.connectTimestamps(() => evidenceTimestamps.status());
-  const proofs = createProofsService({
-    confirmations,
-    chainHead: () => confirmationsRepository.head(),
-    publicKey: evidenceSigner?.publicKey ?? null,
+    log,
+    metrics,
     audits,
-    timestamps: ports.timestamps ?? {
-      newestCovering: async (seq) => {
-        const token = await evidenceTimestamps.newestTokenCovering(seq);
-        return token && { head_seq: token.head_seq, gen_time: token.gen_time, tsa_url: token.tsa_url };
-      },
-    },
-    clock,
+    guards: { breaker, permits },
   });
   const timers: NodeJS.Timeout[] = [];
 
