@@ -78,33 +78,8 @@ async function resignedWithoutUsage(dir: string, query: Buffer, n: number): Prom
   const good = pkijs.TimeStampResp.fromBER(toArrayBuffer(await reply(dir, query, n)));
   const signed = new pkijs.SignedData({ schema: good.timeStampToken?.content });
   const tstInfo = Buffer.from(signed.encapContentInfo.eContent?.getValue() ?? new ArrayBuffer(0));
-  writeFileSync(join(dir, `tst${n}.der`), tstInfo);
-  await openssl(
-    [
-      'cms',
-      '-sign',
-      '-binary',
-      '-nodetach',
-      '-in',
-      `tst${n}.der`,
-      '-econtent_type',
-      '1.2.840.113549.1.9.16.1.4',
-      '-signer',
-      'plain.pem',
-      '-inkey',
-      'plain.key',
-      '-certfile',
-      'ca.pem',
-      '-md',
-      'sha256',
-      '-outform',
-      'DER',
-      '-out',
-      `cms${n}.der`,
-    ],
-    dir,
-  );
-  const token = pkijs.ContentInfo.fromBER(toArrayBuffer(readFileSync(join(dir, `cms${n}.der`))));
+  const cms = await signTstInfo(dir, tstInfo, String(n), 'plain.pem', 'plain.key', 'ca.pem');
+  const token = pkijs.ContentInfo.fromBER(toArrayBuffer(cms));
   const response = new pkijs.TimeStampResp({
     status: new pkijs.PKIStatusInfo({ status: pkijs.PKIStatus.granted }),
     timeStampToken: token,
