@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
-import { browserSkipReason, type LaunchedBrowser, launchBrowser } from '../helpers/browser.js';
+import { browserSkipReason, type LaunchedBrowser, launchBrowser, openPage } from '../helpers/browser.js';
 
 const skip = browserSkipReason();
 if (skip) console.log(`# ${skip}`);
@@ -39,17 +39,7 @@ describe('the admin console in a browser', { skip }, () => {
     await t?.close();
   });
 
-  async function open(width: number): Promise<{ page: Page; problems: string[] }> {
-    const page = await launched.browser.newPage({ viewport: { width, height: 900 } });
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()} ${m.location().url}`);
-    });
-    page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
-    await page.goto(`${origin}/admin/`);
-    return { page, problems };
-  }
+  const open = (width: number) => openPage(launched.browser, `${origin}/admin/`, width);
 
   async function signIn(page: Page, key: string) {
     await page.fill('#admin-key', key);

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createFakeDns } from '../fakes/webhook-dns.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
-import { browserSkipReason, type LaunchedBrowser, launchBrowser } from '../helpers/browser.js';
+import { browserSkipReason, type LaunchedBrowser, launchBrowser, openPage } from '../helpers/browser.js';
 
 const skip = browserSkipReason();
 if (skip) console.log(`# ${skip}`);
@@ -64,17 +64,7 @@ describe('the dashboard in a browser', { skip }, () => {
     await t?.close();
   });
 
-  async function open(width: number): Promise<{ page: Page; problems: string[] }> {
-    const page = await launched.browser.newPage({ viewport: { width, height: 900 } });
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()} ${m.location().url}`);
-    });
-    page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
-    await page.goto(`${origin}/dashboard`);
-    return { page, problems };
-  }
+  const open = (width: number) => openPage(launched.browser, `${origin}/dashboard`, width);
 
   /** Nothing wider than the window, and no visible text box narrower than a few characters. */
   async function assertLaidOut(page: Page, width: number) {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Where the system Chromium is looked for (CHROMIUM_PATH first). */
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
@@ -57,4 +57,24 @@ export async function launchBrowser(hostMap: string[] = []): Promise<LaunchedBro
       await browser.close();
     },
   };
+}
+
+/**
+ * A new page of `width` × 900 px at `url`, with what went wrong on it as it happens: console
+ * errors, uncaught exceptions and failed requests.
+ */
+export async function openPage(
+  browser: Browser,
+  url: string,
+  width: number,
+): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()} ${m.location().url}`);
+  });
+  page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  await page.goto(url);
+  return { page, problems };
 }
