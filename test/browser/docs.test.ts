@@ -1,29 +1,12 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { PLAYGROUND_KEY } from '../../src/modules/playground/playground.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { browserSkipReason, type LaunchedBrowser, launchBrowser } from '../helpers/browser.js';
+import { browserSkipReason, type LaunchedBrowser, launchBrowser, watchPage } from '../helpers/browser.js';
 
 const skip = browserSkipReason();
 if (skip) console.log(`# ${skip}`);
-
-/** Collects what a page reports as wrong: console errors, uncaught exceptions, failed requests. */
-function watch(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()} ${message.location().url}`);
-  });
-  page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
-  page.on('response', (response) => {
-    if (response.status() >= 400 && !response.url().includes('/v1/')) {
-      problems.push(`${response.status()} ${response.url()}`);
-    }
-  });
-  return problems;
-}
 
 describe('the API reference in a browser', { skip }, () => {
   let t: TestApp;
@@ -45,7 +28,7 @@ describe('the API reference in a browser', { skip }, () => {
 
   it('/ redirects to /docs, which renders over http on a non-localhost host with no errors', async () => {
     const page = await launched.browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const problems = watch(page);
+    const problems = watchPage(page, (url) => !url.includes('/v1/'));
     page.on('request', (request) => requested.push(request.url()));
     await page.goto(`${origin}/`);
     assert.equal(new URL(page.url()).pathname, '/docs/');
@@ -64,7 +47,7 @@ describe('the API reference in a browser', { skip }, () => {
 
   it('Test Request works at once with the pre-filled demo key', async () => {
     const page = await launched.browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const problems = watch(page);
+    const problems = watchPage(page, (url) => !url.includes('/v1/'));
     const calls: { url: string; authorization: string | undefined }[] = [];
     page.on('request', (request) => {
       if (request.url().includes('/v1/validate')) {

@@ -3,24 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { browserSkipReason, type LaunchedBrowser, launchBrowser } from '../helpers/browser.js';
+import { browserSkipReason, type LaunchedBrowser, launchBrowser, watchPage } from '../helpers/browser.js';
 
 const skip = browserSkipReason();
 if (skip) console.log(`# ${skip}`);
-
-/** What a page reports as wrong: console errors (a refused style sheet among them), failed requests. */
-function watch(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
-  page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
-  });
-  return problems;
-}
 
 /** How far the page itself scrolls sideways (0: it fits the viewport). */
 const pageOverflow = (page: Page) =>
@@ -44,7 +30,7 @@ describe('the guides in a browser', { skip }, () => {
 
   it('at phone width a guide renders its headings and tables, and only the tables scroll sideways', async () => {
     const page = await launched.browser.newPage({ viewport: { width: 390, height: 844 } });
-    const problems = watch(page);
+    const problems = watchPage(page, () => true);
     await page.goto(`${origin}/guides/`);
     assert.equal(await page.title(), 'openvat guides');
     assert.equal(await pageOverflow(page), 0, 'the index fits');
@@ -77,7 +63,7 @@ describe('the guides in a browser', { skip }, () => {
 
   it('a link between guides leads to the rendered page, and the navigation back to the index', async () => {
     const page = await launched.browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const problems = watch(page);
+    const problems = watchPage(page, () => true);
     await page.goto(`${origin}/guides/api`);
     await page.getByRole('link', { name: 'clients/typescript/README.md' }).first().click();
     await page.waitForURL(`${origin}/guides/typescript-client`);

@@ -60,21 +60,39 @@ export async function launchBrowser(hostMap: string[] = []): Promise<LaunchedBro
 }
 
 /**
- * A new page of `width` × 900 px at `url`, with what went wrong on it as it happens: console
- * errors, uncaught exceptions and failed requests.
+ * Collects what a page reports as wrong as it happens: console errors, uncaught exceptions, failed
+ * requests, and answers of 400 or more for the URLs `reportStatus` picks (none when it is absent:
+ * an application that shows the API's refusals, as the consoles do, gets them on purpose).
+ * A request the browser abandons because the page navigated away (`net::ERR_ABORTED`, typically
+ * the favicon of the page being left) is not a failure of the page.
  */
-export async function openPage(
-  browser: Browser,
-  url: string,
-  width: number,
-): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
+export function watchPage(page: Page, reportStatus: (url: string) => boolean = () => false): string[] {
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console: ${m.text()} ${m.location().url}`);
   });
   page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText ?? '';
+    if (reason !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${reason}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400 && reportStatus(response.url())) {
+      problems.push(`${response.status()} ${response.url()}`);
+    }
+  });
+  return problems;
+}
+
+/** A new page of `width` × 900 px at `url`, with what went wrong on it as it happens (`watchPage`). */
+export async function openPage(
+  browser: Browser,
+  url: string,
+  width: number,
+  reportStatus?: (url: string) => boolean,
+): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const problems = watchPage(page, reportStatus);
   await page.goto(url);
   return { page, problems };
 }
