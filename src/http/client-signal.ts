@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The reason a request's work is cancelled when its client closed the connection. */
@@ -26,8 +27,22 @@ export function clientSignal(request: FastifyRequest, reply: FastifyReply): Abor
     controller.abort(new ClientGone());
     return controller.signal;
   }
-  raw.once('close', () => {
-    if (!raw.writableFinished) controller.abort(new ClientGone());
-  });
+  whenClosedUnwritten(raw, () => controller.abort(new ClientGone()));
   return controller.signal;
+}
+
+/**
+ * Calls `then` once if the connection of `raw` closes before the whole answer was handed to the
+ * operating system. The answer counts as written on its `finish` event, not by `writableFinished`
+ * at close time: that also waits for the socket's own buffer, which an in-process connection (as
+ * `inject` gives) never drains, so every answer there would look unwritten.
+ */
+export function whenClosedUnwritten(raw: ServerResponse, then: () => void): void {
+  let written = false;
+  raw.once('finish', () => {
+    written = true;
+  });
+  raw.once('close', () => {
+    if (!written && !raw.writableFinished) then();
+  });
 }

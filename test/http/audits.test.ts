@@ -54,6 +54,16 @@ describe('audit records', () => {
     assert.notEqual(got.json().meta.request_id, id, 'the look-up has its own request id');
   });
 
+  it('an answer the client received is recorded as delivered, also once its connection has closed', async () => {
+    const res = await validate(pro, 'DE100000016');
+    const id = res.json().meta.request_id;
+    // The in-process connection closes after the answer; nothing may mark it undelivered then.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const got = await audit(pro, id);
+    assert.equal(got.statusCode, 200);
+    assert.equal(got.json().data.delivered, true);
+  });
+
   it('any other key, an unknown id and every Free key get the same 404', async () => {
     const id = (await validate(pro)).json().meta.request_id;
     const freeId = (await validate(free)).json().meta.request_id;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { clientGone } from '../../http/client-signal.js';
+import { clientGone, whenClosedUnwritten } from '../../http/client-signal.js';
 import { latencyMs } from '../../http/meta.js';
 import type { AuditEndpoint, AuditsService } from '../audits/index.js';
 import type { EventType } from '../events/index.js';
@@ -92,10 +92,7 @@ export function createResponseRecorder(
     const requestId = r.request.id;
     const notWritten = () => audits.markUndelivered(requestId).catch(onError);
     if (clientGone(r.reply)) void notWritten();
-    else
-      raw.once('close', () => {
-        if (!raw.writableFinished) void notWritten();
-      });
+    else whenClosedUnwritten(raw, () => void notWritten());
     return r.reply.type('application/json; charset=utf-8').send(body);
   };
 }
