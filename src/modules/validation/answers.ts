@@ -6,6 +6,13 @@ import type { SourceStatus, ValidationSource } from './types.js';
  * Where validation answers come from: the live registries (behind cache and resilience) or the
  * test-mode table. Both give the same values, so the service shapes responses the same way.
  */
+/**
+ * An abort signal, or a function that makes it when a registry is first asked: answers from the
+ * store or the test table never need one, and an `AbortController` per request was 5% of a
+ * test-key validation's CPU profile (`npm run bench -- paid`, 2026-11-28).
+ */
+export type LazySignal = AbortSignal | (() => AbortSignal);
+
 export interface AnswerQuery {
   vat: ParsedVatNumber;
   requester: ParsedVatNumber | null;
@@ -22,7 +29,7 @@ export interface AnswerQuery {
    * stops): this caller stops waiting, and the registry call is cancelled unless another caller
    * shares it.
    */
-  signal?: AbortSignal;
+  signal?: LazySignal;
   /**
    * A client waits on an open connection: the wait for a registry permit is bounded
    * (`OPENVAT_REGISTRY_PERMIT_WAIT_MS`), so the answer comes before the server's idle timeout.

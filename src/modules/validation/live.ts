@@ -300,6 +300,7 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
       const coalesceKey = requester
         ? `${vat.normalised}|${requester.normalised}|${query.caller ?? ''}${kind}`
         : `${vat.normalised}|${kind}`;
+      const signal = typeof query.signal === 'function' ? query.signal() : query.signal;
       let result: RegistryResult | Refused | Busy;
       try {
         // The shared call runs under the coalescer's signal: cancelled once every caller has gone.
@@ -315,10 +316,10 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
               query.priority ?? 'interactive',
               query.clientWaiting === true,
             ),
-          query.signal,
+          signal,
         );
       } catch (error) {
-        if (!query.signal?.aborted) throw error;
+        if (!signal?.aborted) throw error;
         // This caller went away; a call another caller shares goes on for them.
         return {
           kind: 'unavailable',

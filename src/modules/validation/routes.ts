@@ -72,7 +72,7 @@ export function validationRoutes(deps: {
             clientWaiting: true,
           },
           principal,
-          clientSignal(request, reply),
+          () => clientSignal(request, reply),
         );
         if (outcome.kind !== 'ok') throw refusalError(validationRefusal(outcome));
         return sendRecorded({

@@ -3,7 +3,7 @@ import { deepFreeze } from '../../lib/freeze.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { RatesService } from '../rates/index.js';
 import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
-import type { AnswerSource } from './answers.js';
+import type { AnswerSource, LazySignal } from './answers.js';
 import type { ValidationData, ValidationOutcome, ValidationPort, ValidationRequest } from './types.js';
 
 type ParseOutcome =
@@ -85,7 +85,7 @@ export function createValidationService(deps: {
     async validate(
       request: ValidationRequest,
       principal: ApiKeyPrincipal,
-      signal?: AbortSignal,
+      signal?: LazySignal,
       override?: AnswerSource,
     ) {
       const target = parse(request.vatNumber, 'vat_number');

@@ -1,6 +1,6 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
-import type { AnswerSource } from './answers.js';
+import type { AnswerSource, LazySignal } from './answers.js';
 
 export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg';
 export type SourceStatus = 'live' | 'cached' | 'degraded';
@@ -80,7 +80,7 @@ export interface ValidationPort {
   validate(
     request: ValidationRequest,
     principal: ApiKeyPrincipal,
-    signal?: AbortSignal,
+    signal?: LazySignal,
     /** Answers from this source instead of the key mode's (monitors' test-mode sequences). */
     source?: AnswerSource,
   ): Promise<ValidationOutcome>;
