@@ -379,7 +379,9 @@ export interface paths {
                                 qualified: boolean;
                                 requester_vat_number: string;
                                 valid: boolean;
+                                /** Format: date */
                                 valid_from: string | null;
+                                /** Format: date */
                                 valid_to: string | null;
                                 /** @description The confirmed number, normalised with its prefix. */
                                 vat_number: string;
@@ -396,6 +398,7 @@ export interface paths {
                                 source: "taxauth";
                                 /** @enum {string} */
                                 source_status: "live";
+                                /** @description The authority's own request id. */
                                 taxauth_id: string | null;
                                 /** @description The authority's status, e.g. `taxauth-0000`. */
                                 taxauth_status_code: string;
@@ -529,11 +532,14 @@ export interface paths {
                                     /** @description Where the request went. */
                                     url: string;
                                 };
+                                /** @description The authority's own request id. */
                                 taxauth_id: string | null;
                                 /** @description The authority's status, e.g. `taxauth-0000`. */
                                 taxauth_status_code: string;
                                 valid: boolean;
+                                /** Format: date */
                                 valid_from: string | null;
+                                /** Format: date */
                                 valid_to: string | null;
                             };
                             meta: {
@@ -668,7 +674,10 @@ export interface paths {
                         seller_vat: string;
                         /** @description Day of the supply, `YYYY-MM-DD`: the rates in force that day apply. Default: today in the time zone of the country of taxation. */
                         supply_date?: string;
-                        /** @description `digital_services` are telecommunications, broadcasting and electronically supplied services (Art. 58). Default `services`. */
+                        /**
+                         * @description `digital_services` are telecommunications, broadcasting and electronically supplied services (Art. 58). Default `services`.
+                         * @enum {string}
+                         */
                         supply_type?: "goods" | "services" | "digital_services";
                     };
                 };
@@ -721,7 +730,10 @@ export interface paths {
                                 charge_vat: boolean;
                                 /** @description ISO 3166-1 alpha-2 of the country whose VAT governs the supply (GR, XI). */
                                 country_of_taxation: string;
-                                /** @description `consumer` for `buyer_country`, and for a buyer VAT number the registry says is not valid. */
+                                /**
+                                 * @description `consumer` for `buyer_country`, and for a buyer VAT number the registry says is not valid.
+                                 * @enum {string}
+                                 */
                                 customer_type: "business" | "consumer";
                                 /** Format: date-time */
                                 decided_at: string;
@@ -737,11 +749,16 @@ export interface paths {
                                 }[];
                                 /** @description The articles of Council Directive 2006/112/EC applied. */
                                 legal_basis: string;
-                                /** @description `standard`: the seller charges VAT; `reverse_charge`: the buyer accounts for it; `zero_rated`: exempt with the right to deduct (intra-Community supply, export); `out_of_scope`: not subject to EU VAT. */
+                                /**
+                                 * @description `standard`: the seller charges VAT; `reverse_charge`: the buyer accounts for it; `zero_rated`: exempt with the right to deduct (intra-Community supply, export); `out_of_scope`: not subject to EU VAT.
+                                 * @enum {string}
+                                 */
                                 mechanism: "standard" | "reverse_charge" | "zero_rated" | "out_of_scope";
+                                /** @description The EUR 10,000 threshold of Art. 59c, for cross-border B2C distance sales of goods and digital services inside the EU; null otherwise. */
                                 oss_threshold: {
                                     /** @enum {string} */
                                     currency: "EUR";
+                                    /** @description Null when the sales were not given: the destination rule then applies. */
                                     exceeded: boolean | null;
                                     sales_last_year: number | null;
                                     sales_ytd: number | null;
@@ -761,10 +778,14 @@ export interface paths {
                                     /** @description Normalised, with its prefix. */
                                     vat_number: string;
                                 };
+                                /** @description The standard rate of `country_of_taxation` in force on `supply_date` (for a reverse charge: the rate the buyer accounts for); null when the country is not in the rates data. */
                                 standard_rate: number | null;
                                 /** Format: date */
                                 supply_date: string;
-                                /** @description `digital_services` are telecommunications, broadcasting and electronically supplied services (Art. 58). Default `services`. */
+                                /**
+                                 * @description `digital_services` are telecommunications, broadcasting and electronically supplied services (Art. 58). Default `services`.
+                                 * @enum {string}
+                                 */
                                 supply_type: "goods" | "services" | "digital_services";
                             };
                             meta: {
@@ -775,17 +796,32 @@ export interface paths {
                                  * @description Identifies this HTTP request (UUID v7).
                                  */
                                 request_id: string;
-                                /** @description The worst `source_status` of the look-ups: `degraded` over `cached` over `live`. */
+                                /**
+                                 * @description The worst `source_status` of the look-ups: `degraded` over `cached` over `live`.
+                                 * @enum {string}
+                                 */
                                 source_status: "live" | "cached" | "degraded";
                                 /** @description One entry per registry look-up. */
                                 sources: {
                                     cached: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the stored answer was obtained; null for a live answer.
+                                     */
                                     cached_at: string | null;
+                                    /** @enum {string} */
                                     role: "seller" | "buyer";
-                                    /** @description The registry that gave the answer; for test keys, the registry a live key would have asked. */
+                                    /**
+                                     * @description The registry that gave the answer; for test keys, the registry a live key would have asked.
+                                     * @enum {string}
+                                     */
                                     source: "vies" | "hmrc" | "bfs" | "brreg";
-                                    /** @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served. */
+                                    /**
+                                     * @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served.
+                                     * @enum {string}
+                                     */
                                     source_status: "live" | "cached" | "degraded";
+                                    /** @description Age of the stored answer in seconds; null for a live answer. */
                                     stale_seconds: number | null;
                                     vat_number: string;
                                 }[];
@@ -865,21 +901,33 @@ export interface paths {
                                 country_code: string;
                                 /** Format: date-time */
                                 created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The first failed check since the last successful one.
+                                 */
                                 failing_since: string | null;
                                 /** Format: uuid */
                                 id: string;
                                 /** @description How often the number is checked; checks are spread evenly over the interval. */
                                 interval: "daily" | "weekly" | "monthly";
+                                /** Format: date-time */
                                 last_attempt_at: string | null;
+                                /** Format: date-time */
                                 last_change_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description The last successful check.
+                                 */
                                 last_checked_at: string | null;
                                 last_error: string | null;
+                                /** @description Your own data (e.g. a customer id), returned as given; at most 4,096 bytes as JSON. */
                                 metadata: {
                                     [key: string]: unknown;
                                 } | null;
                                 /** Format: date-time */
                                 next_check_at: string;
                                 reference: string | null;
+                                /** @description The registry of the last successful check. */
                                 source: string | null;
                                 /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
                                 stale: boolean;
@@ -993,6 +1041,7 @@ export interface paths {
                                     id: string;
                                     /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
+                                    /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
                                     source: string | null;
                                     source_status: string | null;
@@ -1007,21 +1056,33 @@ export interface paths {
                                     country_code: string;
                                     /** Format: date-time */
                                     created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The first failed check since the last successful one.
+                                     */
                                     failing_since: string | null;
                                     /** Format: uuid */
                                     id: string;
                                     /** @description How often the number is checked; checks are spread evenly over the interval. */
                                     interval: "daily" | "weekly" | "monthly";
+                                    /** Format: date-time */
                                     last_attempt_at: string | null;
+                                    /** Format: date-time */
                                     last_change_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description The last successful check.
+                                     */
                                     last_checked_at: string | null;
                                     last_error: string | null;
+                                    /** @description Your own data (e.g. a customer id), returned as given; at most 4,096 bytes as JSON. */
                                     metadata: {
                                         [key: string]: unknown;
                                     } | null;
                                     /** Format: date-time */
                                     next_check_at: string;
                                     reference: string | null;
+                                    /** @description The registry of the last successful check. */
                                     source: string | null;
                                     /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
                                     stale: boolean;
@@ -1075,6 +1136,7 @@ export interface paths {
                                     id: string;
                                     /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
+                                    /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
                                     source: string | null;
                                     source_status: string | null;
@@ -1089,21 +1151,33 @@ export interface paths {
                                     country_code: string;
                                     /** Format: date-time */
                                     created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The first failed check since the last successful one.
+                                     */
                                     failing_since: string | null;
                                     /** Format: uuid */
                                     id: string;
                                     /** @description How often the number is checked; checks are spread evenly over the interval. */
                                     interval: "daily" | "weekly" | "monthly";
+                                    /** Format: date-time */
                                     last_attempt_at: string | null;
+                                    /** Format: date-time */
                                     last_change_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description The last successful check.
+                                     */
                                     last_checked_at: string | null;
                                     last_error: string | null;
+                                    /** @description Your own data (e.g. a customer id), returned as given; at most 4,096 bytes as JSON. */
                                     metadata: {
                                         [key: string]: unknown;
                                     } | null;
                                     /** Format: date-time */
                                     next_check_at: string;
                                     reference: string | null;
+                                    /** @description The registry of the last successful check. */
                                     source: string | null;
                                     /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
                                     stale: boolean;
@@ -1205,6 +1279,7 @@ export interface paths {
                                     id: string;
                                     /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
+                                    /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
                                     source: string | null;
                                     source_status: string | null;
@@ -1219,21 +1294,33 @@ export interface paths {
                                     country_code: string;
                                     /** Format: date-time */
                                     created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The first failed check since the last successful one.
+                                     */
                                     failing_since: string | null;
                                     /** Format: uuid */
                                     id: string;
                                     /** @description How often the number is checked; checks are spread evenly over the interval. */
                                     interval: "daily" | "weekly" | "monthly";
+                                    /** Format: date-time */
                                     last_attempt_at: string | null;
+                                    /** Format: date-time */
                                     last_change_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description The last successful check.
+                                     */
                                     last_checked_at: string | null;
                                     last_error: string | null;
+                                    /** @description Your own data (e.g. a customer id), returned as given; at most 4,096 bytes as JSON. */
                                     metadata: {
                                         [key: string]: unknown;
                                     } | null;
                                     /** Format: date-time */
                                     next_check_at: string;
                                     reference: string | null;
+                                    /** @description The registry of the last successful check. */
                                     source: string | null;
                                     /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
                                     stale: boolean;
@@ -1321,6 +1408,7 @@ export interface paths {
                     "application/json": {
                         /** @description How often the number is checked; checks are spread evenly over the interval. */
                         interval?: "daily" | "weekly" | "monthly";
+                        /** @description Your own data (e.g. a customer id), returned as given; at most 4,096 bytes as JSON. */
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -1363,21 +1451,33 @@ export interface paths {
                                 country_code: string;
                                 /** Format: date-time */
                                 created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The first failed check since the last successful one.
+                                 */
                                 failing_since: string | null;
                                 /** Format: uuid */
                                 id: string;
                                 /** @description How often the number is checked; checks are spread evenly over the interval. */
                                 interval: "daily" | "weekly" | "monthly";
+                                /** Format: date-time */
                                 last_attempt_at: string | null;
+                                /** Format: date-time */
                                 last_change_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description The last successful check.
+                                 */
                                 last_checked_at: string | null;
                                 last_error: string | null;
+                                /** @description Your own data (e.g. a customer id), returned as given; at most 4,096 bytes as JSON. */
                                 metadata: {
                                     [key: string]: unknown;
                                 } | null;
                                 /** Format: date-time */
                                 next_check_at: string;
                                 reference: string | null;
+                                /** @description The registry of the last successful check. */
                                 source: string | null;
                                 /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
                                 stale: boolean;
@@ -1476,6 +1576,7 @@ export interface paths {
                                     id: string;
                                     /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
+                                    /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
                                     source: string | null;
                                     source_status: string | null;
@@ -1490,21 +1591,33 @@ export interface paths {
                                     country_code: string;
                                     /** Format: date-time */
                                     created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The first failed check since the last successful one.
+                                     */
                                     failing_since: string | null;
                                     /** Format: uuid */
                                     id: string;
                                     /** @description How often the number is checked; checks are spread evenly over the interval. */
                                     interval: "daily" | "weekly" | "monthly";
+                                    /** Format: date-time */
                                     last_attempt_at: string | null;
+                                    /** Format: date-time */
                                     last_change_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description The last successful check.
+                                     */
                                     last_checked_at: string | null;
                                     last_error: string | null;
+                                    /** @description Your own data (e.g. a customer id), returned as given; at most 4,096 bytes as JSON. */
                                     metadata: {
                                         [key: string]: unknown;
                                     } | null;
                                     /** Format: date-time */
                                     next_check_at: string;
                                     reference: string | null;
+                                    /** @description The registry of the last successful check. */
                                     source: string | null;
                                     /** @description True once no check has succeeded for the configured time (the status is then the last known one). */
                                     stale: boolean;
@@ -2033,7 +2146,9 @@ export interface paths {
                                     enabled: boolean;
                                     /** @description `OPENVAT_TSA_INTERVAL`: how often a head with new links is time-stamped. */
                                     interval_seconds: number;
+                                    /** @description Why the last run stored no token (every authority failed); null otherwise. */
                                     last_error: string | null;
+                                    /** Format: date-time */
                                     last_run_at: string | null;
                                     newest: {
                                         /** @description Seconds since `gen_time`. */
@@ -2048,10 +2163,12 @@ export interface paths {
                                         /** @description The authority that issued it. */
                                         tsa_url: string;
                                     } | null;
+                                    /** Format: date-time */
                                     next_run_at: string | null;
                                     /** @description The time-stamping authorities, in the order asked. */
                                     tsa_urls: string[];
                                 };
+                                /** @description Instances alive by their heartbeat. */
                                 instances: number | null;
                                 /** @description The rates sync (see docs/rates.md). */
                                 rates: {
@@ -2059,9 +2176,13 @@ export interface paths {
                                     enabled: boolean;
                                     /** @description Learnt changes held for an operator (`openvat rates held`). */
                                     held: number;
+                                    /** @description Why the last run changed nothing; null when it succeeded. */
                                     last_error: string | null;
+                                    /** Format: date-time */
                                     last_run_at: string | null;
+                                    /** Format: date-time */
                                     last_success_at: string | null;
+                                    /** Format: date-time */
                                     next_run_at: string | null;
                                 };
                                 registries: {
@@ -2069,10 +2190,13 @@ export interface paths {
                                     breaker: "closed" | "open" | "half_open";
                                     /** @description Calls allowed at once now: `OPENVAT_REGISTRY_CONCURRENCY`, or fewer while the registry throttles (halved when it answers "too many requests", then one more every 10 s). */
                                     concurrency_limit: number;
+                                    /** @description VAT prefix (`DE`, `EL`, `XI`, …); null for eVatR. */
                                     country: string | null;
                                     /** @description Calls running now (on every instance when `shared`). */
                                     in_flight: number;
+                                    /** Format: date-time */
                                     last_failure_at: string | null;
+                                    /** Format: date-time */
                                     last_success_at: string | null;
                                     /** @description Calls of the answering instance waiting for a permit. */
                                     queued: number;
@@ -2289,6 +2413,10 @@ export interface paths {
                             meta: {
                                 /** @description True when the answer was stored earlier. */
                                 cached: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the stored answer was obtained; null for a live answer.
+                                 */
                                 cached_at: string | null;
                                 /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
@@ -2297,10 +2425,17 @@ export interface paths {
                                  * @description Identifies this HTTP request (UUID v7).
                                  */
                                 request_id: string;
-                                /** @description The registry that gave the answer; for test keys, the registry a live key would have asked. */
+                                /**
+                                 * @description The registry that gave the answer; for test keys, the registry a live key would have asked.
+                                 * @enum {string}
+                                 */
                                 source: "vies" | "hmrc" | "bfs" | "brreg";
-                                /** @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served. */
+                                /**
+                                 * @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served.
+                                 * @enum {string}
+                                 */
                                 source_status: "live" | "cached" | "degraded";
+                                /** @description Age of the stored answer in seconds; null for a live answer. */
                                 stale_seconds: number | null;
                             };
                         };
@@ -2406,9 +2541,15 @@ export interface paths {
                                  * @description Identifies this HTTP request (UUID v7).
                                  */
                                 request_id: string;
-                                /** @description The registry that gave the most answers (`vies` when none answered). */
+                                /**
+                                 * @description The registry that gave the most answers (`vies` when none answered).
+                                 * @enum {string}
+                                 */
                                 source: "vies" | "hmrc" | "bfs" | "brreg";
-                                /** @description The worst status among the answers: `degraded` over `cached` over `live`. */
+                                /**
+                                 * @description The worst status among the answers: `degraded` over `cached` over `live`.
+                                 * @enum {string}
+                                 */
                                 source_status: "live" | "cached" | "degraded";
                                 /** @description Successful answers per registry and `source_status`. */
                                 sources: {
@@ -2821,6 +2962,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         disabled?: boolean;
+                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed`; `rates.changed` is sent only to endpoints that list it. */
                         events?: ("validation.completed" | "batch.completed" | "vat_number.changed" | "vat_number.check_failed" | "rates.changed")[] | null;
                     };
                 };
@@ -2946,6 +3088,7 @@ export interface paths {
                                     /** @description Attempt number, from 1. */
                                     attempt: number;
                                     error: string | null;
+                                    /** @description The receiver's HTTP status; null when none came. */
                                     http_status: number | null;
                                     /** @description The `Service-Delivery-Id` header of this attempt (UUID v7). */
                                     id: string;
@@ -2957,10 +3100,12 @@ export interface paths {
                                 /** @description `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` or `rates.changed`. */
                                 event: string;
                                 event_id: string;
+                                /** Format: date-time */
                                 finished_at: string | null;
                                 /** @description Delivery id (one event to one endpoint), used to replay it. */
                                 id: string;
                                 last_error: string | null;
+                                /** Format: date-time */
                                 next_attempt_at: string | null;
                                 status: "pending" | "delivered" | "failed";
                             }[];
@@ -3043,6 +3188,7 @@ export interface paths {
                                     /** @description Attempt number, from 1. */
                                     attempt: number;
                                     error: string | null;
+                                    /** @description The receiver's HTTP status; null when none came. */
                                     http_status: number | null;
                                     /** @description The `Service-Delivery-Id` header of this attempt (UUID v7). */
                                     id: string;
@@ -3054,10 +3200,12 @@ export interface paths {
                                 /** @description `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` or `rates.changed`. */
                                 event: string;
                                 event_id: string;
+                                /** Format: date-time */
                                 finished_at: string | null;
                                 /** @description Delivery id (one event to one endpoint), used to replay it. */
                                 id: string;
                                 last_error: string | null;
+                                /** Format: date-time */
                                 next_attempt_at: string | null;
                                 status: "pending" | "delivered" | "failed";
                             };
@@ -3185,7 +3333,9 @@ export interface components {
             registration_threshold: {
                 /** @description ISO 4217 currency of `domestic`. */
                 currency: string;
+                /** @description EU-wide OSS cross-border B2C threshold in EUR (10000); null outside the EU. */
                 distance_selling: number | null;
+                /** @description Turnover above which a seller based in the country must register, in `currency`; null when VAT is due from the first sale or no threshold is tracked. */
                 domestic: number | null;
                 /** @description Sales to consumers in the country above which a seller established abroad must register to charge its VAT/GST on digital services; null when not tracked. */
                 non_resident: {
@@ -3230,7 +3380,9 @@ export interface components {
         /** Proof */
         Proof: {
             answer: {
+                /** @description The authority's time of the request, as it sent it (`anfrageZeitpunkt`). */
                 authority_time: string | null;
+                /** @description Company data as held by the registry, where it returned any. */
                 company: {
                     address: string | null;
                     name: string | null;
@@ -3238,6 +3390,7 @@ export interface components {
                     street: string | null;
                     town: string | null;
                 } | null;
+                /** @description The registry's consultation number. */
                 consultation_number: string | null;
                 matches: {
                     name: ("A" | "B" | "C" | "D") | null;
@@ -3248,14 +3401,18 @@ export interface components {
                 qualified: boolean | null;
                 /** @description `taxauth` (eVatR), `vies`, `hmrc`, `bfs` or `brreg`. */
                 source: string;
+                /** @description The authority's status, e.g. `taxauth-0000`. */
                 status_code: string | null;
+                /** @description Its meaning, in the proof language. */
                 status_text: string | null;
+                /** @description eVatR's own request id. */
                 taxauth_id: string | null;
                 valid: boolean | null;
                 valid_from: string | null;
                 valid_to: string | null;
             };
             asked: {
+                /** @description The details sent for comparison (null: not sent); null for a validation. */
                 company: {
                     name: string | null;
                     postcode: string | null;
@@ -3266,6 +3423,7 @@ export interface components {
                 /** @description The number asked about, normalised with its prefix. */
                 vat_number: string;
             };
+            /** @description Place in the evidence chain; null for an audit record (not in the chain). */
             chain: {
                 prev_hash: string;
                 seq: number;
@@ -3283,25 +3441,32 @@ export interface components {
                 algorithm: "sha256";
                 /** @description A confirmation's chain hash; for an audit record, SHA-256 of the stored response, byte for byte. */
                 hash: string;
+                /** @description The hash computed again from the stored record matched (confirmations). */
                 hash_matches: boolean | null;
             };
             /** @description The `meta.request_id` of the original response. */
             request_id: string;
+            /** @description The newest chain head, which covers the record. */
             signed_head: {
                 hash: string;
+                /** @description PEM (SPKI). */
                 public_key: string | null;
                 seq: number;
+                /** @description Ed25519 (base64); null when heads are not signed. */
                 signature: string | null;
                 signature_valid: boolean | null;
             } | null;
             times: {
+                /** Format: date-time */
                 answered_at: string | null;
                 /** Format: date-time */
                 kept_until: string;
+                /** Format: date-time */
                 received_at: string | null;
                 /** Format: date-time */
                 stored_at: string;
             };
+            /** @description The newest RFC 3161 time-stamp token over a head that covers the record. */
             timestamp: {
                 /** Format: date-time */
                 gen_time: string;
@@ -3313,6 +3478,7 @@ export interface components {
         };
         /** ValidationData */
         ValidationData: {
+            /** @description As held by the registry; null when invalid or when the registry returns `---`. */
             company: {
                 address: string | null;
                 name: string | null;
@@ -3353,6 +3519,7 @@ export interface components {
              * @description When the registry gave this answer.
              */
             verified_at: string;
+            /** @description Consultation number of the registry when `requester_vat_number` was given. */
             verify_id: string | null;
         };
     };

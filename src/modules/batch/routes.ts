@@ -3,11 +3,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { baseMeta } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
-import { Envelope, errorResponses } from '../../http/schemas.js';
+import { Envelope, errorResponses, Literals } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
-import { ValidationMetaFields } from '../validation/index.js';
+import { REGISTRY_SOURCES, SOURCE_STATUSES, ValidationMetaFields } from '../validation/index.js';
 import { aBatchJobDescription, validateABatchOfVatNumbersDescription } from './schemas.js';
 import { ASYNC_BATCH_LIMIT, type BatchService, rollup, SYNC_BATCH_LIMIT } from './service.js';
 
@@ -140,10 +140,10 @@ export function batchRoutes(deps: {
           response: {
             200: Envelope(BatchData, {
               cached: Type.Boolean({ description: 'True when every answer was a stored one (none live).' }),
-              source: Type.Union(ValidationMetaFields.source.anyOf, {
+              source: Literals(REGISTRY_SOURCES, {
                 description: 'The registry that gave the most answers (`vies` when none answered).',
               }),
-              source_status: Type.Union(ValidationMetaFields.source_status.anyOf, {
+              source_status: Literals(SOURCE_STATUSES, {
                 description: 'The worst status among the answers: `degraded` over `cached` over `live`.',
               }),
               sources: Sources,

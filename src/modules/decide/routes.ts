@@ -2,20 +2,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { refusalError } from '../../http/refusals.js';
-import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { Envelope, errorResponses, Literals, Nullable } from '../../http/schemas.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
-import { ValidationMetaFields } from '../validation/index.js';
+import { SOURCE_STATUSES, ValidationMetaFields } from '../validation/index.js';
 import { theVatTreatmentOfASaleDescription } from './schemas.js';
 import type { DecideService } from './service.js';
 
-const SupplyTypeSchema = Type.Union(
-  [Type.Literal('goods'), Type.Literal('services'), Type.Literal('digital_services')],
-  {
-    description:
-      '`digital_services` are telecommunications, broadcasting and electronically supplied services (Art. 58). Default `services`.',
-  },
-);
+const SupplyTypeSchema = Literals(['goods', 'services', 'digital_services'], {
+  description:
+    '`digital_services` are telecommunications, broadcasting and electronically supplied services (Art. 58). Default `services`.',
+});
 
 const Amount = (description: string) => Type.Number({ minimum: 0, maximum: 1e15, description });
 
@@ -82,18 +79,10 @@ export const DecideData = Type.Object(
           'The standard rate of `country_of_taxation` in force on `supply_date` (for a reverse charge: the rate the buyer accounts for); null when the country is not in the rates data.',
       }),
     ),
-    mechanism: Type.Union(
-      [
-        Type.Literal('standard'),
-        Type.Literal('reverse_charge'),
-        Type.Literal('zero_rated'),
-        Type.Literal('out_of_scope'),
-      ],
-      {
-        description:
-          '`standard`: the seller charges VAT; `reverse_charge`: the buyer accounts for it; `zero_rated`: exempt with the right to deduct (intra-Community supply, export); `out_of_scope`: not subject to EU VAT.',
-      },
-    ),
+    mechanism: Literals(['standard', 'reverse_charge', 'zero_rated', 'out_of_scope'], {
+      description:
+        '`standard`: the seller charges VAT; `reverse_charge`: the buyer accounts for it; `zero_rated`: exempt with the right to deduct (intra-Community supply, export); `out_of_scope`: not subject to EU VAT.',
+    }),
     country_of_taxation: Type.String({
       description: 'ISO 3166-1 alpha-2 of the country whose VAT governs the supply (GR, XI).',
     }),
@@ -114,7 +103,7 @@ export const DecideData = Type.Object(
       },
     ),
     disclaimer: Type.String(),
-    customer_type: Type.Union([Type.Literal('business'), Type.Literal('consumer')], {
+    customer_type: Literals(['business', 'consumer'], {
       description:
         '`consumer` for `buyer_country`, and for a buyer VAT number the registry says is not valid.',
     }),
@@ -150,12 +139,12 @@ export const DecideData = Type.Object(
 );
 
 const DecideMeta = {
-  source_status: Type.Union(ValidationMetaFields.source_status.anyOf, {
+  source_status: Literals(SOURCE_STATUSES, {
     description: 'The worst `source_status` of the look-ups: `degraded` over `cached` over `live`.',
   }),
   sources: Type.Array(
     Type.Object({
-      role: Type.Union([Type.Literal('seller'), Type.Literal('buyer')]),
+      role: Literals(['seller', 'buyer']),
       vat_number: Type.String(),
       source: ValidationMetaFields.source,
       source_status: ValidationMetaFields.source_status,

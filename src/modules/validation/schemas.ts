@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../http/schemas.js';
+import { Literals, Nullable } from '../../http/schemas.js';
 import { testModeTable } from './test-answers.js';
 
 export const ValidationDataSchema = Type.Object(
@@ -45,16 +45,19 @@ export const ValidationDataSchema = Type.Object(
   { $id: 'ValidationData', title: 'ValidationData' },
 );
 
+/** The registries that answer. */
+export const REGISTRY_SOURCES = ['vies', 'hmrc', 'bfs', 'brreg'] as const;
+
+/** How fresh an answer is, best first. */
+export const SOURCE_STATUSES = ['live', 'cached', 'degraded'] as const;
+
 export const ValidationMetaFields = {
   cached: Type.Boolean({ description: 'True when the answer was stored earlier.' }),
-  source: Type.Union(
-    [Type.Literal('vies'), Type.Literal('hmrc'), Type.Literal('bfs'), Type.Literal('brreg')],
-    {
-      description:
-        'The registry that gave the answer; for test keys, the registry a live key would have asked.',
-    },
-  ),
-  source_status: Type.Union([Type.Literal('live'), Type.Literal('cached'), Type.Literal('degraded')], {
+  source: Literals(REGISTRY_SOURCES, {
+    description:
+      'The registry that gave the answer; for test keys, the registry a live key would have asked.',
+  }),
+  source_status: Literals(SOURCE_STATUSES, {
     description:
       '`live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served.',
   }),
