@@ -7,7 +7,7 @@ import { Envelope, errorResponses, Literals } from '../../http/schemas.js';
 import { errors } from '../../lib/errors.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
-import { REGISTRY_SOURCES, SOURCE_STATUSES, ValidationMetaFields } from '../validation/index.js';
+import { REGISTRY_SOURCES, SOURCE_STATUSES } from '../validation/index.js';
 import { aBatchJobDescription, validateABatchOfVatNumbersDescription } from './schemas.js';
 import { ASYNC_BATCH_LIMIT, type BatchService, rollup, SYNC_BATCH_LIMIT } from './service.js';
 
