@@ -186,6 +186,15 @@ export async function warm(
   });
 }
 
+/** A number of the environment, or the default. */
+export function envNumber(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, not "${value}"`);
+  return n;
+}
+
 export function today(): string {
   return new Date().toISOString().slice(0, 10);
 }

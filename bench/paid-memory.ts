@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import {
   type Child,
+  envNumber,
   startService,
   startSimulatorProcess,
   today,
@@ -20,15 +21,6 @@ type Sample = Awaited<ReturnType<typeof memorySample>> & {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A number of the environment, or the default. */
-function envNumber(name: string, fallback: number): number {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, not "${value}"`);
-  return n;
-}
 
 /**
  * The paid load on every connection in turn: each of the CONNECTIONS connections sends the three
