@@ -42,8 +42,13 @@ async function waitFor(url: string, child: ChildProcess, output: () => string): 
 function spawnNode(
   args: string[],
   env: Record<string, string>,
+  ipc = false,
 ): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'pipe' });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ipc ? ['pipe', 'pipe', 'pipe', 'ipc'] : 'pipe',
+  });
   let out = '';
   child.stdout?.on('data', (d) => {
     out = (out + d).slice(-20_000);
@@ -63,22 +68,32 @@ function stopper(child: ChildProcess) {
     });
 }
 
-/** Starts `openvat serve` in its own process on a fresh SQLite database. */
-export async function startService(env: Record<string, string> = {}): Promise<Child & { dataDir: string }> {
+/**
+ * Starts `openvat serve` in its own process on a fresh SQLite database. `nodeArgs` go before the
+ * script (e.g. a module to `--import`); `ipc` opens an IPC channel to the process.
+ */
+export async function startService(
+  env: Record<string, string> = {},
+  options: { nodeArgs?: string[]; ipc?: boolean } = {},
+): Promise<Child & { dataDir: string }> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'openvat-bench-'));
-  const { child, output } = spawnNode(['dist/cli/index.js', 'serve'], {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: `sqlite:${join(dataDir, 'openvat.sqlite')}`,
-    LOG_LEVEL: 'warn',
-    OPENVAT_PUBLIC_RATE_LIMIT: '100000000',
-    OPENVAT_RATE_LIMIT_FREE: '100000000',
-    OPENVAT_RATE_LIMIT_STARTER: '100000000',
-    OPENVAT_RATE_LIMIT_PRO: '100000000',
-    OPENVAT_RATE_LIMIT_BUSINESS: '100000000',
-    ...env,
-  });
+  const { child, output } = spawnNode(
+    [...(options.nodeArgs ?? []), 'dist/cli/index.js', 'serve'],
+    {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: `sqlite:${join(dataDir, 'openvat.sqlite')}`,
+      LOG_LEVEL: 'warn',
+      OPENVAT_PUBLIC_RATE_LIMIT: '100000000',
+      OPENVAT_RATE_LIMIT_FREE: '100000000',
+      OPENVAT_RATE_LIMIT_STARTER: '100000000',
+      OPENVAT_RATE_LIMIT_PRO: '100000000',
+      OPENVAT_RATE_LIMIT_BUSINESS: '100000000',
+      ...env,
+    },
+    options.ipc,
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health`, child, output);
   return { url, process: child, output, stop: stopper(child), dataDir };
@@ -169,6 +184,15 @@ export async function warm(
     ...(request.method ? { method: request.method } : {}),
     ...(request.body !== undefined ? { body: request.body } : {}),
   });
+}
+
+/** A number of the environment, or the default. */
+export function envNumber(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, not "${value}"`);
+  return n;
 }
 
 export function today(): string {

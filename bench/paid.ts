@@ -1,11 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import {
   type Child,
   type LoadResult,
   load,
-  ROOT,
   startBare,
   startScript,
   startService,
@@ -15,92 +11,20 @@ import {
   warm,
   writeResult,
 } from './lib.js';
-
-const CONNECTIONS = 50;
-/** A number the VIES simulator answers valid (asked once, then served from the cache). */
-const LIVE_NUMBER = 'FR40303265045';
-const DECIDE_BODY = JSON.stringify({
-  seller_vat: 'DE136308783',
-  buyer_vat: 'FR40303265045',
-  supply_type: 'services',
-});
-
-interface Call {
-  name: 'validate-live' | 'validate-test' | 'decide';
-  title: string;
-  /** Throughput target as a share of the bare server's; p99 target in ms (SQLite). */
-  target: { ratio: number; p99Ms: number };
-  path: string;
-  key: 'live' | 'test';
-  method?: 'POST';
-  body?: string;
-}
-
-const CALLS: Call[] = [
-  {
-    name: 'validate-live',
-    title: '`GET /v1/validate` cache hit, live key (audit record + event per call)',
-    target: { ratio: 0.5, p99Ms: 10 },
-    path: `/v1/validate?vat_number=${LIVE_NUMBER}`,
-    key: 'live',
-  },
-  {
-    name: 'validate-test',
-    title: '`GET /v1/validate`, test key (audit record per call)',
-    target: { ratio: 0.6, p99Ms: 10 },
-    path: `/v1/validate?vat_number=${LIVE_NUMBER}`,
-    key: 'test',
-  },
-  {
-    name: 'decide',
-    title: '`POST /v1/decide`, B2B, test key (audit record per call)',
-    target: { ratio: 0.5, p99Ms: 10 },
-    path: '/v1/decide',
-    key: 'test',
-    method: 'POST',
-    body: DECIDE_BODY,
-  },
-];
-
-/** Headers of an answer that the bare server sends as they are (the rest are per connection). */
-function replayableHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of headers) {
-    if (['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)) continue;
-    out[name] = value;
-  }
-  return out;
-}
-
-function createKeyOn(databaseUrl: string, mode: 'live' | 'test'): string {
-  const out = execFileSync(
-    process.execPath,
-    ['dist/cli/index.js', 'keys', 'create', '--plan', 'business', '--mode', mode, '--json'],
-    { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } },
-  );
-  return (JSON.parse(out.toString()) as { key: string }).key;
-}
-
-/** A fresh PostgreSQL database of its own next to the one `url` names; dropped by the returned function. */
-async function scratchPostgres(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `openvat_bench_paid_${process.pid}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  return {
-    url: own.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+import {
+  CALLS,
+  type Call,
+  CONNECTIONS,
+  callRequest,
+  cores,
+  createKeyOn,
+  machineTicks,
+  mainThreadCpuMs,
+  medianBy,
+  primeCall,
+  replayableHeaders,
+  scratchPostgres,
+} from './paid-calls.js';
 
 /** Rounds of each call, alternating between the service and its bare server. */
 const ROUNDS = 3;
@@ -132,40 +56,6 @@ interface FloorRound {
 type FloorWriter = 'event-loop' | 'thread';
 const FLOOR_WRITERS: FloorWriter[] = ['event-loop', 'thread'];
 
-/** CPU time (ms) of a process's main thread so far, from /proc (Linux); null elsewhere. */
-function mainThreadCpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-/** USER_HZ, 100 on Linux. */
-const CLOCK_TICKS = 100;
-
-/** Cores a process used since `startedAt` (ms, `performance.now()`), given its CPU usage meanwhile. */
-const cores = (usage: NodeJS.CpuUsage, startedAt: number) =>
-  Math.round(((usage.user + usage.system) / 1000 / (performance.now() - startedAt)) * 100) / 100;
-
-/** The machine's idle and total CPU ticks so far (all cores, from /proc/stat); null elsewhere. */
-function machineTicks(): { idle: number; total: number } | null {
-  try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] as string;
-    const values = line.trim().split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal: idle and iowait are idle time.
-    return {
-      idle: (values[3] ?? 0) + (values[4] ?? 0),
-      total: values.slice(0, 8).reduce((a, b) => a + b, 0),
-    };
-  } catch {
-    return null;
-  }
-}
-
 interface Measured {
   /** The median round by ratio (its figures are reported), and every round. */
   median: Round;
@@ -184,11 +74,6 @@ const floorFigures = (f: FloorRound & { rounds: number[] }) => ({
   main_thread_us_per_request: f.main_thread_us_per_request,
   rounds: f.rounds,
 });
-
-/** The round with the median of the given ratio. */
-function medianBy<T>(items: T[], key: (item: T) => number): T {
-  return [...items].sort((a, b) => key(a) - key(b))[Math.floor(items.length / 2)] as T;
-}
 
 /** ", main thread 94% busy, 60 µs per request" when measured. */
 const mainThread = (s: Round['service']) =>
@@ -214,29 +99,16 @@ async function measureCall(
   withFloors: boolean,
 ): Promise<Measured> {
   const url = `${service.url}${call.path}`;
-  const headers: Record<string, string> = { authorization: `Bearer ${keys[call.key]}` };
-  if (call.body !== undefined) headers['content-type'] = 'application/json';
-  const request = call.method ? { method: call.method, body: call.body as string } : {};
-  // The first call of the live key asks the simulator and stores the answer; the load is cache hits.
-  for (let i = 0; i < 2; i++) {
-    const res = await fetch(url, { ...request, headers });
-    if (!res.ok) throw new Error(`${call.name}: ${res.status} ${await res.text()}`);
-    await res.arrayBuffer();
-  }
-  const sample = await fetch(url, { ...request, headers });
-  const body = await sample.text();
-  if (!sample.ok) throw new Error(`${call.name}: ${sample.status} ${body}`);
-  if (call.key === 'live' && !(JSON.parse(body) as { meta: { cached: boolean } }).meta.cached) {
-    throw new Error(`${call.name}: the measured call is not a cache hit: ${body}`);
-  }
-  const bare = await startBare(body, replayableHeaders(sample.headers));
+  const { headers, request } = callRequest(call, keys);
+  const { body, headers: sampleHeaders } = await primeCall(service.url, call, keys);
+  const bare = await startBare(body, replayableHeaders(sampleHeaders));
   const floors: Partial<Record<FloorWriter, Child>> = {};
   try {
     if (withFloors) {
       for (const writer of FLOOR_WRITERS) {
         floors[writer] = await startScript('durable-floor.ts', {
           BODY: body,
-          HEADERS: JSON.stringify(replayableHeaders(sample.headers)),
+          HEADERS: JSON.stringify(replayableHeaders(sampleHeaders)),
           WRITER: writer,
         });
       }

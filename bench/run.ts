@@ -11,6 +11,8 @@ import { benchDecide } from './decide.js';
 import { ROOT, today, updatePerformanceTable, writeResult } from './lib.js';
 import { benchMonitors } from './monitors.js';
 import { benchPaid } from './paid.js';
+import { benchPaidMemory } from './paid-memory.js';
+import { benchPaidScale } from './paid-scale.js';
 import { benchParser } from './parser.js';
 import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
@@ -55,6 +57,11 @@ const benches: Record<string, Bench> = {
   transport: () => benchTransport(),
   // The PostgreSQL figures need BENCH_POSTGRES_URL; without it only SQLite is measured.
   paid: () => benchPaid(),
+  // PAID_MEMORY_MINUTES (10), PAID_MEMORY_SAMPLE_SECONDS (30), PAID_MEMORY_PAUSE_SECONDS (30).
+  'paid-memory': () => benchPaidMemory(),
+  // BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/test), BENCH_REDIS_URL (redis://127.0.0.1:6379),
+  // PAID_SCALE_SECONDS (5), PAID_SCALE_ROUNDS (3).
+  'paid-scale': () => benchPaidScale(),
   // Needs BENCH_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test); works in its own schema.
   'monitors-postgres': () => {
     const url = process.env.BENCH_POSTGRES_URL;
