@@ -1,12 +1,21 @@
 // The durable floor: a bare `node:http` server that answers with fixed bytes (BODY, HEADERS) only
 // after it has committed an audit record of them, as the service must, and does nothing else: no
 // framework, no key, no validation, no serialisation. Records of the requests that arrive while
-// a commit runs are written together in one transaction (as the service's outbox groups them), with
-// one prepared statement per group size, into the service's own `audits` table (created by the
-// service's migrations) on SQLite with the service's settings and its checkpoint thread.
+// a commit runs are written together (as the service's outbox groups them), with one prepared
+// statement per group size, into the service's own `audits` table (created by the service's
+// migrations).
 //
-// WRITER=thread moves the inserts and commits to a worker thread with a connection of its own; the
-// event loop hands each group over and answers when the thread reports the commit.
+// On SQLite (the default) in a file of its own, with the service's settings and its checkpoint
+// thread, each group in one transaction. WRITER=thread moves the inserts and commits to a worker
+// thread with a connection of its own; the event loop hands each group over and answers when the
+// thread reports the commit.
+//
+// On PostgreSQL with DATABASE_URL=postgres://…, in a schema of its own in that database (created on
+// start, dropped on SIGTERM), each group is one multi-row INSERT, atomic by itself: as the service
+// writes a group of audit records alone (`needsTransaction` in src/db/group-commit.ts), without
+// BEGIN and COMMIT around it. One connection: the service's outbox writes one group at a time
+// (src/db/group-commit.ts), so of its pool (OPENVAT_PG_POOL_SIZE, 10) one connection at a time
+// carries the request path's commits; a second would sit idle under this grouping. Event loop only.
 //
 // Started by bench/paid.ts, beside a bare server, as the most any design that keeps the durability
 // rule (an answer leaves only after its record is committed) can reach on this machine.
@@ -17,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { startCheckpointer } from '../src/db/checkpointer.js';
 import { createDatabase } from '../src/db/database.js';
 import { createIdGenerator } from '../src/lib/ids.js';
@@ -28,14 +38,11 @@ const headers: Record<string, string | number> = {
   'content-length': body.length,
 };
 const writer = process.env.WRITER === 'thread' ? 'thread' : 'event-loop';
-
-const dir = mkdtempSync(join(tmpdir(), 'openvat-floor-'));
-const path = join(dir, 'floor.sqlite');
-const schema = createDatabase(`sqlite:${path}`, { checkpointMs: 0 });
-await schema.migrate();
-await schema.close();
+const databaseUrl = process.env.DATABASE_URL ?? '';
 
 const COLUMNS = 10;
+const INSERT =
+  'INSERT INTO audits (request_id, key_id, endpoint, response, request_body, created_at, expires_at, latency_ms, status_code, valid) VALUES ';
 /** Writes one group on the connection it is given; the same code runs on the event loop or the thread. */
 const GROUP_WRITER = `
 (db) => {
@@ -51,7 +58,7 @@ const GROUP_WRITER = `
     const rows = values.length / ${COLUMNS};
     let insert = inserts.get(rows);
     if (!insert) {
-      insert = db.prepare('INSERT INTO audits (request_id, key_id, endpoint, response, request_body, created_at, expires_at, latency_ms, status_code, valid) VALUES ' + Array(rows).fill(row).join(','));
+      insert = db.prepare(${JSON.stringify(INSERT)} + Array(rows).fill(row).join(','));
       inserts.set(rows, insert);
     }
     begin.run();
@@ -65,26 +72,42 @@ const GROUP_WRITER = `
   };
 }`;
 
-const checkpointer = startCheckpointer(path, {
-  intervalMs: 100,
-  onFailure: (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-});
+interface Store {
+  /** Commits a group's values, then calls back; on the event loop or on the thread. */
+  commitGroup(values: unknown[], done: () => void): void;
+  /** Removes what the floor created. */
+  close(): Promise<void>;
+}
 
-/** Commits a group's values, then calls back; on the event loop or on the thread. */
-let commitGroup: (values: unknown[], done: () => void) => void;
-if (writer === 'event-loop') {
-  const writerOf = new Function(`return ${GROUP_WRITER.trim()}`)() as (
-    db: SQLite.Database,
-  ) => (values: unknown[]) => void;
-  const write = writerOf(new SQLite(path));
-  commitGroup = (values, done) => {
-    write(values);
-    done();
+const fail = (error: unknown) => {
+  console.error(error);
+  process.exit(1);
+};
+
+async function onSqlite(): Promise<Store> {
+  const dir = mkdtempSync(join(tmpdir(), 'openvat-floor-'));
+  const path = join(dir, 'floor.sqlite');
+  const schema = createDatabase(`sqlite:${path}`, { checkpointMs: 0 });
+  await schema.migrate();
+  await schema.close();
+  const checkpointer = startCheckpointer(path, { intervalMs: 100, onFailure: fail });
+  const close = async () => {
+    await checkpointer.stop();
+    rmSync(dir, { recursive: true, force: true });
   };
-} else {
+  if (writer === 'event-loop') {
+    const writerOf = new Function(`return ${GROUP_WRITER.trim()}`)() as (
+      db: SQLite.Database,
+    ) => (values: unknown[]) => void;
+    const write = writerOf(new SQLite(path));
+    return {
+      commitGroup(values, done) {
+        write(values);
+        done();
+      },
+      close,
+    };
+  }
   const thread = new Worker(
     `const { parentPort, workerData } = require('node:worker_threads');
      const write = (${GROUP_WRITER})(new (require(workerData.driver))(workerData.path));
@@ -98,16 +121,52 @@ if (writer === 'event-loop') {
     waiting.delete(id);
     done?.();
   });
-  thread.on('error', (error) => {
-    console.error(error);
-    process.exit(1);
-  });
-  commitGroup = (values, done) => {
-    const id = next++;
-    waiting.set(id, done);
-    thread.postMessage({ id, values });
+  thread.on('error', fail);
+  return {
+    commitGroup(values, done) {
+      const id = next++;
+      waiting.set(id, done);
+      thread.postMessage({ id, values });
+    },
+    close,
   };
 }
+
+async function onPostgres(url: string): Promise<Store> {
+  if (writer === 'thread') throw new Error('WRITER=thread is for SQLite only');
+  const schema = `openvat_floor_${process.pid}`;
+  const tables = createDatabase(url, { schema });
+  await tables.migrate();
+  await tables.close();
+  const client = new pg.Client({ connectionString: url, application_name: 'openvat-floor' });
+  client.on('error', fail);
+  await client.connect();
+  await client.query(`SET search_path TO ${schema}`);
+  /** One named (server-side prepared) statement per group size, as SQLite's prepared ones. */
+  const inserts = new Map<number, string>();
+  const insertOf = (rows: number) => {
+    let text = inserts.get(rows);
+    if (!text) {
+      const row = (r: number) =>
+        `(${Array.from({ length: COLUMNS }, (_, c) => `$${r * COLUMNS + c + 1}`).join(',')})`;
+      text = INSERT + Array.from({ length: rows }, (_, r) => row(r)).join(',');
+      inserts.set(rows, text);
+    }
+    return text;
+  };
+  return {
+    commitGroup(values, done) {
+      const rows = values.length / COLUMNS;
+      client.query({ name: `audits_${rows}`, text: insertOf(rows), values }).then(() => done(), fail);
+    },
+    async close() {
+      await client.query(`DROP SCHEMA ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+const store = /^postgres(ql)?:\/\//.test(databaseUrl) ? await onPostgres(databaseUrl) : await onSqlite();
 
 interface Pending {
   res: ServerResponse;
@@ -131,7 +190,7 @@ function flush() {
   for (const p of group) {
     values.push(ids.uuid(), 'key', 'validate', bodyText, p.request, createdAt, expiresAt, 0, 200, 1);
   }
-  commitGroup(values, () => {
+  store.commitGroup(values, () => {
     committing = false;
     for (const p of group) {
       p.res.writeHead(200, headers);
@@ -155,8 +214,5 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
 server.listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => {
   server.close();
-  void checkpointer.stop().then(() => {
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
+  void store.close().then(() => process.exit(0), fail);
 });

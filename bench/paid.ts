@@ -1,5 +1,6 @@
 import {
   type Child,
+  envNumber,
   type LoadResult,
   load,
   startBare,
@@ -40,9 +41,12 @@ interface Round {
     machine_idle: number | null;
   };
   bare: LoadResult & { load_generator_cores: number };
+  /** openvat ÷ the bare server. */
   ratio: number;
-  /** The durable floors of the round (SQLite runs only): see bench/durable-floor.ts. */
-  floors?: Record<FloorWriter, FloorRound>;
+  /** openvat ÷ the durable floor that commits on the event loop, as openvat does: the target's ratio. */
+  to_floor: number;
+  /** The durable floors of the round: see bench/durable-floor.ts. */
+  floors: Partial<Record<FloorWriter, FloorRound>>;
 }
 
 /** A durable floor's load in a round, its ratio to the round's bare server and its main thread's CPU time. */
@@ -52,17 +56,22 @@ interface FloorRound {
   main_thread_us_per_request: number | null;
 }
 
-/** Where the durable floor commits its records: on the event loop, or on a thread of its own. */
+/** Where the durable floor commits its records: on the event loop, or on a thread of its own (SQLite only). */
 type FloorWriter = 'event-loop' | 'thread';
-const FLOOR_WRITERS: FloorWriter[] = ['event-loop', 'thread'];
+
+/** The durable floors measured beside the service on a database, and what their processes need to use it. */
+interface Floors {
+  writers: FloorWriter[];
+  env: Record<string, string>;
+}
 
 interface Measured {
-  /** The median round by ratio (its figures are reported), and every round. */
+  /** The round with the median ratio to the floor (its figures are reported), and every round. */
   median: Round;
   rounds: Round[];
   body: string;
-  /** Per floor writer, the round with the median floor ratio (SQLite runs only). */
-  floors: Record<FloorWriter, FloorRound & { rounds: number[] }> | null;
+  /** Per floor writer, the round with the median floor ratio to the bare server. */
+  floors: Partial<Record<FloorWriter, FloorRound & { rounds: number[] }>>;
 }
 
 /** ", main thread 22 µs CPU per request" when measured. */
@@ -87,16 +96,17 @@ const ratio = (a: LoadResult, b: LoadResult) =>
   Math.round((a.requestsPerSecond / b.requestsPerSecond) * 100) / 100;
 
 /**
- * One call: a sample answer, a bare `node:http` server answering its bytes and headers, then
- * ROUNDS rounds of load alternating between the service and the bare server, so a slower moment of
- * a shared host weighs on both sides of a round's ratio.
+ * One call: a sample answer, a bare `node:http` server answering its bytes and headers and the
+ * durable floors answering them after a commit, then ROUNDS rounds of load alternating between the
+ * service, the bare server and the floors, so a slower moment of a shared host weighs on every side
+ * of a round's ratios.
  */
 async function measureCall(
   service: Child,
   keys: Record<'live' | 'test', string>,
   call: Call,
   duration: number,
-  withFloors: boolean,
+  floorsOf: Floors,
 ): Promise<Measured> {
   const url = `${service.url}${call.path}`;
   const { headers, request } = callRequest(call, keys);
@@ -104,14 +114,13 @@ async function measureCall(
   const bare = await startBare(body, replayableHeaders(sampleHeaders));
   const floors: Partial<Record<FloorWriter, Child>> = {};
   try {
-    if (withFloors) {
-      for (const writer of FLOOR_WRITERS) {
-        floors[writer] = await startScript('durable-floor.ts', {
-          BODY: body,
-          HEADERS: JSON.stringify(replayableHeaders(sampleHeaders)),
-          WRITER: writer,
-        });
-      }
+    for (const writer of floorsOf.writers) {
+      floors[writer] = await startScript('durable-floor.ts', {
+        ...floorsOf.env,
+        BODY: body,
+        HEADERS: JSON.stringify(replayableHeaders(sampleHeaders)),
+        WRITER: writer,
+      });
     }
     await warm(url, headers, request);
     await warm(bare.url);
@@ -133,10 +142,9 @@ async function measureCall(
       const bareStartedAt = performance.now();
       const bareLoad = await load(bare.url, { connections: CONNECTIONS, duration });
       const b = { ...bareLoad, load_generator_cores: cores(process.cpuUsage(bareGenerator), bareStartedAt) };
-      const floorLoads: Round['floors'] = withFloors ? ({} as NonNullable<Round['floors']>) : undefined;
-      for (const writer of FLOOR_WRITERS) {
-        const floor = floors[writer];
-        if (!floor || !floorLoads) continue;
+      const floorLoads: Round['floors'] = {};
+      for (const writer of floorsOf.writers) {
+        const floor = floors[writer] as Child;
         const before = mainThreadCpuMs(floor.process.pid);
         const f = await load(floor.url, { connections: CONNECTIONS, duration, ...request });
         const after = mainThreadCpuMs(floor.process.pid);
@@ -161,19 +169,17 @@ async function measureCall(
         },
         bare: b,
         ratio: ratio(s, b),
-        ...(floorLoads ? { floors: floorLoads } : {}),
+        to_floor: ratio(s, (floorLoads['event-loop'] as FloorRound).load),
+        floors: floorLoads,
       });
     }
-    const floorMedians = withFloors
-      ? (Object.fromEntries(
-          FLOOR_WRITERS.map((writer) => {
-            const of = (r: Round) => r.floors?.[writer] as FloorRound;
-            const m = of(medianBy(rounds, (r) => of(r).ratio));
-            return [writer, { ...m, rounds: rounds.map((r) => of(r).ratio) }];
-          }),
-        ) as Measured['floors'])
-      : null;
-    return { median: medianBy(rounds, (r) => r.ratio), rounds, body, floors: floorMedians };
+    const floorMedians: Measured['floors'] = {};
+    for (const writer of floorsOf.writers) {
+      const of = (r: Round) => r.floors[writer] as FloorRound;
+      const m = of(medianBy(rounds, (r) => of(r).ratio));
+      floorMedians[writer] = { ...m, rounds: rounds.map((r) => of(r).ratio) };
+    }
+    return { median: medianBy(rounds, (r) => r.to_floor), rounds, body, floors: floorMedians };
   } finally {
     await bare.stop();
     for (const floor of Object.values(floors)) await floor.stop();
@@ -193,10 +199,14 @@ async function runService(
   try {
     const url = databaseUrl ?? `sqlite:${service.dataDir}/openvat.sqlite`;
     const keys = { live: createKeyOn(url, 'live'), test: createKeyOn(url, 'test') };
+    // On SQLite the floors commit to a file of their own, on the event loop and on a writer thread;
+    // on PostgreSQL to a schema of their own in the service's database, on the event loop.
+    const floors: Floors = databaseUrl
+      ? { writers: ['event-loop'], env: { DATABASE_URL: databaseUrl } }
+      : { writers: ['event-loop', 'thread'], env: { DATABASE_URL: '' } };
     const out = {} as Record<Call['name'], Measured>;
-    // The floors are SQLite's: measured beside the service on SQLite only.
     for (const call of CALLS) {
-      out[call.name] = await measureCall(service, keys, call, duration, databaseUrl === null);
+      out[call.name] = await measureCall(service, keys, call, duration, floors);
     }
     return out;
   } finally {
@@ -204,14 +214,67 @@ async function runService(
   }
 }
 
+/** A call's figures on one database: the median round's, its ratios to the floor and to bare, the target's verdict. */
+function onDatabase(m: Measured, call: Call) {
+  const { service, bare, to_floor, ratio: toBare, floors } = m.median;
+  return {
+    ...service,
+    ratio_to_floor: to_floor,
+    met: to_floor >= call.target.ratio && service.p99 < call.target.p99Ms,
+    ratio_to_bare: toBare,
+    rounds_to_floor: m.rounds.map((r) => r.to_floor),
+    rounds_to_bare: m.rounds.map((r) => r.ratio),
+    /** The floor that commits on the event loop, in the median round (the target's denominator). */
+    floor: (floors['event-loop'] as FloorRound).load,
+    bare,
+    /** Each floor's own median round against the bare server. */
+    floors: {
+      event_loop: floorFigures(m.floors['event-loop'] as FloorRound & { rounds: number[] }),
+      ...(m.floors.thread ? { thread: floorFigures(m.floors.thread) } : {}),
+    },
+  };
+}
+type OnDatabase = ReturnType<typeof onDatabase>;
+
+const DATABASES = { sqlite: 'SQLite', postgres: 'PostgreSQL' } as const;
+
+/** A call's two rows on one database: openvat against the floor, then the floors against bare. */
+function rowsOf(
+  f: { title: string; target: { ratio: string; p99_ms: string } },
+  database: keyof typeof DATABASES,
+  d: OnDatabase,
+  date: string,
+  command: string,
+): string[] {
+  const name = DATABASES[database];
+  const rps = (l: LoadResult) => `${l.requestsPerSecond.toLocaleString('en')} req/s, p99 ${l.p99} ms`;
+  const target = `target ${f.target.ratio.replace('>= ', '≥ ')}, p99 ${f.target.p99_ms} ms: ${d.met ? 'met' : 'not met'}`;
+  const source =
+    database === 'sqlite'
+      ? `${date}, \`${command}\`, median of ${ROUNDS} alternating rounds`
+      : `${date}, same run, median of ${ROUNDS} alternating rounds`;
+  const { event_loop: loop, thread } = d.floors;
+  const floorWhat =
+    database === 'sqlite'
+      ? `commits on the event loop: ${rps(loop)}${cpu(loop.main_thread_us_per_request)}${thread ? `; on a writer thread: ${rps(thread)}${cpu(thread.main_thread_us_per_request)}` : ''}`
+      : `commits on the event loop, one multi-row \`INSERT\` per group: ${rps(loop)}${cpu(loop.main_thread_us_per_request)}`;
+  const floorRatios = thread ? `**${loop.ratio}×** and **${thread.ratio}×**` : `**${loop.ratio}×**`;
+  return [
+    `| ${f.title}, ${name} (${source}) | ${rps(d)}${mainThread(d)} | durable floor (event loop, same round): ${rps(d.floor)} | **${d.ratio_to_floor}× the floor** (rounds: ${d.rounds_to_floor.join(', ')}; ${target}); ${d.ratio_to_bare}× bare \`node:http\` (rounds: ${d.rounds_to_bare.join(', ')}) |`,
+    `| ${f.title}: the durable floor, bare \`node:http\` answering the same bytes after committing an audit record of them, nothing else (\`bench/durable-floor.ts\`), ${name} (${date}, same run, rounds: ${loop.rounds.join(', ')}${thread ? `; writer thread: ${thread.rounds.join(', ')}` : ''}) | ${floorWhat} | bare \`node:http\` (same rounds): ${rps(d.bare)}; load generator ${d.bare.load_generator_cores} cores | ${floorRatios} |`,
+  ];
+}
+
 /**
  * The paid request path: a cache hit with a live key (audit record and event written per call), a
  * test-key validation and a B2B decide (audit record per call), each in ROUNDS rounds alternating
- * with a bare `node:http` server answering that call's bytes and headers, 50 connections, the
- * compiled service at `LOG_LEVEL=warn` on SQLite; then the same with the service on PostgreSQL (with
- * BENCH_POSTGRES_URL, in a database of its own). Reported: the round with the median ratio.
+ * with a bare `node:http` server answering that call's bytes and headers and with the durable floor
+ * (bench/durable-floor.ts), 50 connections, the compiled service at `LOG_LEVEL=warn` on SQLite; then
+ * the same with the service and the floor on PostgreSQL (with BENCH_POSTGRES_URL, in a database of
+ * their own). Reported: the round with the median ratio to the floor, against which the targets
+ * are set. `PAID_SECONDS` sets the seconds of load per round (default 5).
  */
-export async function benchPaid(duration = 5) {
+export async function benchPaid(duration = envNumber('PAID_SECONDS', 5)) {
   const simulator = await startSimulatorProcess(0);
   let sqlite: Record<Call['name'], Measured>;
   let postgres: Record<Call['name'], Measured> | null = null;
@@ -230,61 +293,37 @@ export async function benchPaid(duration = 5) {
     await simulator.stop();
   }
   const figures = CALLS.map((call) => {
-    const s = sqlite[call.name];
-    const p = postgres?.[call.name] ?? null;
+    const p = postgres?.[call.name];
     return {
       call: call.name,
       title: call.title,
-      body_bytes: Buffer.byteLength(s.body),
-      target: { ratio: `>= ${call.target.ratio}`, p99_ms: `< ${call.target.p99Ms}` },
-      sqlite: { ...s.median.service, ratio: s.median.ratio },
-      bare: s.median.bare,
-      met: s.median.ratio >= call.target.ratio && s.median.service.p99 < call.target.p99Ms,
-      sqlite_rounds: s.rounds.map((r) => r.ratio),
-      postgres: p ? { ...p.median.service, ratio: p.median.ratio, bare: p.median.bare } : null,
-      postgres_rounds: p ? p.rounds.map((r) => r.ratio) : null,
-      floors: s.floors
-        ? {
-            event_loop: floorFigures(s.floors['event-loop']),
-            thread: floorFigures(s.floors.thread),
-            // The service against the floor that commits on the event loop, as it does, per round.
-            service_to_floor_rounds: s.rounds.map((r) =>
-              ratio(r.service, r.floors?.['event-loop']?.load as LoadResult),
-            ),
-          }
-        : null,
+      body_bytes: Buffer.byteLength(sqlite[call.name].body),
+      target: {
+        of: 'the durable floor committing on the event loop, on the same database',
+        ratio: `>= ${call.target.ratio}`,
+        p99_ms: `< ${call.target.p99Ms}`,
+      },
+      sqlite: onDatabase(sqlite[call.name], call),
+      postgres: p ? onDatabase(p, call) : null,
     };
   });
   const result = {
-    benchmark: 'The paid request path (validate live cache hit, validate test key, decide) vs bare node:http',
+    benchmark:
+      'The paid request path (validate live cache hit, validate test key, decide) vs the durable floor and bare node:http',
     command: 'npm run bench -- paid',
     date: today(),
     node: process.version,
     connections: CONNECTIONS,
     rounds: ROUNDS,
     duration_per_round_s: duration,
-    note: "Per call and database: the service and a bare server answering the call's bytes and headers, in alternating rounds; the figures are those of the round with the median ratio. Targets apply to SQLite. On SQLite each round also measures the durable floor (bench/durable-floor.ts): a bare server answering the same bytes only after committing an audit record of them, committing on the event loop or on a writer thread.",
+    note: "Per call and database: the service, a bare server answering the call's bytes and headers, and the durable floor (bench/durable-floor.ts: a bare server answering the same bytes only after committing an audit record of them to the same kind of database; on SQLite committing on the event loop or on a writer thread, on PostgreSQL on the event loop), in alternating rounds. The service's figures are those of the round with the median ratio to the floor that commits on the event loop; the targets are that ratio and the p99, on SQLite and on PostgreSQL. Each floor's figures are those of its round with the median ratio to the bare server.",
     figures,
   };
   writeResult('paid', result);
-  const rows = figures.flatMap((f) => {
-    const row = [
-      `| ${f.title}, SQLite (${result.date}, \`${result.command}\`, median of ${ROUNDS} alternating rounds: ${f.sqlite_rounds.join(', ')}) | ${f.sqlite.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.sqlite.p99} ms${mainThread(f.sqlite)} | bare \`node:http\`: ${f.bare.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.bare.p99} ms; load generator ${f.bare.load_generator_cores} cores | **${f.sqlite.ratio}×** (target ${f.target.ratio.replace('>= ', '≥ ')}, p99 ${f.target.p99_ms} ms: ${f.met ? 'met' : 'not met'}) |`,
-    ];
-    if (f.floors) {
-      const { event_loop: loop, thread } = f.floors;
-      const ofFloor = medianBy(f.floors.service_to_floor_rounds, (r) => r);
-      row.push(
-        `| ${f.title}: the durable floor, bare \`node:http\` answering the same bytes after committing an audit record of them, nothing else (\`bench/durable-floor.ts\`), SQLite (${result.date}, same run, rounds: ${loop.rounds.join(', ')}; writer thread: ${thread.rounds.join(', ')}) | commits on the event loop: ${loop.requestsPerSecond.toLocaleString('en')} req/s, p99 ${loop.p99} ms${cpu(loop.main_thread_us_per_request)}; on a writer thread: ${thread.requestsPerSecond.toLocaleString('en')} req/s, p99 ${thread.p99} ms${cpu(thread.main_thread_us_per_request)} | bare \`node:http\` (same rounds) | **${loop.ratio}×** and **${thread.ratio}×**; openvat reaches ${ofFloor}× of the first (rounds: ${f.floors.service_to_floor_rounds.join(', ')}) |`,
-      );
-    }
-    if (f.postgres) {
-      row.push(
-        `| ${f.title}, PostgreSQL (${result.date}, same run, rounds: ${f.postgres_rounds?.join(', ')}) | ${f.postgres.requestsPerSecond.toLocaleString('en')} req/s, p99 ${f.postgres.p99} ms${mainThread(f.postgres)} | bare \`node:http\`: ${f.postgres.bare.requestsPerSecond.toLocaleString('en')} req/s | **${f.postgres.ratio}×** (no target) |`,
-      );
-    }
-    return row;
-  });
+  const rows = figures.flatMap((f) => [
+    ...rowsOf(f, 'sqlite', f.sqlite, result.date, result.command),
+    ...(f.postgres ? rowsOf(f, 'postgres', f.postgres, result.date, result.command) : []),
+  ]);
   updatePerformanceTable('paid', rows.join('\n'));
   return result;
 }

@@ -55,7 +55,7 @@ const benches: Record<string, Bench> = {
   limiter: () => benchLimiter(),
   monitors: () => benchMonitors(),
   transport: () => benchTransport(),
-  // The PostgreSQL figures need BENCH_POSTGRES_URL; without it only SQLite is measured.
+  // The PostgreSQL figures need BENCH_POSTGRES_URL; without it only SQLite is measured. PAID_SECONDS (5) per round.
   paid: () => benchPaid(),
   // PAID_MEMORY_MINUTES (10), PAID_MEMORY_SAMPLE_SECONDS (30), PAID_MEMORY_PAUSE_SECONDS (30).
   'paid-memory': () => benchPaidMemory(),
