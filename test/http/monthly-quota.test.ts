@@ -138,6 +138,33 @@ for (const target of await databaseTargets()) {
       assert.equal(await usageThisMonth(t, key.id), 2);
     });
 
+    it('a confirmation replayed for its Idempotency-Key does not count again', async () => {
+      clock.set('2026-11-27T10:00:00.000Z');
+      const t = apps[0] as TestApp;
+      const key = await keyWith(t, {
+        plan: 'business',
+        monthly_quota: 2,
+        default_requester_vat: 'DE136695976',
+      });
+      const confirm = (vat: string, idempotencyKey: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/v1/confirm',
+          headers: { authorization: `Bearer ${key.key}`, 'idempotency-key': idempotencyKey },
+          payload: { vat_number: vat, company: { name: 'Beispiel GmbH', town: 'Wien' } },
+        });
+      const once = '0b6f2a8e-4b1c-4c8e-9f5a-2d7e1c3b9a01';
+      const first = await confirm('ATU12345678', once);
+      assert.equal(first.statusCode, 200, first.body);
+      const replay = await confirm('ATU12345678', once);
+      assert.equal(replay.statusCode, 200, replay.body);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.body, first.body);
+      assert.equal(await usageThisMonth(t, key.id), 1, 'the replay is not counted');
+      assert.equal((await confirm('FR40303265045', '0b6f2a8e-4b1c-4c8e-9f5a-2d7e1c3b9a02')).statusCode, 200);
+      assert.equal(await usageThisMonth(t, key.id), 2);
+    });
+
     it("a plan's default quota (OPENVAT_MONTHLY_QUOTA_<PLAN>) applies to keys without their own; decide counts, usage does not", async () => {
       clock.set('2026-11-27T10:00:00.000Z');
       const t = await instance({ OPENVAT_MONTHLY_QUOTA_PRO: '2' });

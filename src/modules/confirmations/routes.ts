@@ -214,6 +214,8 @@ export function confirmationsRoutes(deps: {
           case 'refused':
             throw refusalError(outcome);
           case 'replay':
+            // The stored answer again, with no new call to the authority: not counted (keys/quota.ts).
+            request.answeredFromCache = true;
             return reply
               .code(outcome.statusCode)
               .header('idempotent-replayed', 'true')
