@@ -35,6 +35,8 @@ function runFixtures(dir: string, env: Record<string, string> = {}) {
     {
       env: { ...base, ...env },
       encoding: 'utf8',
+      // A run that hangs fails here instead of holding up the suite.
+      timeout: 60_000,
     },
   );
   const lines = result.stdout.trimEnd().split('\n');
@@ -78,6 +80,12 @@ describe('the test runner counts what ran', () => {
     } else assert.match(run.stdout, /# Redis: none on 127\.0\.0\.1:6379 and TEST_REDIS_URL unset/);
     // On CI both servers run: there the whole suite must have been found, never skipped.
     if (process.env.CI === 'true') assert.equal(run.last, '7 passed, 0 failed, 0 skipped', run.stdout);
+  });
+
+  it('a test file that leaves a server open still ends: its failure is reported, the run does not hang', () => {
+    const run = runFixtures('open-handle');
+    assert.equal(run.status, 1, run.stdout);
+    assert.equal(run.last, '1 passed, 2 failed, 0 skipped', run.stdout);
   });
 
   it('with CI=true an absent PostgreSQL or Redis fails the run instead', () => {
