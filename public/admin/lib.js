@@ -108,7 +108,9 @@ export function words(schema) {
   if (!schema) return [];
   if (Array.isArray(schema.enum)) return schema.enum;
   if (schema.const !== undefined) return [schema.const];
-  if (schema.type === 'array') return words(schema.items);
+  // A nullable field is a list of types (`["array", "null"]`).
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes('array')) return words(schema.items);
   return (schema.anyOf ?? schema.oneOf ?? []).flatMap(words);
 }
 
