@@ -68,8 +68,11 @@ export function valid(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<u
   const union = schema.anyOf ?? schema.oneOf;
   if (union) return fc.oneof(...union.map((s) => valid(s, depth + 1)));
   if (schema.allOf?.length === 1) return valid(schema.allOf[0], depth + 1);
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-  switch (type) {
+  // A list of types (a nullable field is `["string", "null"]`): a value of any of them.
+  if (Array.isArray(schema.type)) {
+    return fc.oneof(...schema.type.map((type) => valid({ ...schema, type }, depth + 1)));
+  }
+  switch (schema.type) {
     case 'string':
       return stringFor(schema);
     case 'integer':
