@@ -1,10 +1,6 @@
 import { type TProperties, Type } from '@sinclair/typebox';
-import { Nullable } from '../../http/schemas.js';
+import { Literals, Nullable } from '../../http/schemas.js';
 import { MODES, PLANS, SCOPES } from '../keys/index.js';
-
-/** One of a closed list of words, typed as that list. */
-const literals = <T extends string>(values: readonly T[]) =>
-  Type.Unsafe<T>(Type.Union(values.map((v) => Type.Literal(v))));
 
 const Metadata = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 1000 }), {
   maxProperties: 50,
@@ -43,7 +39,7 @@ export const AccountPatch = Type.Object(
 );
 
 const Scopes = Nullable(
-  Type.Array(literals(SCOPES), {
+  Type.Array(Literals(SCOPES), {
     maxItems: SCOPES.length * 2,
     description: `Operations the key may call: ${SCOPES.join(', ')}; null = all its plan allows.`,
   }),
@@ -82,8 +78,8 @@ const settings = {
 export const KeyCreate = Type.Object(
   {
     account_id: Type.String({ format: 'uuid' }),
-    plan: literals(PLANS),
-    mode: literals(MODES),
+    plan: Literals(PLANS),
+    mode: Literals(MODES),
     ...settings,
   },
   { additionalProperties: false },
@@ -96,9 +92,9 @@ export const Key = Type.Object({
   account_id: Type.String({ format: 'uuid' }),
   name: Nullable(Type.String()),
   prefix: Type.String({ description: 'The first characters of the key, e.g. `svc_live_3kQ9`.' }),
-  plan: literals(PLANS),
-  mode: literals(MODES),
-  status: literals(['active', 'expired', 'revoked'] as const),
+  plan: Literals(PLANS),
+  mode: Literals(MODES),
+  status: Literals(['active', 'expired', 'revoked'] as const),
   default_requester_vat: Nullable(Type.String()),
   expires_at: Nullable(Type.String({ format: 'date-time' })),
   scopes: Scopes,
