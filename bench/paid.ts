@@ -39,6 +39,13 @@ interface Round {
     load_generator_cores: number;
     /** Share of the machine's CPU time that was idle meanwhile (Linux), else null. */
     machine_idle: number | null;
+    /**
+     * The ratio to the floor this round would reach if the machine's idle share also served requests,
+     * at the round's CPU cost per request (the service's threads, the load generator and the kernel):
+     * to_floor ÷ (1 − machine_idle). An upper bound for spreading the same work over more threads or
+     * processes on this machine; null without the idle share.
+     */
+    machine_bound: number | null;
   };
   bare: LoadResult & { load_generator_cores: number };
   /** openvat ÷ the bare server. */
@@ -90,7 +97,10 @@ const mainThread = (s: Round['service']) =>
     ? ''
     : `; main thread ${Math.round(s.main_thread_busy * 100)}% busy, ${s.main_thread_us_per_request} µs CPU per request`) +
   `; load generator ${s.load_generator_cores} cores` +
-  (s.machine_idle === null ? '' : `, machine ${Math.round(s.machine_idle * 100)}% idle`);
+  (s.machine_idle === null ? '' : `, machine ${Math.round(s.machine_idle * 100)}% idle`) +
+  (s.machine_bound === null
+    ? ''
+    : ` (all of the machine at the same cost per request: at most ${s.machine_bound}× the floor)`);
 
 const ratio = (a: LoadResult, b: LoadResult) =>
   Math.round((a.requestsPerSecond / b.requestsPerSecond) * 100) / 100;
@@ -153,23 +163,28 @@ async function measureCall(
           before === null || after === null ? null : Math.round(((after - before) * 1000) / f.total);
         floorLoads[writer] = { load: f, ratio: ratio(f, b), main_thread_us_per_request: usPerRequest };
       }
+      const machineIdle =
+        machineBefore === null || machineAfter === null
+          ? null
+          : Math.round(
+              ((machineAfter.idle - machineBefore.idle) / (machineAfter.total - machineBefore.total)) * 100,
+            ) / 100;
+      const toFloor = ratio(s, (floorLoads['event-loop'] as FloorRound).load);
       rounds.push({
         service: {
           ...s,
           main_thread_us_per_request: cpuMs === null ? null : Math.round((cpuMs * 1000) / s.total),
           main_thread_busy: cpuMs === null ? null : Math.round((cpuMs / elapsedMs) * 100) / 100,
           load_generator_cores: generatorCores,
-          machine_idle:
-            machineBefore === null || machineAfter === null
+          machine_idle: machineIdle,
+          machine_bound:
+            machineIdle === null || machineIdle >= 1
               ? null
-              : Math.round(
-                  ((machineAfter.idle - machineBefore.idle) / (machineAfter.total - machineBefore.total)) *
-                    100,
-                ) / 100,
+              : Math.round((toFloor / (1 - machineIdle)) * 100) / 100,
         },
         bare: b,
         ratio: ratio(s, b),
-        to_floor: ratio(s, (floorLoads['event-loop'] as FloorRound).load),
+        to_floor: toFloor,
         floors: floorLoads,
       });
     }
