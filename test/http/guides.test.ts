@@ -37,17 +37,20 @@ function anchors(markdown: string): Set<string> {
   return out;
 }
 
-/** Link targets of a Markdown file on this site (no scheme), outside code blocks and code spans. */
-function siteLinks(markdown: string): string[] {
-  const prose = markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((match) => match[1] as string)
+/** A Markdown file's text outside code blocks and code spans. */
+const proseOf = (markdown: string) => markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+
+/** Targets on this site (no scheme) of links or images (`![…](…)`) of a Markdown file, outside code. */
+function siteTargets(markdown: string, of: 'links' | 'images' | 'both' = 'both'): string[] {
+  return [...proseOf(markdown).matchAll(/(!?)\[[^\]\n]*\]\(([^)\s]+)\)/g)]
+    .filter((match) => of === 'both' || (match[1] === '!') === (of === 'images'))
+    .map((match) => match[2] as string)
     .filter((target) => !/^[a-z]+:/i.test(target));
 }
 
-/** Relative link targets of a Markdown file, outside code blocks and code spans. */
-function relativeLinks(markdown: string): string[] {
-  return siteLinks(markdown).filter((target) => !target.startsWith('/'));
+/** Relative targets of a Markdown file's links and images, outside code blocks and code spans. */
+function relativeLinks(markdown: string, of: 'links' | 'images' | 'both' = 'both'): string[] {
+  return siteTargets(markdown, of).filter((target) => !target.startsWith('/'));
 }
 
 describe('documentation pages', () => {
@@ -77,7 +80,10 @@ describe('documentation pages', () => {
     const linked = new Set(
       relativeLinks(readFileSync('README.md', 'utf8')).map((link) => link.split('#')[0]),
     );
-    const missing = readdirSync('docs').filter((file) => !linked.has(`docs/${file}`));
+    // Files, not folders: docs/images/ holds the figures the pages show.
+    const missing = readdirSync('docs', { withFileTypes: true })
+      .filter((entry) => entry.isFile() && !linked.has(`docs/${entry.name}`))
+      .map((entry) => entry.name);
     assert.deepEqual(missing, []);
   });
 
@@ -267,8 +273,30 @@ describe('guides served by the service', () => {
       const body = (await get(guide.url)).body;
       const article = body.slice(body.indexOf('<article'), body.indexOf('</article>'));
       const local = hrefs(article).filter((href) => href.startsWith('/guides/') || href.startsWith('#'));
-      assert.equal(local.length, relativeLinks(readFileSync(guide.path, 'utf8')).length, guide.path);
+      assert.equal(local.length, relativeLinks(readFileSync(guide.path, 'utf8'), 'links').length, guide.path);
     }
+  });
+
+  it('every image of a guide is shown from where the service serves it, as the file it is', async () => {
+    let shown = 0;
+    for (const guide of GUIDES) {
+      const body = (await get(guide.url)).body;
+      const article = body.slice(body.indexOf('<article'), body.indexOf('</article>'));
+      const sources = [...article.matchAll(/<img\s[^>]*src="([^"]*)"/g)].map((match) => match[1] as string);
+      const images = relativeLinks(readFileSync(guide.path, 'utf8'), 'images');
+      assert.equal(sources.length, images.length, guide.path);
+      for (const [i, source] of sources.entries()) {
+        const file = normalize(join(dirname(guide.path), images[i] as string));
+        assert.equal(source, `/guides/${file.replace(/^docs\//, '')}`, guide.path);
+        const res = await get(source);
+        assert.equal(res.statusCode, 200, source);
+        assert.equal(res.headers['content-type'], 'image/png', source);
+        assert.ok(res.rawPayload.equals(readFileSync(file)), source);
+        shown += 1;
+      }
+    }
+    // The flame graphs of performance.md, at least.
+    assert.ok(shown >= 3, `${shown} images shown`);
   });
 
   it('the files the guides link to are served as they are', async () => {

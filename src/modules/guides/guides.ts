@@ -42,6 +42,8 @@ const FILE_TYPES: Record<string, string> = {
   json: 'application/json; charset=utf-8',
   // TypeScript examples: text, so a browser shows them.
   ts: 'text/plain; charset=utf-8',
+  // The figures of docs/images/ (the flame graphs of performance.md).
+  png: 'image/png',
 };
 
 /**
@@ -52,7 +54,10 @@ const PAGES_OUTSIDE_DOCS = [
   { path: 'README.md', name: 'readme' },
   { path: 'clients/typescript/README.md', name: 'typescript-client' },
 ];
-const FILES_OUTSIDE_DOCS = [{ dir: 'clients/typescript/examples', under: 'typescript-client/examples/' }];
+const FILES_OUTSIDE_DOCS = [
+  { dir: 'clients/typescript/examples', under: 'typescript-client/examples/', file: /^[a-z0-9-]+\.ts$/ },
+  { dir: 'docs/images', under: 'images/', file: /^[a-z0-9-]+\.png$/ },
+];
 
 /** The section of the README whose lists the index shows. */
 const INDEX_SECTION = 'Documentation';
@@ -72,10 +77,10 @@ export function loadGuides(root: string): Guides {
   for (const { path, name } of PAGES_OUTSIDE_DOCS) {
     if (existsSync(posix.join(root, path))) pages.push(readGuide(root, path, name));
   }
-  for (const { dir, under } of FILES_OUTSIDE_DOCS) {
+  for (const { dir, under, file: served } of FILES_OUTSIDE_DOCS) {
     if (!existsSync(posix.join(root, dir))) continue;
     for (const file of readdirSync(posix.join(root, dir)).sort()) {
-      if (/^[a-z0-9-]+\.ts$/.test(file)) files.push(readFile(root, `${dir}/${file}`, `${under}${file}`));
+      if (served.test(file)) files.push(readFile(root, `${dir}/${file}`, `${under}${file}`));
     }
   }
 
@@ -204,14 +209,15 @@ function withoutCommentLines(markdown: string): string {
 
 /**
  * A Marked for the file at `from`: a relative link to a file that is served becomes its URL (its
- * anchor kept), one to a file that is not served becomes its text; tables scroll on their own.
+ * anchor kept), one to a file that is not served becomes its text; so does an image's source (an
+ * image not served becomes its alternative text); tables scroll on their own.
  */
 function markedFor(from: string, urls: ReadonlyMap<string, string>): Marked {
-  const unserved = new WeakSet<Tokens.Link>();
+  const unserved = new WeakSet<Tokens.Link | Tokens.Image>();
   return new Marked({ gfm: true }, gfmHeadingId(), {
     walkTokens(token) {
-      if (token.type !== 'link') return;
-      const link = token as Tokens.Link;
+      if (token.type !== 'link' && token.type !== 'image') return;
+      const link = token as Tokens.Link | Tokens.Image;
       // Another site, a path of this server (`/docs`), or an anchor of this page.
       if (/^[a-z][a-z0-9+.-]*:/i.test(link.href) || link.href.startsWith('/') || link.href.startsWith('#')) {
         return;
@@ -225,6 +231,9 @@ function markedFor(from: string, urls: ReadonlyMap<string, string>): Marked {
     renderer: {
       link(token) {
         return unserved.has(token) ? this.parser.parseInline(token.tokens) : false;
+      },
+      image(token) {
+        return unserved.has(token) ? escapeHtml(token.text) : false;
       },
       table(token) {
         // The table scrolls inside its box, so a wide one never widens the page.
