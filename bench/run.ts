@@ -14,6 +14,7 @@ import { benchPaid } from './paid.js';
 import { benchPaidMemory } from './paid-memory.js';
 import { benchPaidScale } from './paid-scale.js';
 import { benchParser } from './parser.js';
+import { benchProfile } from './profile.js';
 import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
 import { benchScale } from './scale.js';
@@ -62,6 +63,8 @@ const benches: Record<string, Bench> = {
   // BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/test), BENCH_REDIS_URL (redis://127.0.0.1:6379),
   // PAID_SCALE_SECONDS (5), PAID_SCALE_ROUNDS (3).
   'paid-scale': () => benchPaidScale(),
+  // CPU profiles and flame graphs of the paid calls; PROFILE_SECONDS (10), PROFILE_DIR (a temporary one).
+  profile: () => benchProfile(),
   // Needs BENCH_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test); works in its own schema.
   'monitors-postgres': () => {
     const url = process.env.BENCH_POSTGRES_URL;
