@@ -99,6 +99,39 @@ export async function startService(
   return { url, process: child, output, stop: stopper(child), dataDir };
 }
 
+let probeRequests = 0;
+
+/**
+ * Asks a probe preloaded into a service started with `ipc: true` (bench/memory-probe.mjs,
+ * bench/profile-probe.mjs): sends `{ type, id, ...fields }` and resolves with the answer of the same
+ * type and id, or rejects after `timeoutMs`.
+ */
+export function askProbe<A>(
+  service: Child,
+  type: string,
+  fields: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<A> {
+  const child = service.process;
+  if (!child.send) throw new Error('the service has no IPC channel: start it with ipc: true');
+  const id = ++probeRequests;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.off('message', onMessage);
+      reject(new Error(`the ${type} probe did not answer:\n${service.output()}`));
+    }, timeoutMs);
+    const onMessage = (message: unknown) => {
+      const m = message as { type?: string; id?: number };
+      if (m?.type !== type || m.id !== id) return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(message as A);
+    };
+    child.on('message', onMessage);
+    child.send?.({ type, id, ...fields });
+  });
+}
+
 /** Runs a TypeScript server script of the bench folder in its own process (through tsx) on a free port. */
 export async function startScript(file: string, env: Record<string, string> = {}): Promise<Child> {
   const port = await freePort();

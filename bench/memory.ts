@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Child, ROOT } from './lib.js';
+import { askProbe, type Child, ROOT } from './lib.js';
 
 /** Node arguments that preload the memory probe (see bench/memory-probe.mjs); start with `ipc: true`. */
 export const MEMORY_PROBE_ARGS = [
@@ -48,42 +48,22 @@ export interface HeapMemory {
   array_buffers_mb: number;
 }
 
-let nextId = 0;
-
 /** Asks the probe in the service for its memory; with `gc`, after a full garbage collection. */
-export function heapMemory(service: Child, gc: boolean): Promise<HeapMemory> {
-  const child = service.process;
-  if (!child.send) throw new Error('the service has no IPC channel: start it with ipc: true');
-  const id = ++nextId;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.off('message', onMessage);
-      reject(new Error(`the memory probe did not answer:\n${service.output()}`));
-    }, 10_000);
-    const onMessage = (message: unknown) => {
-      const m = message as {
-        type?: string;
-        id?: number;
-        gc?: boolean;
-        heapUsed: number;
-        heapTotal: number;
-        external: number;
-        arrayBuffers: number;
-      };
-      if (m?.type !== 'memory' || m.id !== id) return;
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      if (gc && !m.gc) return reject(new Error('the service was not started with --expose-gc'));
-      resolve({
-        heap_used_mb: mb(m.heapUsed),
-        heap_total_mb: mb(m.heapTotal),
-        external_mb: mb(m.external),
-        array_buffers_mb: mb(m.arrayBuffers),
-      });
-    };
-    child.on('message', onMessage);
-    child.send?.({ type: 'memory', id, gc });
-  });
+export async function heapMemory(service: Child, gc: boolean): Promise<HeapMemory> {
+  const m = await askProbe<{
+    gc: boolean;
+    heapUsed: number;
+    heapTotal: number;
+    external: number;
+    arrayBuffers: number;
+  }>(service, 'memory', { gc }, 10_000);
+  if (gc && !m.gc) throw new Error('the service was not started with --expose-gc');
+  return {
+    heap_used_mb: mb(m.heapUsed),
+    heap_total_mb: mb(m.heapTotal),
+    external_mb: mb(m.external),
+    array_buffers_mb: mb(m.arrayBuffers),
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import {
+  askProbe,
   type Child,
   envNumber,
   load,
@@ -34,28 +35,10 @@ import { CALLS, type Call, CONNECTIONS, callRequest, createKeyOn, primeCall } fr
 
 const PROBE_ARGS = ['--import', pathToFileURL(join(ROOT, 'bench/profile-probe.mjs')).href];
 
-let nextId = 0;
 /** Asks the profile probe of the service to start or stop (writing the profile to `file`). */
-function probe(service: Child, action: 'start' | 'stop', file?: string): Promise<void> {
-  const child = service.process;
-  if (!child.send) throw new Error('the service has no IPC channel: start it with ipc: true');
-  const id = ++nextId;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.off('message', onMessage);
-      reject(new Error(`the profile probe did not answer:\n${service.output()}`));
-    }, 30_000);
-    const onMessage = (message: unknown) => {
-      const m = message as { type?: string; id?: number; error?: string | null };
-      if (m?.type !== 'profile' || m.id !== id) return;
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      if (m.error) reject(new Error(`profile ${action}: ${m.error}`));
-      else resolve();
-    };
-    child.on('message', onMessage);
-    child.send?.({ type: 'profile', id, action, file });
-  });
+async function probe(service: Child, action: 'start' | 'stop', file?: string): Promise<void> {
+  const answer = await askProbe<{ error: string | null }>(service, 'profile', { action, file }, 30_000);
+  if (answer.error) throw new Error(`profile ${action}: ${answer.error}`);
 }
 
 interface ProfileNode {
