@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { chromiumPath } from '../test/helpers/browser.js';
 import {
   askProbe,
   type Child,
@@ -166,7 +167,7 @@ function summarise(profile: CpuProfile, top = 20) {
 
 /** Draws a profile's flame graph with speedscope ("left heavy") in headless Chromium, as a PNG. */
 async function flameGraphs(profiles: Array<{ call: Call; file: string }>, outDir: string): Promise<string[]> {
-  const chromiumPath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium'].find((p) => p && p.length > 0);
+  const executablePath = chromiumPath();
   const speedscope = join(ROOT, 'node_modules/speedscope/dist/release');
   const files = new Map(profiles.map((p, i) => [`/profile-${i}.cpuprofile`, p.file]));
   const server = createServer((req, res) => {
@@ -183,7 +184,7 @@ async function flameGraphs(profiles: Array<{ call: Call; file: string }>, outDir
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   const browser = await chromium.launch({
-    ...(chromiumPath ? { executablePath: chromiumPath } : {}),
+    ...(executablePath ? { executablePath } : {}),
     args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
   });
   const written: string[] = [];
