@@ -309,9 +309,12 @@ async function withNewerMigrations(
 
 /**
  * Whether `error` is what PostgreSQL's catalog functions raise for an object dropped while a query
- * reads the catalog: a schema (3F000), a table (42P01) or a column (42703) that no longer exists.
+ * reads the catalog: a schema (3F000), a table (42P01) or a column (42703) that no longer exists, or
+ * an internal error (XX000) "cache lookup failed for namespace/relation …" when the object went
+ * between the catalog scan and the look-up of its row.
  */
 function droppedMeanwhile(error: unknown): boolean {
-  const { code } = (error ?? {}) as { code?: unknown };
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === 'XX000') return typeof message === 'string' && message.startsWith('cache lookup failed for ');
   return code === '3F000' || code === '42P01' || code === '42703';
 }
