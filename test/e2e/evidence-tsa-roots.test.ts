@@ -41,6 +41,9 @@ function cli(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [...CLI, ...args], {
     env: { ...inherited, LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
+    // A service that starts instead of refusing its settings is stopped; the test fails on it.
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
   });
 }
 
@@ -189,6 +192,31 @@ for (const target of await databaseTargets()) {
       const verified = cli(['evidence', 'verify', '--tsa-roots', own], base());
       assert.equal(verified.status, 0, verified.stderr + verified.stdout);
       assert.match(verified.stdout, /^OK: 3 confirmations, .*; 1 time-stamp token valid/);
+    });
+
+    it('an authority’s own certificate may be what is pinned (as a trusted list gives it): OpenSSL then gets -partial_chain', () => {
+      const leaf = join(dir, 'tsa-certificate.pem');
+      writeFileSync(leaf, genuine.tsaPem);
+      const verified = cli(['evidence', 'verify', '--tsa-roots', leaf], base());
+      assert.equal(verified.status, 0, verified.stderr + verified.stdout);
+      const out = join(dir, 'leaf');
+      const exported = cli(
+        ['evidence', 'export-token', '--seq', '3', '--out', out, '--tsa-roots', leaf],
+        base(),
+      );
+      assert.equal(exported.status, 0, exported.stderr);
+      assert.equal(readFileSync(join(out, 'ca.pem'), 'utf8'), genuine.tsaPem);
+      const printed = exported.stdout.split('\n').filter((line) => line.includes('openssl ts -verify'));
+      assert.equal(printed.length, 2);
+      for (const command of printed) {
+        assert.match(command, /-partial_chain -attime \d+$/);
+        const run = spawnSync('sh', ['-c', `${command.trim()} 2>&1`], { cwd: out, encoding: 'utf8' });
+        assert.match(run.stdout, /Verification: OK/, command);
+      }
+      assert.match(
+        readFileSync(join(out, 'README.txt'), 'utf8'),
+        /-untrusted chain\.pem -partial_chain -attime/,
+      );
     });
 
     it('without roots, verify says the tokens cannot be checked (exit 2), never OK; export-token refuses', () => {
