@@ -13,10 +13,10 @@ import { hashRecord } from '../../src/modules/confirmations/chain.js';
 import { startTestTsa, type TestTsa } from '../fakes/tsa.js';
 import { buildTestApp } from '../helpers/app.js';
 import { databaseTargets } from '../helpers/db.js';
+import { assertOneLine, cli } from '../helpers/evidence-cli.js';
 
 const { privateKey } = generateKeyPairSync('ed25519');
 const PRIVATE_PEM = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
 
 /** The `sh` block of docs/evidence.md that an auditor runs in the exported directory. */
 function documentedCommands(): string[] {
@@ -34,26 +34,6 @@ function runDocumented(dir: string) {
       const run = spawnSync('sh', ['-c', `${command} 2>&1`], { cwd: dir, encoding: 'utf8' });
       return { command, status: run.status, output: run.stdout };
     });
-}
-
-function cli(args: string[], env: Record<string, string>) {
-  const { OPENVAT_TSA_ROOTS: _, OPENVAT_TSA_URLS: __, ...inherited } = process.env;
-  return spawnSync(process.execPath, [...CLI, ...args], {
-    env: { ...inherited, LOG_LEVEL: 'silent', ...env },
-    encoding: 'utf8',
-    // A service that starts instead of refusing its settings is stopped; the test fails on it.
-    timeout: 60_000,
-    killSignal: 'SIGKILL',
-  });
-}
-
-/** One line on stderr, `openvat: ` and the message, and exit status 2. */
-function assertOneLine(result: ReturnType<typeof cli>, message: RegExp) {
-  assert.equal(result.status, 2, result.stderr + result.stdout);
-  const lines = result.stderr.split('\n').filter((line) => line !== '');
-  assert.equal(lines.length, 1, result.stderr);
-  assert.match(lines[0] as string, /^openvat: /);
-  assert.match(lines[0] as string, message);
 }
 
 /** A fresh database of the target, by URL (a SQLite file, or a PostgreSQL schema of its own). */
@@ -351,51 +331,3 @@ for (const target of await databaseTargets()) {
     });
   });
 }
-
-describe('the pinned roots are checked at start, one line naming the setting', { concurrency: 2 }, () => {
-  let dir: string;
-  let tsa: TestTsa;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'openvat-roots-start-'));
-    tsa = await startTestTsa('ok');
-    writeFileSync(join(dir, 'empty.pem'), 'the roots go here\n');
-  });
-  after(async () => {
-    await tsa.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const serve = (env: Record<string, string>) =>
-    cli(['serve'], {
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATABASE_URL: `sqlite:${join(dir, 'openvat.sqlite')}`,
-      OPENVAT_TEDB_URL: 'off',
-      ...env,
-    });
-
-  it('an authority without pinned roots stops serve', () => {
-    assertOneLine(
-      serve({ OPENVAT_TSA_URLS: tsa.url }),
-      /^openvat: OPENVAT_TSA_ROOTS is not set: OPENVAT_TSA_URLS needs the root certificates of its authorities/,
-    );
-  });
-
-  it('a roots file that is missing, a directory or holds no certificate stops serve', () => {
-    for (const [roots, message] of [
-      [join(dir, 'missing.pem'), /^openvat: OPENVAT_TSA_ROOTS: no file at \S+missing\.pem$/],
-      [dir, /^openvat: OPENVAT_TSA_ROOTS: \S+ cannot be read \(EISDIR\)$/],
-      [join(dir, 'empty.pem'), /^openvat: OPENVAT_TSA_ROOTS: \S+empty\.pem holds no certificate/],
-    ] as const) {
-      assertOneLine(serve({ OPENVAT_TSA_URLS: tsa.url, OPENVAT_TSA_ROOTS: roots }), message);
-    }
-  });
-
-  it('an auditor’s --tsa-roots file is checked the same way', () => {
-    assertOneLine(
-      cli(['evidence', 'verify', '--tsa-roots', join(dir, 'empty.pem')], {
-        DATABASE_URL: `sqlite:${join(dir, 'openvat.sqlite')}`,
-      }),
-      /^openvat: --tsa-roots: \S+empty\.pem holds no certificate/,
-    );
-  });
-});
