@@ -10,7 +10,7 @@ import { createDatabase } from '../../src/db/database.js';
 import { createManualClock } from '../../src/lib/clock.js';
 import { createHeadSigner, headMessage, parseEvidenceKey } from '../../src/modules/confirmations/anchor.js';
 import { hashRecord } from '../../src/modules/confirmations/chain.js';
-import { startTestTsa, type TestTsa } from '../fakes/tsa.js';
+import { pinRoots, startTestTsa, type TestTsa } from '../fakes/tsa.js';
 import { buildTestApp } from '../helpers/app.js';
 import { databaseTargets } from '../helpers/db.js';
 import { assertOneLine, cli } from '../helpers/evidence-cli.js';
@@ -153,11 +153,12 @@ for (const target of await databaseTargets()) {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('export-token writes the pinned root as ca.pem, and the documented OpenSSL steps verify with it', () => {
+    it('export-token writes the pinned root the token chains to as ca.pem, and the documented OpenSSL steps verify with it', () => {
       const out = join(dir, 'genuine');
+      // Several roots pinned: only the one this token chains to is written.
       const exported = cli(['evidence', 'export-token', '--seq', '3', '--out', out], {
         ...base(),
-        OPENVAT_TSA_ROOTS: genuine.caFile,
+        OPENVAT_TSA_ROOTS: pinRoots([homeMade, genuine], [genuine.pastCaPem]),
       });
       assert.equal(exported.status, 0, exported.stderr);
       assert.equal(readFileSync(join(out, 'ca.pem'), 'utf8'), genuine.caPem);
