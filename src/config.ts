@@ -8,7 +8,6 @@ import {
   connections,
   DAY,
   databaseUrl,
-  duration,
   type Env,
   evidenceKey,
   int,
@@ -22,9 +21,9 @@ import {
   str,
   tedbUrl,
   trustProxy,
-  tsaUrls,
   url,
 } from './config/readers.js';
+import { timestamps } from './config/timestamps.js';
 
 export { ConfigError, parseQuietWindows, type QuietWindow } from './config/readers.js';
 
@@ -136,6 +135,11 @@ export interface Config {
   readonly timestamps: {
     /** `OPENVAT_TSA_URLS`: the authorities, tried in order. */
     readonly urls: readonly string[];
+    /**
+     * `OPENVAT_TSA_ROOTS`: the certificates (PEM blocks) tokens are verified against, and only
+     * those; null when unset (then `urls` is empty).
+     */
+    readonly roots: { readonly path: string; readonly pems: readonly string[] } | null;
     /** `OPENVAT_TSA_INTERVAL`: how often a new head is time-stamped (when there are new links). */
     readonly intervalMs: number;
     /** `OPENVAT_TSA_TIMEOUT_MS`: how long one authority is given to answer. */
@@ -251,11 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
       degradedWindowSeconds: int(env, 'OPENVAT_DEGRADED_WINDOW', 7 * DAY, 0, 3_650 * DAY),
     },
     evidenceKey: evidenceKey(env),
-    timestamps: {
-      urls: tsaUrls(env),
-      intervalMs: duration(env, 'OPENVAT_TSA_INTERVAL', 3_600_000, 60_000, 30 * 86_400_000),
-      timeoutMs: int(env, 'OPENVAT_TSA_TIMEOUT_MS', 10_000, 100, 120_000),
-    },
+    timestamps: timestamps(env),
     confirmations: {
       burst: int(env, 'OPENVAT_CONFIRM_BURST', 10, 1, 100_000),
       burstWindowSeconds: int(env, 'OPENVAT_CONFIRM_BURST_WINDOW', 10, 1, 86_400),

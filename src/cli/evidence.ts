@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
+import { readTsaRoots } from '../config/timestamps.js';
 import type { Config } from '../config.js';
 import {
   createHeadSigner,
-  headMessage,
   parseEvidenceKey,
   parsePublicKey,
   parseSignedHead,
@@ -20,8 +20,12 @@ import {
 } from '../modules/confirmations/verify.js';
 import { exportToken } from '../modules/evidence-timestamps/export.js';
 import { createEvidenceTimestampsRepository } from '../modules/evidence-timestamps/repository.js';
-import { checkToken } from '../modules/evidence-timestamps/tsp.js';
-import { type TimestampsReport, verifyTimestamps } from '../modules/evidence-timestamps/verify.js';
+import { type TrustedRoots, trustedRoots } from '../modules/evidence-timestamps/trust.js';
+import {
+  checkStoredToken,
+  type TimestampsReport,
+  verifyTimestamps,
+} from '../modules/evidence-timestamps/verify.js';
 import { counted } from './counts.js';
 import { openExistingDatabase } from './database.js';
 import { cannotRun, EXIT_CANNOT_RUN, UsageError } from './usage-error.js';
@@ -56,9 +60,36 @@ async function withRepository<T>(
   }
 }
 
+/**
+ * The roots time-stamp tokens are checked against: an auditor's own `--tsa-roots FILE`, else
+ * `OPENVAT_TSA_ROOTS`; null with neither (tokens cannot be checked then).
+ */
+function pinnedRoots(file: string | undefined, config: Config): TrustedRoots | null {
+  if (file !== undefined) {
+    const path = resolve(file);
+    return trustedRoots(readTsaRoots('--tsa-roots', path), `--tsa-roots ${path}`);
+  }
+  const roots = config.timestamps.roots;
+  return roots ? trustedRoots(roots.pems, `OPENVAT_TSA_ROOTS (${roots.path})`) : null;
+}
+
+const NO_ROOTS = 'no trusted TSA roots are known: give --tsa-roots FILE or set OPENVAT_TSA_ROOTS';
+
+type ChainOk = Extract<AnchoredReport, { ok: true }>;
+
+/** The chain verified, but stored tokens could not be checked (no roots): never reported as OK. */
+type UncheckedReport = Omit<ChainOk, 'ok'> & {
+  ok: false;
+  unchecked: true;
+  reason: 'timestamps_unchecked';
+  timestamps: { count: number; checked: false };
+  message: string;
+};
+
 /** The verification report, with the time-stamp tokens checked once the chain verified. */
 type VerifyReport =
-  | (Extract<AnchoredReport, { ok: true }> & { timestamps: Extract<TimestampsReport, { ok: true }> })
+  | (ChainOk & { timestamps: Extract<TimestampsReport, { ok: true }> })
+  | UncheckedReport
   | Extract<AnchoredReport, { ok: false }>
   | Extract<TimestampsReport, { ok: false }>;
 
@@ -77,6 +108,11 @@ async function guarded(run: () => Promise<number>): Promise<void> {
 }
 
 function describe(report: AnchoredReport | VerifyReport): string[] {
+  if ('unchecked' in report) {
+    return [
+      `NOT CHECKED: ${counted(report.count, 'confirmation', 'confirmations')}, chain intact up to seq ${report.headSeq} (head ${report.headHash}), but ${report.message}`,
+    ];
+  }
   if (!report.ok) {
     return [
       `BROKEN at seq ${report.seq}: ${report.message} (${report.reason})`,
@@ -117,9 +153,14 @@ export function createEvidenceCommands(config: () => Config): Command {
       '--public-key <file>',
       'the evidence public key (PEM); default: derived from OPENVAT_EVIDENCE_KEY',
     )
-    .action((options: { json?: boolean; head?: string; publicKey?: string }) =>
+    .option(
+      '--tsa-roots <file>',
+      "the time-stamping authorities' root certificates (PEM) to check the tokens against, and only those; default: OPENVAT_TSA_ROOTS",
+    )
+    .action((options: { json?: boolean; head?: string; publicKey?: string; tsaRoots?: string }) =>
       guarded(async () => {
         const c = config();
+        const roots = pinnedRoots(options.tsaRoots, c);
         const publicKey = options.publicKey
           ? parsePublicKey(readFileSync(options.publicKey, 'utf8'))
           : c.evidenceKey
@@ -134,11 +175,24 @@ export function createEvidenceCommands(config: () => Config): Command {
         const report = await withRepository(c, async (repository, tokens): Promise<VerifyReport> => {
           const chain = await verifyEvidenceChain(repository, 500, { publicKey, exported });
           if (!chain.ok) return chain;
-          const timestamps = await verifyTimestamps(tokens, repository, chain.headSeq);
+          if (!roots) {
+            const count = await tokens.count();
+            if (count === 0) return { ...chain, timestamps: { ok: true, count: 0, newest: null } };
+            return {
+              ...chain,
+              ok: false,
+              unchecked: true,
+              reason: 'timestamps_unchecked',
+              timestamps: { count, checked: false },
+              message: `${counted(count, 'stored time-stamp token', 'stored time-stamp tokens')} cannot be checked: ${NO_ROOTS}`,
+            };
+          }
+          const timestamps = await verifyTimestamps(tokens, repository, chain.headSeq, roots);
           return timestamps.ok ? { ...chain, timestamps } : timestamps;
         });
         if (options.json) console.log(JSON.stringify(report));
         else for (const line of describe(report)) console.log(line);
+        if ('unchecked' in report) return EXIT_CANNOT_RUN;
         return report.ok ? 0 : 1;
       }),
     );
@@ -187,29 +241,28 @@ export function createEvidenceCommands(config: () => Config): Command {
     )
     .requiredOption('--seq <n>', 'the chain head seq whose token is exported')
     .option('--out <dir>', 'the directory to write (default: evidence-timestamp-<seq>)')
-    .action((options: { seq: string; out?: string }) =>
+    .option(
+      '--tsa-roots <file>',
+      "the time-stamping authorities' root certificates (PEM) the token must chain to; default: OPENVAT_TSA_ROOTS",
+    )
+    .action((options: { seq: string; out?: string; tsaRoots?: string }) =>
       guarded(async () => {
         const c = config();
         const seq = Number(options.seq);
         if (!Number.isInteger(seq) || seq < 1) throw new UsageError('--seq must be a whole number from 1');
+        const roots = pinnedRoots(options.tsaRoots, c);
+        if (!roots) throw new UsageError(`export-token checks the token first, but ${NO_ROOTS}`);
         const result = await withRepository(c, async (repository, tokens) => {
           const row = (await tokens.ofSeq(seq))[0] ?? (await tokens.firstCovering(seq));
           if (!row) return { error: `no time-stamp token covers chain head seq ${seq} yet` };
           const head = await repository.head();
-          const headSeq = Number(row.head_seq);
-          const hash = head && headSeq <= Number(head.seq) ? await repository.hashAt(headSeq) : undefined;
-          if (hash === undefined)
-            return { error: `confirmation seq ${headSeq}, which the token covers, is missing` };
-          const checked = await checkToken(Buffer.from(row.token, 'base64'), headMessage(headSeq, hash), {
-            extraCertificates: row.chain,
-            verifyChain: true,
-          });
+          const checked = await checkStoredToken(row, repository, Number(head?.seq ?? 0), roots);
           if (!checked.ok) {
             return {
-              error: `the token over head seq ${headSeq} does not verify against the stored chain: ${checked.reason} (run "openvat evidence verify")`,
+              error: `the token over head seq ${row.head_seq} does not verify against the stored chain and ${roots.source}: ${checked.message} (run "openvat evidence verify")`,
             };
           }
-          return { row, hash };
+          return { row, hash: checked.hash, root: checked.facts.root };
         });
         if ('error' in result) {
           console.error(`openvat: nothing was exported: ${result.error}`);
@@ -217,7 +270,7 @@ export function createEvidenceCommands(config: () => Config): Command {
         }
         const headSeq = Number(result.row.head_seq);
         const dir = resolve(options.out ?? `evidence-timestamp-${headSeq}`);
-        const written = exportToken(result.row, result.hash);
+        const written = exportToken(result.row, result.hash, { root: result.root, source: roots.source });
         mkdirSync(dir, { recursive: true });
         for (const file of written.files) writeFileSync(join(dir, file.name), file.content);
         if (headSeq !== seq)

@@ -12,6 +12,7 @@ import { createTestModeEvatrClient } from '../modules/confirmations/test-evatr.j
 import { createHttpTsaClient } from '../modules/evidence-timestamps/client.js';
 import { createEvidenceTimestampsRepository } from '../modules/evidence-timestamps/repository.js';
 import { createEvidenceTimestamps } from '../modules/evidence-timestamps/service.js';
+import { trustedRoots } from '../modules/evidence-timestamps/trust.js';
 import type { Metrics } from '../modules/metrics/service.js';
 import { createProofsService } from '../modules/proofs/service.js';
 import { createEvatrClient } from '../registries/evatr.js';
@@ -81,6 +82,10 @@ export function createEvidence(deps: {
     ids,
     workerId: ids.uuid(),
     urls: config.timestamps.urls,
+    roots: trustedRoots(
+      config.timestamps.roots?.pems ?? [],
+      `OPENVAT_TSA_ROOTS${config.timestamps.roots ? ` (${config.timestamps.roots.path})` : ''}`,
+    ),
     intervalMs: config.timestamps.intervalMs,
     timeoutMs: config.timestamps.timeoutMs,
     head: () => confirmationsRepository.head(),

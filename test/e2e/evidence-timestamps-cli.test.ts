@@ -34,7 +34,7 @@ describe('openvat evidence verify and export-token with trusted timestamps', () 
     const t = await buildTestApp({
       DATABASE_URL: databaseUrl,
       OPENVAT_EVIDENCE_KEY: PRIVATE_PEM,
-      OPENVAT_TSA_URLS: tsa.url,
+      ...tsa.env(),
       OPENVAT_STATUS_POLL_MS: '0',
     });
     try {
@@ -65,6 +65,7 @@ describe('openvat evidence verify and export-token with trusted timestamps', () 
         DATABASE_URL: databaseUrl,
         LOG_LEVEL: 'silent',
         OPENVAT_EVIDENCE_KEY: PRIVATE_PEM,
+        OPENVAT_TSA_ROOTS: tsa.caFile,
       },
       encoding: 'utf8',
     });

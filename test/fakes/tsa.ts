@@ -21,14 +21,23 @@ import { makePki, openssl, signTstInfo } from './tsa-pki.js';
  * - `slow`: never answers (the client's timeout ends it);
  * - `http-500`: an HTTP error.
  * A TSA that is down is `tsaDownUrl()`: nothing listens there.
+ *
+ * Each TSA has a CA of its own, carried in its tokens. openvat trusts a token only for a pinned
+ * root: `env()` gives the settings that pin this one's (`OPENVAT_TSA_URLS` and `OPENVAT_TSA_ROOTS`),
+ * `pinRoots` a file with several. A TSA whose root is not pinned is a home-made authority.
  */
 export type TsaMode = 'ok' | 'rejection' | 'other-imprint' | 'other-nonce' | 'no-eku' | 'slow' | 'http-500';
 
 export interface TestTsa {
   url: string;
-  /** The CA certificate (PEM file path and text): what an auditor gives `openssl ts -verify -CAfile`. */
+  /**
+   * The CA certificate (PEM file path and text): the root to pin (`OPENVAT_TSA_ROOTS`,
+   * `--tsa-roots`), and what an auditor gives `openssl ts -verify -CAfile`.
+   */
   caFile: string;
   caPem: string;
+  /** `OPENVAT_TSA_URLS` naming this TSA and `OPENVAT_TSA_ROOTS` pinning its root. */
+  env(): { OPENVAT_TSA_URLS: string; OPENVAT_TSA_ROOTS: string };
   /** The TSA's signing certificate (PEM). */
   tsaPem: string;
   /** The directory with the keys and certificates (removed by `close`). */
@@ -45,8 +54,9 @@ export interface TestTsa {
    * ESS signing-certificate attribute, so it is for openvat's own checks, not `openssl ts -verify`.
    */
   pastToken(data: Buffer, genTime: Date, nonce?: Buffer): Promise<Buffer>;
-  /** The older root (PEM) of `pastToken`. */
+  /** The older root (PEM text and file) of `pastToken`. */
   pastCaPem: string;
+  pastCaFile: string;
   close(): Promise<void>;
 }
 
@@ -113,7 +123,9 @@ export async function startTestTsa(mode: TsaMode = 'ok'): Promise<TestTsa> {
     queries,
     authorizations: [],
     mode,
+    env: () => ({ OPENVAT_TSA_URLS: tsa.url, OPENVAT_TSA_ROOTS: tsa.caFile }),
     pastCaPem: readFileSync(join(dir, 'old-ca.pem'), 'utf8'),
+    pastCaFile: join(dir, 'old-ca.pem'),
     async pastToken(data, genTime, nonce) {
       const n = `past${++count}`;
       const query = new pkijs.TimeStampReq({
@@ -189,6 +201,20 @@ export async function startTestTsa(mode: TsaMode = 'ok'): Promise<TestTsa> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   tsa.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsa`;
   return tsa;
+}
+
+let pinned = 0;
+
+/**
+ * A roots file (in the first TSA's directory, removed with it) holding the roots of `tsas` and any
+ * further PEM certificates: what `OPENVAT_TSA_ROOTS` or `--tsa-roots` names.
+ */
+export function pinRoots(tsas: TestTsa[], extra: string[] = []): string {
+  const [first] = tsas;
+  if (!first) throw new Error('pinRoots needs a TSA');
+  const file = join(first.dir, `roots-${++pinned}.pem`);
+  writeFileSync(file, [...tsas.map((t) => t.caPem), ...extra].join(''));
+  return file;
 }
 
 /** An address where no TSA listens (a port just closed). */

@@ -148,6 +148,10 @@ for (const target of await databaseTargets()) {
       assert.equal(proof.signed_head.public_key, publicPem);
       assert.deepEqual(proof.timestamp, timestamps.tokens[0]);
       assert.ok(proof.verification.some((step: string) => step.includes('export-token --seq 1')));
+      // A token is checked against the authority's roots, never against those it carries.
+      const steps = proof.verification.join('\n');
+      assert.match(steps, /evidence verify .*--tsa-roots <Wurzelzertifikate des Zeitstempeldienstes>/);
+      assert.match(steps, /export-token --seq 1 --tsa-roots <Wurzelzertifikate des Zeitstempeldienstes>/);
     });
 
     it('links the next confirmation to the one before and says when no time-stamp token covers it', async () => {

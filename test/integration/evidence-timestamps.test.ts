@@ -7,15 +7,15 @@ import { createConfirmationsRepository } from '../../src/modules/confirmations/r
 import { verifyEvidenceChain } from '../../src/modules/confirmations/verify.js';
 import { createHttpTsaClient, type TsaClient } from '../../src/modules/evidence-timestamps/client.js';
 import { createEvidenceTimestampsRepository } from '../../src/modules/evidence-timestamps/repository.js';
+import { trustedRoots } from '../../src/modules/evidence-timestamps/trust.js';
 import {
   checkResponse,
   checkToken,
-  grantedResponse,
   imprintOf,
   timeStampRequest,
 } from '../../src/modules/evidence-timestamps/tsp.js';
 import { verifyTimestamps } from '../../src/modules/evidence-timestamps/verify.js';
-import { startTestTsa, type TestTsa, tsaDownUrl } from '../fakes/tsa.js';
+import { pinRoots, startTestTsa, type TestTsa, tsaDownUrl } from '../fakes/tsa.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 
@@ -30,6 +30,8 @@ for (const target of await databaseTargets()) {
   describe(`trusted timestamps of the evidence chain head (${target.name})`, { skip: target.skip }, () => {
     let db: TestDb;
     let good: TestTsa;
+    /** Valid tokens, but its root is not pinned: a home-made authority. */
+    let homeMade: TestTsa;
     const bad: TestTsa[] = [];
     let down: string;
     let t: TestApp;
@@ -42,6 +44,7 @@ for (const target of await databaseTargets()) {
     before(async () => {
       db = await target.open();
       good = await startTestTsa('ok');
+      homeMade = await startTestTsa('ok');
       for (const mode of BAD_MODES) bad.push(await startTestTsa(mode));
       down = await tsaDownUrl();
       const http = createHttpTsaClient();
@@ -59,7 +62,8 @@ for (const target of await databaseTargets()) {
           OPENVAT_METRICS_TOKEN: METRICS_TOKEN,
           OPENVAT_STATUS_POLL_MS: '0',
           OPENVAT_CONFIRM_BURST: '1000',
-          OPENVAT_TSA_URLS: [down, ...bad.map((b) => b.url), good.url].join(','),
+          OPENVAT_TSA_URLS: [down, ...bad.map((b) => b.url), homeMade.url, good.url].join(','),
+          OPENVAT_TSA_ROOTS: pinRoots([good, ...bad]),
           OPENVAT_TSA_TIMEOUT_MS: '1000',
           LOG_LEVEL: 'info',
         },
@@ -71,6 +75,7 @@ for (const target of await databaseTargets()) {
       for (const o of extra) await o.close();
       await t?.close();
       await good?.close();
+      await homeMade?.close();
       for (const b of bad) await b.close();
       await db?.dispose();
     });
@@ -87,6 +92,7 @@ for (const target of await databaseTargets()) {
     }
 
     const tokens = () => createEvidenceTimestampsRepository(db.kysely, db.dialect);
+    const roots = () => trustedRoots([good.caPem], 'the test roots');
 
     it('refuses every wrong authority, stores the good one’s token over the signed head', async () => {
       await confirm();
@@ -94,13 +100,13 @@ for (const target of await databaseTargets()) {
       const outcome = await t.container.evidenceTimestamps.runIfDue();
       assert.equal(outcome?.kind, 'stamped', JSON.stringify(outcome));
       // Asked in the configured order, each bad one once, the good one last.
-      assert.deepEqual(asked, [down, ...bad.map((b) => b.url), good.url]);
-      for (const b of bad) assert.equal(b.queries.length, 1, b.mode);
+      assert.deepEqual(asked, [down, ...bad.map((b) => b.url), homeMade.url, good.url]);
+      for (const b of [...bad, homeMade]) assert.equal(b.queries.length, 1, b.mode);
       const refusals = lines.filter(
         (l) => l.msg === 'time-stamping authority refused or failed; the next one is asked',
       );
       const reasons = refusals.map((l) => `${l.tsa_url} ${l.reason}`);
-      assert.equal(reasons.length, BAD_MODES.length + 1, reasons.join('\n'));
+      assert.equal(reasons.length, BAD_MODES.length + 2, reasons.join('\n'));
       assert.match(reasons[0] ?? '', /ECONNREFUSED/);
       assert.match(reasons[1] ?? '', /no answer within 1000 ms/);
       assert.match(reasons[2] ?? '', /HTTP 500/);
@@ -108,6 +114,11 @@ for (const target of await databaseTargets()) {
       assert.match(reasons[4] ?? '', /another imprint/);
       assert.match(reasons[5] ?? '', /another nonce/);
       assert.match(reasons[6] ?? '', /lacks the critical time-stamping extended key usage/);
+      // A valid token whose certificate chains only to the root it carries itself is refused.
+      assert.match(
+        reasons[7] ?? '',
+        /^http:\S+ the TSA certificate \(CN=openvat test tsa\) does not chain to a root in OPENVAT_TSA_ROOTS \(\/\S+roots-\d+\.pem\)/,
+      );
 
       const stored = await tokens().ofSeq(2);
       assert.equal(stored.length, 1);
@@ -119,10 +130,17 @@ for (const target of await databaseTargets()) {
       const head = await createConfirmationsRepository(db.kysely).head();
       assert.equal(Number(head?.seq), 2);
       const checked = await checkToken(Buffer.from(row.token, 'base64'), headMessage(2, head?.hash ?? ''), {
-        verifyChain: true,
+        roots: roots(),
       });
       assert.ok(checked.ok, checked.ok ? '' : checked.reason);
       assert.equal(checked.facts.genTime.toISOString(), row.gen_time);
+      assert.equal(checked.facts.root, good.caPem);
+      // The same token, checked against another authority's root: its own root is no anchor.
+      const other = await checkToken(Buffer.from(row.token, 'base64'), headMessage(2, head?.hash ?? ''), {
+        roots: trustedRoots([homeMade.caPem], 'the other roots'),
+      });
+      assert.equal(other.ok, false);
+      assert.equal(!other.ok && other.problem, 'untrusted');
       // The chain's nonce was ours: one stored token per asked good query.
       assert.equal(good.queries.length, 1);
     });
@@ -175,51 +193,18 @@ for (const target of await databaseTargets()) {
       const confirmations = createConfirmationsRepository(db.kysely);
       const chain = await verifyEvidenceChain(confirmations, 500, { publicKey });
       assert.ok(chain.ok);
-      const report = await verifyTimestamps(tokens(), confirmations, chain.headSeq);
+      const report = await verifyTimestamps(tokens(), confirmations, chain.headSeq, roots());
       assert.equal(report.ok, true, JSON.stringify(report));
       assert.equal(report.ok && report.count, 2);
-    });
-
-    it('checks a token as of its own time: a TSA certificate that expired later does not invalidate it', async () => {
-      const confirmations = createConfirmationsRepository(db.kysely);
-      const hash = (await confirmations.hashAt(1)) as string;
-      const data = headMessage(1, hash);
-      const row = (token: Buffer, genTime: string, id: string) => ({
-        id,
-        head_seq: 1,
-        head_hash: hash,
-        gen_time: genTime,
-        tsa_url: 'https://old-tsa.example/tsr',
-        serial: '01',
-        token: token.toString('base64'),
-        // The older root travels with the token, as an authority's chain does.
-        chain: good.pastCaPem,
-        created_at: genTime,
-      });
-      // Issued in 2020 by a certificate valid through 2020 (expired since): valid.
-      const old = await good.pastToken(data, new Date('2020-06-01T12:00:00Z'));
-      await tokens().insert(row(old, '2020-06-01T12:00:00.000Z', '00000000-0000-7000-8000-000000000001'));
-      const report = await verifyTimestamps(tokens(), confirmations, 3);
-      assert.equal(report.ok, true, JSON.stringify(report));
-      assert.equal(report.ok && report.count, 3);
-      // Dated after that certificate had expired: refused, naming the seq.
-      const late = await good.pastToken(data, new Date('2021-06-01T12:00:00Z'));
-      await tokens().insert(row(late, '2021-06-01T12:00:00.000Z', '00000000-0000-7000-8000-000000000002'));
-      try {
-        const refused = await verifyTimestamps(tokens(), confirmations, 3);
-        assert.equal(refused.ok, false);
-        assert.equal(!refused.ok && refused.seq, 1);
-        assert.equal(!refused.ok && refused.reason, 'timestamp_invalid');
-        assert.match(!refused.ok ? refused.message : '', /were not valid at the token's time 2021-06-01/);
-      } finally {
-        await db.kysely.deleteFrom('evidence_timestamps').where('head_seq', '=', 1).execute();
-      }
-      // Such a token is never taken as a fresh answer, nonce and imprint ours: its time is not now.
-      const nonce = Buffer.from('0102030405060708', 'hex');
-      const stale = await good.pastToken(data, new Date('2020-06-01T12:00:00Z'), nonce);
-      const answer = await checkResponse(grantedResponse(stale), { data, nonce, now: new Date() });
-      assert.equal(answer.ok, false);
-      assert.match(!answer.ok ? answer.reason : '', /is not the time of the request/);
+      // Against roots that are not the authority's, every token is invalid.
+      const elsewhere = await verifyTimestamps(
+        tokens(),
+        confirmations,
+        chain.headSeq,
+        trustedRoots([homeMade.caPem], 'the other roots'),
+      );
+      assert.equal(!elsewhere.ok && elsewhere.reason, 'timestamp_invalid');
+      assert.match(!elsewhere.ok ? elsewhere.message : '', /does not chain to a root in the other roots/);
     });
 
     it('fails verification naming the seq of a token moved to another head', async () => {
@@ -230,7 +215,7 @@ for (const target of await databaseTargets()) {
         .where('head_seq', '=', 2)
         .execute();
       try {
-        const report = await verifyTimestamps(tokens(), confirmations, 3);
+        const report = await verifyTimestamps(tokens(), confirmations, 3, roots());
         assert.equal(report.ok, false);
         assert.equal(!report.ok && report.reason, 'timestamp_moved');
         assert.equal(!report.ok && report.seq, 1);
@@ -250,7 +235,7 @@ for (const target of await databaseTargets()) {
       await confirm();
       const outcome = await t.container.evidenceTimestamps.stamp();
       assert.equal(outcome.kind, 'failed');
-      assert.equal(outcome.kind === 'failed' && outcome.failures.length, BAD_MODES.length + 2);
+      assert.equal(outcome.kind === 'failed' && outcome.failures.length, BAD_MODES.length + 3);
       assert.equal(await tokens().highestSeq(), before);
       // The confirmation itself was never held up by the authorities.
       await confirm();
@@ -264,7 +249,7 @@ for (const target of await databaseTargets()) {
       const others = await Promise.all(
         [0, 1].map(() =>
           buildTestApp(
-            { OPENVAT_EVIDENCE_KEY: PRIVATE_PEM, OPENVAT_STATUS_POLL_MS: '0', OPENVAT_TSA_URLS: good.url },
+            { OPENVAT_EVIDENCE_KEY: PRIVATE_PEM, OPENVAT_STATUS_POLL_MS: '0', ...good.env() },
             { db },
           ),
         ),
@@ -294,7 +279,12 @@ for (const target of await databaseTargets()) {
     it('sends an account in the URL as basic authentication, and never shows or stores it', async () => {
       const withAccount = good.url.replace('http://', 'http://tsa-user:s%40cret@');
       const other = await buildTestApp(
-        { OPENVAT_EVIDENCE_KEY: PRIVATE_PEM, OPENVAT_STATUS_POLL_MS: '0', OPENVAT_TSA_URLS: withAccount },
+        {
+          OPENVAT_EVIDENCE_KEY: PRIVATE_PEM,
+          OPENVAT_STATUS_POLL_MS: '0',
+          ...good.env(),
+          OPENVAT_TSA_URLS: withAccount,
+        },
         { db },
       );
       try {
@@ -327,7 +317,7 @@ for (const target of await databaseTargets()) {
             5_000,
           );
           assert.ok(answer.ok && answer.status === 200, hex);
-          const checked = await checkResponse(answer.body, { data, nonce, now: new Date() });
+          const checked = await checkResponse(answer.body, { data, nonce, now: new Date(), roots: roots() });
           assert.ok(checked.ok, `${hex}: ${checked.ok ? '' : checked.reason}`);
         }
       } finally {

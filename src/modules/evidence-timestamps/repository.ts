@@ -32,6 +32,15 @@ export function createEvidenceTimestampsRepository(db: Kysely<Database>, dialect
         .executeTakeFirst();
     },
 
+    /** How many tokens are stored. */
+    async count(): Promise<number> {
+      const row = await db
+        .selectFrom('evidence_timestamps')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
     /** The highest head seq any stored token covers (0 when none does). */
     async highestSeq(): Promise<number> {
       const row = await db

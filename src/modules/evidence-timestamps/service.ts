@@ -5,14 +5,15 @@ import type { IdGenerator } from '../../lib/ids.js';
 import { headMessage, verifyHeadSignature } from '../confirmations/index.js';
 import type { TsaClient } from './client.js';
 import type { EvidenceTimestampsRepository } from './repository.js';
+import type { TrustedRoots } from './trust.js';
 import { checkResponse, imprintOf, timeStampRequest } from './tsp.js';
 
 /**
  * Trusted timestamps of the evidence chain head: after each interval with new links, one instance
  * at a time (the run's lease) asks the configured RFC 3161 authorities, in order, for a token over
  * the current signed head: the imprint is SHA-256 of `headMessage(seq, hash)` (the bytes the
- * evidence key signs), with a random nonce and `certReq`. The answer is checked (`checkResponse`)
- * before it is stored; an authority that fails or answers wrong is reported and the next one asked.
+ * evidence key signs), with a random nonce and `certReq`. The answer is checked (`checkResponse`,
+ * against the pinned roots only) before it is stored; an authority that fails or answers wrong is reported and the next one asked.
  * Confirmations never wait for this: it only reads the head.
  */
 
@@ -62,6 +63,8 @@ export function createEvidenceTimestamps(deps: {
   ids: IdGenerator;
   workerId: string;
   urls: readonly string[];
+  /** The pinned roots (`OPENVAT_TSA_ROOTS`): a token that does not chain to one is refused. */
+  roots: TrustedRoots;
   intervalMs: number;
   timeoutMs: number;
   /** The current chain head (read only). */
@@ -84,7 +87,7 @@ export function createEvidenceTimestamps(deps: {
     const answer = await client.post(url, timeStampRequest(imprintOf(data), nonce), deps.timeoutMs);
     if (!answer.ok) return answer.reason;
     if (answer.status !== 200) return `HTTP ${answer.status}`;
-    const checked = await checkResponse(answer.body, { data, nonce, now: clock.now() });
+    const checked = await checkResponse(answer.body, { data, nonce, now: clock.now(), roots: deps.roots });
     if (!checked.ok) return checked.reason;
     const { facts } = checked;
     return {

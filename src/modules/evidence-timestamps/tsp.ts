@@ -1,11 +1,20 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import {
+  certificatesFromPem,
+  der,
+  pathToPinned,
+  pem,
+  subjectOf,
+  type TrustedRoots,
+  toArrayBuffer,
+} from './trust.js';
 
 /**
  * RFC 3161 time-stamp protocol, on PKI.js (ASN.1 and CMS): the request sent to an authority, the
- * checks of its answer before it is stored, and the checks of a stored token (at its own time).
- * Nothing here speaks HTTP or SQL.
+ * checks of its answer before it is stored, and the checks of a stored token (at its own time),
+ * always against pinned roots (trust.ts). Nothing here speaks HTTP or SQL.
  */
 
 export const OID_SHA256 = '2.16.840.1.101.3.4.2.1';
@@ -43,10 +52,6 @@ function positive(bytes: Buffer): Buffer {
   return (value[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value;
 }
 
-function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-}
-
 function stripZeros(value: Buffer): Buffer {
   let bytes = value;
   while (bytes.length > 1 && bytes[0] === 0) bytes = bytes.subarray(1);
@@ -74,6 +79,8 @@ export interface TokenFacts {
   /** The certificates the token carries (signer first), PEM. */
   chain: string[];
   signerSubject: string;
+  /** The pinned certificate (PEM) the signer chains to: the root an auditor gives `-CAfile`. */
+  root: string;
 }
 
 /** Why a token or answer was refused. */
@@ -85,14 +92,16 @@ export type TokenProblem =
   | 'signature'
   | 'usage'
   | 'validity'
-  | 'chain';
+  | 'chain'
+  /** The signer does not chain to a pinned root. */
+  | 'untrusted';
 
 export type TokenCheck =
   | { ok: true; facts: TokenFacts }
   | { ok: false; problem: TokenProblem; reason: string };
 
 /** How far a fresh token's time may be from ours (the authority's accuracy and clock skew). */
-const MAX_SKEW_MS = 10 * 60_000;
+export const MAX_SKEW_MS = 10 * 60_000;
 
 const STATUS_WORDS = [
   'granted',
@@ -107,12 +116,12 @@ const STATUS_WORDS = [
  * Checks an authority's `TimeStampResp` for our request before anything is stored: status granted
  * (0 or 1), the imprint and nonce are ours, the CMS signature verifies with the certificate the
  * token carries, and that certificate has the time-stamping extended key usage, marked critical
- * (RFC 3161 2.3), and was valid at the token's time; and that time is within ten minutes of ours
- * (an authority with a wrong clock is refused).
+ * (RFC 3161 2.3), was valid at the token's time and chains to a pinned root then; and that time is
+ * within ten minutes of ours (an authority with a wrong clock is refused).
  */
 export async function checkResponse(
   answer: Buffer,
-  expected: { data: Buffer; nonce: Buffer; now: Date },
+  expected: { data: Buffer; nonce: Buffer; now: Date; roots: TrustedRoots },
 ): Promise<TokenCheck> {
   let response: pkijs.TimeStampResp;
   try {
@@ -133,6 +142,7 @@ export async function checkResponse(
     return { ok: false, problem: 'format', reason: 'the answer is granted but carries no token' };
   const token = Buffer.from(response.timeStampToken.toSchema().toBER(false));
   const checked = await checkToken(token, expected.data, {
+    roots: expected.roots,
     nonce: stripZeros(expected.nonce).toString('hex'),
   });
   if (!checked.ok) return checked;
@@ -153,61 +163,23 @@ export async function checkResponse(
   return checked;
 }
 
-function pem(certificate: pkijs.Certificate): string {
-  const base64 = Buffer.from(certificate.toSchema().toBER(false)).toString('base64');
-  return `-----BEGIN CERTIFICATE-----\n${base64.replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n`;
-}
-
-function subjectOf(certificate: pkijs.Certificate): string {
-  return certificate.subject.typesAndValues
-    .map(
-      (tv) =>
-        `${tv.type === '2.5.4.3' ? 'CN' : tv.type === '2.5.4.10' ? 'O' : tv.type === '2.5.4.6' ? 'C' : tv.type}=${tv.value.valueBlock.value}`,
-    )
-    .join(', ');
-}
-
-/** Parses PEM certificates (a stored chain). */
-export function certificatesFromPem(text: string): pkijs.Certificate[] {
-  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.map((block) =>
-    pkijs.Certificate.fromBER(
-      toArrayBuffer(Buffer.from(block.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64')),
-    ),
-  );
-}
-
-export function isSelfSigned(certificate: pkijs.Certificate): boolean {
-  return certificate.subject.isEqual(certificate.issuer);
-}
-
 /**
  * Checks a token by itself: a SignedData over a TSTInfo whose signature verifies with the signer's
  * certificate (carried in the token, or in `extraCertificates`), that certificate has the critical
- * time-stamping usage and was valid at the token's `genTime`; with `verifyChain`, the signer's
- * chain is also built and checked at `genTime` up to a self-signed root among the certificates (a
- * certificate that expired later does not make an old token invalid).
+ * time-stamping usage and was valid at the token's `genTime`, and its path up to a certificate of
+ * `roots` is built and checked at `genTime` (a certificate that expired later does not make an old
+ * token invalid). The certificates the token carries, and the extra ones, only fill that path:
+ * none is a trust anchor, so a token signed by a home-made authority that brings its own root
+ * does not verify.
  */
 export async function checkToken(
   token: Buffer,
   data: Buffer,
-  options: { extraCertificates?: string; verifyChain?: boolean; nonce?: string } = {},
+  options: { roots: TrustedRoots; extraCertificates?: string; nonce?: string },
 ): Promise<TokenCheck> {
-  let signedData: pkijs.SignedData;
-  let info: pkijs.TSTInfo;
-  try {
-    const content = pkijs.ContentInfo.fromBER(toArrayBuffer(token));
-    if (content.contentType !== pkijs.ContentInfo.SIGNED_DATA)
-      return { ok: false, problem: 'format', reason: 'the token is not CMS SignedData' };
-    signedData = new pkijs.SignedData({ schema: content.content });
-    const encapsulated = signedData.encapContentInfo;
-    if (encapsulated.eContentType !== OID_TST_INFO || !encapsulated.eContent) {
-      return { ok: false, problem: 'format', reason: 'the token does not carry a TSTInfo' };
-    }
-    info = pkijs.TSTInfo.fromBER(encapsulated.eContent.getValue());
-  } catch (error) {
-    return { ok: false, problem: 'format', reason: `the token cannot be read: ${(error as Error).message}` };
-  }
+  const read = readToken(token);
+  if ('problem' in read) return { ok: false, ...read };
+  const { signedData, info } = read;
   const hashAlgorithm =
     HASHES[info.messageImprint.hashAlgorithm.algorithmId] ?? info.messageImprint.hashAlgorithm.algorithmId;
   const imprint = Buffer.from(info.messageImprint.hashedMessage.valueBlock.valueHexView);
@@ -222,51 +194,11 @@ export async function checkToken(
   if (options.nonce !== undefined && nonce !== options.nonce) {
     return { ok: false, problem: 'nonce', reason: `the token carries another nonce (${nonce ?? 'none'})` };
   }
-  const extra = options.extraCertificates ? certificatesFromPem(options.extraCertificates) : [];
-  const carried = (signedData.certificates ?? []).filter(
-    (c): c is pkijs.Certificate => c instanceof pkijs.Certificate,
-  );
-  const known = [...carried];
-  for (const certificate of extra) {
-    if (
-      !known.some((k) =>
-        Buffer.from(k.toSchema().toBER(false)).equals(Buffer.from(certificate.toSchema().toBER(false))),
-      )
-    )
-      known.push(certificate);
-  }
-  if (known !== carried) signedData.certificates = known;
+  const known = withExtraCertificates(signedData, options.extraCertificates);
   const genTime = info.genTime;
-  const roots = known.filter(isSelfSigned);
-  let result: pkijs.SignedDataVerifyResult;
-  try {
-    result = await signedData.verify({
-      signer: 0,
-      data: toArrayBuffer(data),
-      extendedMode: true,
-      checkChain: options.verifyChain === true && roots.length > 0,
-      trustedCerts: roots,
-      checkDate: genTime,
-    });
-  } catch (error) {
-    const failed = error as pkijs.SignedDataVerifyError;
-    if (failed.signerCertificateVerified === false) {
-      return {
-        ok: false,
-        problem: 'chain',
-        reason: `the TSA certificate and its chain were not valid at the token's time ${genTime.toISOString()}: ${failed.message}`,
-      };
-    }
-    return {
-      ok: false,
-      problem: 'signature',
-      reason: `the token's signature does not verify: ${failed.message ?? String(error)}`,
-    };
-  }
-  if (!result.signatureVerified || !result.signerCertificate) {
-    return { ok: false, problem: 'signature', reason: "the token's signature does not verify" };
-  }
-  const signer = result.signerCertificate;
+  const signed = await verifySignature(signedData, data, genTime);
+  if (!signed.ok) return signed;
+  const signer = signed.signer;
   const usage = signer.extensions?.find((e) => e.extnID === OID_EXT_KEY_USAGE);
   const purposes = (usage?.parsedValue as pkijs.ExtKeyUsage | undefined)?.keyPurposes ?? [];
   if (!usage?.critical || purposes.length !== 1 || purposes[0] !== OID_KP_TIME_STAMPING) {
@@ -283,6 +215,8 @@ export async function checkToken(
       reason: `the signing certificate (${subjectOf(signer)}) was not valid at the token's time ${genTime.toISOString()}`,
     };
   }
+  const path = await pathToPinned(signer, known, options.roots, genTime);
+  if (!path.ok) return path;
   const chain = [signer, ...known.filter((c) => c !== signer)].map(pem);
   return {
     ok: true,
@@ -296,8 +230,73 @@ export async function checkToken(
       nonce,
       chain,
       signerSubject: subjectOf(signer),
+      root: pem(path.anchor),
     },
   };
+}
+
+/** The SignedData and TSTInfo of a token, or why it cannot be read as one. */
+function readToken(
+  token: Buffer,
+): { signedData: pkijs.SignedData; info: pkijs.TSTInfo } | { problem: 'format'; reason: string } {
+  try {
+    const content = pkijs.ContentInfo.fromBER(toArrayBuffer(token));
+    if (content.contentType !== pkijs.ContentInfo.SIGNED_DATA)
+      return { problem: 'format', reason: 'the token is not CMS SignedData' };
+    const signedData = new pkijs.SignedData({ schema: content.content });
+    const encapsulated = signedData.encapContentInfo;
+    if (encapsulated.eContentType !== OID_TST_INFO || !encapsulated.eContent) {
+      return { problem: 'format', reason: 'the token does not carry a TSTInfo' };
+    }
+    return { signedData, info: pkijs.TSTInfo.fromBER(encapsulated.eContent.getValue()) };
+  } catch (error) {
+    return { problem: 'format', reason: `the token cannot be read: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * The certificates the token carries, with the extra ones (a stored chain) added once each: where
+ * the signer's certificate is looked up, and what may fill its path to a pinned root.
+ */
+function withExtraCertificates(signedData: pkijs.SignedData, extra: string | undefined): pkijs.Certificate[] {
+  const carried = (signedData.certificates ?? []).filter(
+    (c): c is pkijs.Certificate => c instanceof pkijs.Certificate,
+  );
+  const known = [...carried];
+  for (const certificate of extra ? certificatesFromPem(extra) : []) {
+    if (!known.some((k) => der(k).equals(der(certificate)))) known.push(certificate);
+  }
+  if (known.length !== carried.length) signedData.certificates = known;
+  return known;
+}
+
+/** The CMS signature over the TSTInfo, by the certificate it names (no path is built here). */
+async function verifySignature(
+  signedData: pkijs.SignedData,
+  data: Buffer,
+  genTime: Date,
+): Promise<{ ok: true; signer: pkijs.Certificate } | { ok: false; problem: 'signature'; reason: string }> {
+  let result: pkijs.SignedDataVerifyResult;
+  try {
+    result = await signedData.verify({
+      signer: 0,
+      data: toArrayBuffer(data),
+      extendedMode: true,
+      checkChain: false,
+      checkDate: genTime,
+    });
+  } catch (error) {
+    const failed = error as pkijs.SignedDataVerifyError;
+    return {
+      ok: false,
+      problem: 'signature',
+      reason: `the token's signature does not verify: ${failed.message ?? String(error)}`,
+    };
+  }
+  if (!result.signatureVerified || !result.signerCertificate) {
+    return { ok: false, problem: 'signature', reason: "the token's signature does not verify" };
+  }
+  return { ok: true, signer: result.signerCertificate };
 }
 
 /** The imprint of data as a token covers it. */

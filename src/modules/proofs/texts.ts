@@ -201,10 +201,10 @@ const DE: ProofTexts = {
     confirmation: (id, seq, tokenHeadSeq) => [
       `GET /v1/confirmations/${id} liefert den gespeicherten Datensatz: die Anfrage und die Antwort der Behörde Byte für Byte.`,
       'Der Hash ist SHA-256 über das JSON-Array der Felder des Datensatzes (Aufbau in docs/confirmations.md); prev_hash ist der Hash des vorigen Glieds.',
-      `„openvat evidence verify --public-key <Datei> --head <exportierter Kettenkopf>“ prüft alle Glieder bis zum Kettenkopf, Glied ${seq} eingeschlossen, und die Ed25519-Signatur des Kettenkopfs.`,
+      `„openvat evidence verify --public-key <Datei> --head <exportierter Kettenkopf>${tokenHeadSeq === null ? '' : ' --tsa-roots <Wurzelzertifikate des Zeitstempeldienstes>'}“ prüft alle Glieder bis zum Kettenkopf, Glied ${seq} eingeschlossen, und die Ed25519-Signatur des Kettenkopfs${tokenHeadSeq === null ? '' : ', dazu die Zeitstempel-Token gegen diese Wurzelzertifikate'}.`,
       tokenHeadSeq === null
         ? 'Sobald ein Zeitstempel-Token diesen Datensatz abdeckt, nennt es ein neu erzeugter Nachweis.'
-        : `„openvat evidence export-token --seq ${tokenHeadSeq}“ schreibt den Kettenkopf und sein Zeitstempel-Token; „openssl ts -verify“ prüft es ohne openvat (Befehle in docs/evidence.md). Das Token beweist, dass alle Glieder bis seq ${tokenHeadSeq} zu seiner Zeit bestanden.`,
+        : `„openvat evidence export-token --seq ${tokenHeadSeq} --tsa-roots <Wurzelzertifikate des Zeitstempeldienstes>“ schreibt den Kettenkopf und sein Zeitstempel-Token; „openssl ts -verify“ prüft es ohne openvat gegen das Wurzelzertifikat, das der Zeitstempeldienst veröffentlicht (Befehle in docs/evidence.md). Das Token beweist, dass alle Glieder bis seq ${tokenHeadSeq} zu seiner Zeit bestanden.`,
     ],
     validation: (id, keptUntil) => [
       `GET /v1/audits/${id} liefert die gespeicherte Antwort; ihr SHA-256 ist der oben genannte Hash.`,
@@ -298,10 +298,10 @@ const EN: ProofTexts = {
     confirmation: (id, seq, tokenHeadSeq) => [
       `GET /v1/confirmations/${id} returns the stored record: the request and the authority's answer, byte for byte.`,
       "The hash is SHA-256 over the JSON array of the record's fields (layout in docs/confirmations.md); prev_hash is the hash of the link before it.",
-      `“openvat evidence verify --public-key <file> --head <exported head>” checks every link up to the chain head, link ${seq} included, and the head's Ed25519 signature.`,
+      `“openvat evidence verify --public-key <file> --head <exported head>${tokenHeadSeq === null ? '' : " --tsa-roots <the authority's root certificates>"}” checks every link up to the chain head, link ${seq} included, and the head's Ed25519 signature${tokenHeadSeq === null ? '' : ', and the time-stamp tokens against those roots'}.`,
       tokenHeadSeq === null
         ? 'Once a time-stamp token covers this record, a proof generated again names it.'
-        : `“openvat evidence export-token --seq ${tokenHeadSeq}” writes the chain head and its time-stamp token; “openssl ts -verify” checks it without openvat (commands in docs/evidence.md). The token proves that every link up to seq ${tokenHeadSeq} existed at its time.`,
+        : `“openvat evidence export-token --seq ${tokenHeadSeq} --tsa-roots <the authority's root certificates>” writes the chain head and its time-stamp token; “openssl ts -verify” checks it without openvat against the root the authority publishes (commands in docs/evidence.md). The token proves that every link up to seq ${tokenHeadSeq} existed at its time.`,
     ],
     validation: (id, keptUntil) => [
       `GET /v1/audits/${id} returns the stored response; its SHA-256 is the hash above.`,
