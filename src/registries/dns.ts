@@ -125,25 +125,27 @@ export function isDnsName(name: string): boolean {
   return bare.split('.').every((label) => label.length > 0 && Buffer.byteLength(label) <= 63);
 }
 
-function encodeQuery(id: number, name: string, type: DnsRecordType): Buffer {
+function encodeQuery(id: number, name: string, type: DnsRecordType, edns: boolean): Buffer {
   if (!isDnsName(name)) throw new Error(`"${name.slice(0, 80)}" is not a name DNS can carry`);
   return packet.encode({
     type: 'query',
     id,
     flags: packet.RECURSION_DESIRED,
     questions: [{ type, name, class: 'IN' }],
-    additionals: [
-      {
-        type: 'OPT',
-        name: '.',
-        udpPayloadSize: EDNS_UDP_PAYLOAD,
-        extendedRcode: 0,
-        ednsVersion: 0,
-        flags: 0,
-        flag_do: false,
-        options: [],
-      },
-    ],
+    additionals: !edns
+      ? []
+      : [
+          {
+            type: 'OPT',
+            name: '.',
+            udpPayloadSize: EDNS_UDP_PAYLOAD,
+            extendedRcode: 0,
+            ednsVersion: 0,
+            flags: 0,
+            flag_do: false,
+            options: [],
+          },
+        ],
   });
 }
 
@@ -313,21 +315,36 @@ function overTcp(
   });
 }
 
-/** The default transport: UDP, then TCP for a truncated answer, within one deadline. */
+/** One question over UDP, then over TCP when the UDP answer is truncated. */
+async function exchange(
+  query: DnsQuery,
+  edns: boolean,
+  signal: AbortSignal,
+): Promise<DnsOutcome | 'aborted'> {
+  const id = randomInt(0, 0x10000);
+  const bytes = encodeQuery(id, query.name, query.type, edns);
+  const udp = await overUdp(query, id, bytes, signal);
+  if (udp === 'aborted' || !udp.ok) return udp;
+  if (!udp.message.flag_tc) {
+    return { ok: true, message: udp.message, rcode: rcodeName(udp.message.flags), transport: 'udp' };
+  }
+  const tcp = await overTcp(query, id, bytes, signal);
+  if (tcp === 'aborted' || !tcp.ok) return tcp;
+  return { ok: true, message: tcp.message, rcode: rcodeName(tcp.message.flags), transport: 'tcp' };
+}
+
+/**
+ * The default transport: UDP with EDNS(0), TCP for a truncated answer, and the question again
+ * without EDNS(0) when a server answers FORMERR to it (RFC 6891 §7), all within one deadline.
+ */
 export const socketDnsTransport: DnsTransport = async (query) => {
   const limit = deadline(query);
   try {
-    const id = randomInt(0, 0x10000);
-    const bytes = encodeQuery(id, query.name, query.type);
-    const udp = await overUdp(query, id, bytes, limit.signal);
-    if (udp === 'aborted') return limit.failure();
-    if (!udp.ok) return udp;
-    if (!udp.message.flag_tc)
-      return { ok: true, message: udp.message, rcode: rcodeName(udp.message.flags), transport: 'udp' };
-    const tcp = await overTcp(query, id, bytes, limit.signal);
-    if (tcp === 'aborted') return limit.failure();
-    if (!tcp.ok) return tcp;
-    return { ok: true, message: tcp.message, rcode: rcodeName(tcp.message.flags), transport: 'tcp' };
+    let result = await exchange(query, true, limit.signal);
+    if (result !== 'aborted' && result.ok && result.rcode === 'FORMERR') {
+      result = await exchange(query, false, limit.signal);
+    }
+    return result === 'aborted' ? limit.failure() : result;
   } catch (error) {
     // encode throws for a name DNS cannot carry (a label over 63 bytes, a name over 255).
     return {

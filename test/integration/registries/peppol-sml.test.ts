@@ -321,6 +321,22 @@ describe('Peppol SML client against DNS answers made for the case', () => {
     }
   });
 
+  it('a server that answers FORMERR to EDNS(0) is asked again without it (RFC 6891)', async () => {
+    const seen: boolean[] = [];
+    const fake = await fakeDns((query) => {
+      const edns = (query.additionals ?? []).some((a) => a.type === 'OPT');
+      seen.push(edns);
+      return edns ? response(query, {}, 1) : response(query, {}, 3);
+    });
+    try {
+      const client = createSmlClient({ zone: ZONE, servers: [fake.server], timeoutMs: 2_000 });
+      expect(await client.lookup('0208:0999000030'), 'not_registered');
+      assert.deepEqual(seen, [true, false]);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('a name DNS cannot carry is refused before any query', async () => {
     const outcome = await socketDnsTransport({
       name: `${'a'.repeat(64)}.example.org`,
