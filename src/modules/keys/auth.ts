@@ -7,9 +7,10 @@ import {
   playgroundExcludes,
   playgroundLimited,
 } from '../playground/index.js';
+import { addressAllowed } from './allowlist.js';
 import type { AuthFailures } from './auth-failures.js';
 import { type Operation, operationName, planIncludes, plansFor } from './plans.js';
-import { addressAllowed, scopeOf } from './policy.js';
+import { type KeyPolicy, scopeOf } from './policy.js';
 import { type ApiKeyPrincipal, isRefusal, type KeyRefusal, type KeysService } from './service.js';
 
 declare module 'fastify' {
@@ -44,6 +45,30 @@ function refusalMessage(refusal: KeyRefusal): string {
     default:
       return 'The API key is not valid or has been revoked.';
   }
+}
+
+/**
+ * The refusal of a key used from an address outside its allowlist. Stored entries that admit no
+ * address (written before entries had to be addresses as written) are named in it and logged.
+ */
+function notAllowedFrom(
+  request: FastifyRequest,
+  keyId: string,
+  allowlist: NonNullable<KeyPolicy['allowlist']>,
+) {
+  const unusable = allowlist.unusable;
+  if (unusable.length > 0)
+    request.log.warn(
+      { key_id: keyId, entries: unusable },
+      'API key allowlist entries that are not addresses as written admit no address',
+    );
+  const note =
+    unusable.length === 0
+      ? ''
+      : ` (${unusable.map((e) => `"${e}"`).join(', ')} ${unusable.length === 1 ? 'is' : 'are'} not an address as written and admit${unusable.length === 1 ? 's' : ''} no address: replace ${unusable.length === 1 ? 'it' : 'them'} through the admin API)`;
+  return errors.ipNotAllowed(
+    `This API key may not be used from ${request.ip}: its allowlist is ${allowlist.text.join(', ') || 'empty'}${note}.`,
+  );
 }
 
 /** Why a key is refused for its expiry, or null while it is valid. */
@@ -93,11 +118,8 @@ export function createAuth(
       request.principal = principal;
       if (principal.playground && playground) await playgroundChecks(playground, operation, request, reply);
       const policy = principal.policy;
-      if (policy?.allowlist && !addressAllowed(request.ip, policy.allowlist.cidrs)) {
-        throw errors.ipNotAllowed(
-          `This API key may not be used from ${request.ip}: its allowlist is ${policy.allowlist.text.join(', ') || 'empty'}.`,
-        );
-      }
+      if (policy?.allowlist && !addressAllowed(request.ip, policy.allowlist.cidrs))
+        throw notAllowedFrom(request, principal.id, policy.allowlist);
       if (policy?.scopes && !policy.scopes.includes(scopeOf(operation))) {
         throw errors.scopeNotAllowed(
           `${operationName(operation)} needs the scope "${scopeOf(operation)}", which this API key does not have (its scopes: ${policy.scopes.join(', ') || 'none'}).`,

@@ -1,5 +1,6 @@
 import { type Refusal, refusal } from '../../lib/refusal.js';
-import { parseCidr, type Scope } from './policy.js';
+import { readAllowlistEntry } from './allowlist.js';
+import type { Scope } from './policy.js';
 import type { ApiKeyRow } from './repository.js';
 
 /** The settings of a key an operator may set (`undefined`: not given). */
@@ -28,17 +29,24 @@ export function checkSettings(settings: KeySettings, now: number): Refusal | nul
       });
   }
   for (const entry of settings.ip_allowlist ?? []) {
-    if (parseCidr(entry) === null)
-      return refusal(
-        'malformed',
-        `ip_allowlist: "${entry}" is not an IPv4 or IPv6 address or CIDR (such as 203.0.113.0/24 or 2001:db8::/32).`,
-        { field: 'ip_allowlist' },
-      );
+    const reading = readAllowlistEntry(entry);
+    if ('problem' in reading)
+      return refusal('malformed', `ip_allowlist: ${reading.problem}`, { field: 'ip_allowlist' });
   }
   return null;
 }
 
-/** The columns of settings (only those given). */
+/** An allowlist as stored: each entry in its one written form (see `readAllowlistEntry`), once. */
+function canonicalAllowlist(entries: readonly string[]): string[] {
+  const canonical = entries.map((entry) => {
+    const reading = readAllowlistEntry(entry);
+    if ('problem' in reading) throw new Error(`unchecked allowlist entry: ${reading.problem}`);
+    return reading.canonical;
+  });
+  return [...new Set(canonical)];
+}
+
+/** The columns of settings that `checkSettings` accepted (only those given). */
 export function settingColumns(settings: KeySettings) {
   const columns: Partial<ApiKeyRow> = {};
   if (settings.name !== undefined) columns.name = settings.name;
@@ -49,7 +57,8 @@ export function settingColumns(settings: KeySettings) {
   if (settings.scopes !== undefined)
     columns.scopes = settings.scopes === null ? null : JSON.stringify([...new Set(settings.scopes)]);
   if (settings.ip_allowlist !== undefined)
-    columns.ip_allowlist = settings.ip_allowlist === null ? null : JSON.stringify(settings.ip_allowlist);
+    columns.ip_allowlist =
+      settings.ip_allowlist === null ? null : JSON.stringify(canonicalAllowlist(settings.ip_allowlist));
   if (settings.rate_limit_per_minute !== undefined)
     columns.rate_limit_per_minute = settings.rate_limit_per_minute;
   if (settings.monthly_quota !== undefined) columns.monthly_quota = settings.monthly_quota;
