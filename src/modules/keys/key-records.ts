@@ -51,22 +51,24 @@ export function createKeyRecords(deps: {
 
   /**
    * Each key's use this month and last day of use. `calls` is what counts against the quota for a
-   * key that has one (its own or its plan's): the calls counted in `key_month_calls`; for a key
-   * without, its requests this month from the usage counts.
+   * key that has one (its own or its plan's): the calls counted in `key_month_calls` (on the count
+   * it shares with the keys of its roll chain); for a key without, its requests this month from the
+   * usage counts.
    */
   async function usageOf(rows: readonly ApiKeyRow[]) {
     const thisMonth = month();
     const ids = rows.map((r) => r.id);
+    const countOf = (row: ApiKeyRow) => row.quota_key_id ?? row.id;
     const [used, counted] = await Promise.all([
       repository.usageOf(ids, thisMonth),
-      quotas.repository.counted(ids, thisMonth),
+      quotas.repository.counted([...new Set(rows.map(countOf))], thisMonth),
     ]);
     const usage = new Map<string, { calls: number; lastDay: string | null }>();
     for (const row of rows) {
       const requests = used.get(row.id);
       const limited = row.monthly_quota !== null || quotas.planDefaults[row.plan as Plan] !== null;
       usage.set(row.id, {
-        calls: limited ? (counted.get(row.id) ?? 0) : (requests?.calls ?? 0),
+        calls: limited ? (counted.get(countOf(row)) ?? 0) : (requests?.calls ?? 0),
         lastDay: requests?.lastDay ?? null,
       });
     }

@@ -31,6 +31,34 @@ export interface KeyChange {
 
 const MAX_OVERLAP_SECONDS = 7 * 86_400;
 
+/** A roll that found its key rolled by another request when it came to mark it (rolled back). */
+class RolledMeanwhile extends Error {}
+
+/** The refusal to roll a key that was rolled already: its successor is the key to roll. */
+function rolledAlready(row: Pick<ApiKeyRow, 'id' | 'rolled_to' | 'expires_at'>): Refusal {
+  return refusal(
+    'malformed',
+    `Key ${row.id} was rolled already, to ${row.rolled_to} (its overlap ends at ${row.expires_at}); roll that key instead.`,
+    { field: 'id' },
+  );
+}
+
+/**
+ * The refusal of a patch that would clear or extend the expiry of a rolled key: its expiry is the end
+ * of the overlap the roll gave it, which may be brought forward but never cleared or moved later
+ * (the old secret would work on beside its successor). Null for any other patch.
+ */
+function rolledExpiryRefusal(before: ApiKeyRow, columns: Partial<ApiKeyRow>): Refusal | null {
+  if (before.rolled_to === null || columns.expires_at === undefined) return null;
+  const next = columns.expires_at;
+  if (next !== null && before.expires_at !== null && next <= before.expires_at) return null;
+  return refusal(
+    'malformed',
+    `expires_at: key ${before.id} was rolled to ${before.rolled_to}; the end of its overlap (${before.expires_at}) may be brought forward, not ${next === null ? 'cleared' : 'moved later'}.`,
+    { field: 'expires_at' },
+  );
+}
+
 /**
  * Accounts and keys as operators manage them through the admin API: every write runs in one
  * transaction with its audit record, then the instances are told what to forget of their key caches.
@@ -76,6 +104,65 @@ export function createKeyManagement(deps: {
       trx,
     );
     return { id, key, hash };
+  }
+
+  /**
+   * The roll's transaction: a new key with the old key's settings, counting its monthly quota on the
+   * old key's count (a roll does not start the month again), and the old key marked rolled, expiring
+   * at the overlap's end. Throws `RolledMeanwhile` (undoing it all) when another roll came first.
+   */
+  async function rollInside(
+    trx: Transaction<Database>,
+    id: string,
+    overlapSeconds: number,
+    now: number,
+    record: RecordWrite,
+  ) {
+    const nowText = new Date(now).toISOString();
+    const old = await repository.findById(id, trx);
+    if (!old) return null;
+    if (keyStatus(old, now) !== 'active')
+      return refusal('malformed', `Key ${id} is ${keyStatus(old, now)}; only an active key can be rolled.`, {
+        field: 'id',
+      });
+    if (old.rolled_to !== null) return rolledAlready(old);
+    const {
+      id: _id,
+      key_hash,
+      key_prefix,
+      created_at,
+      last_used_at,
+      revoked_at,
+      rolled_to,
+      updated_at,
+      ...settings
+    } = old;
+    const made = await insertNewKey(trx, {
+      accountId: old.account_id,
+      plan: old.plan as Plan,
+      mode: old.mode as Mode,
+      columns: { ...settings, quota_key_id: old.quota_key_id ?? old.id },
+      now: nowText,
+    });
+    const overlapEnd = new Date(now + overlapSeconds * 1000).toISOString();
+    const endsAt = old.expires_at !== null && old.expires_at < overlapEnd ? old.expires_at : overlapEnd;
+    const marked = await repository.updateUnrolledKey(
+      id,
+      { expires_at: endsAt, rolled_to: made.id, updated_at: nowText },
+      trx,
+    );
+    if (!marked) throw new RolledMeanwhile();
+    await record(trx, {
+      action: 'key.roll',
+      target_type: 'key',
+      target_id: id,
+      changes: {
+        rolled_to: { from: null, to: made.id },
+        expires_at: { from: old.expires_at, to: endsAt },
+        overlap_seconds: overlapSeconds,
+      },
+    });
+    return made;
   }
 
   return {
@@ -143,6 +230,8 @@ export function createKeyManagement(deps: {
         const before = await repository.findById(id, trx);
         if (!before) return null;
         const columns = settingColumns(patch);
+        const held = rolledExpiryRefusal(before, columns);
+        if (held) return held;
         const changes: Record<string, { from: unknown; to: unknown }> = {};
         for (const [field, value] of Object.entries(columns)) {
           const old = before[field as keyof ApiKeyRow];
@@ -150,11 +239,18 @@ export function createKeyManagement(deps: {
         }
         if (Object.keys(changes).length === 0) return before;
         const at = clock.now().toISOString();
-        await repository.updateKey(id, { ...columns, updated_at: at }, trx);
+        if ('expires_at' in changes && before.rolled_to === null) {
+          // A roll that committed since the read above: its overlap's end is not this patch's to move.
+          if (!(await repository.updateUnrolledKey(id, { ...columns, updated_at: at }, trx)))
+            return refusal('malformed', `expires_at: key ${id} was rolled meanwhile; read it again.`, {
+              field: 'expires_at',
+            });
+        } else await repository.updateKey(id, { ...columns, updated_at: at }, trx);
         await record(trx, { action: 'key.update', target_type: 'key', target_id: id, changes });
         return { ...before, ...columns, updated_at: at };
       });
       if (!updated) return null;
+      if ('kind' in updated) return updated;
       await announce({ keyIds: [id] });
       return keyRecord(updated);
     },
@@ -196,52 +292,14 @@ export function createKeyManagement(deps: {
             field: 'overlap_seconds',
           },
         );
-      const now = clock.millis();
-      const nowText = new Date(now).toISOString();
-      const rolled = await db.transaction().execute(async (trx) => {
-        const old = await repository.findById(id, trx);
-        if (!old) return null;
-        if (keyStatus(old, now) !== 'active')
-          return refusal(
-            'malformed',
-            `Key ${id} is ${keyStatus(old, now)}; only an active key can be rolled.`,
-            {
-              field: 'id',
-            },
-          );
-        const {
-          id: _id,
-          key_hash,
-          key_prefix,
-          created_at,
-          last_used_at,
-          revoked_at,
-          rolled_to,
-          updated_at,
-          ...settings
-        } = old;
-        const made = await insertNewKey(trx, {
-          accountId: old.account_id,
-          plan: old.plan as Plan,
-          mode: old.mode as Mode,
-          columns: settings,
-          now: nowText,
+      const rolled = await db
+        .transaction()
+        .execute((trx) => rollInside(trx, id, overlapSeconds, clock.millis(), record))
+        .catch(async (error: unknown) => {
+          if (!(error instanceof RolledMeanwhile)) throw error;
+          const current = await repository.findById(id);
+          return current ? rolledAlready(current) : null;
         });
-        const overlapEnd = new Date(now + overlapSeconds * 1000).toISOString();
-        const endsAt = old.expires_at !== null && old.expires_at < overlapEnd ? old.expires_at : overlapEnd;
-        await repository.updateKey(id, { expires_at: endsAt, rolled_to: made.id, updated_at: nowText }, trx);
-        await record(trx, {
-          action: 'key.roll',
-          target_type: 'key',
-          target_id: id,
-          changes: {
-            rolled_to: { from: null, to: made.id },
-            expires_at: { from: old.expires_at, to: endsAt },
-            overlap_seconds: overlapSeconds,
-          },
-        });
-        return made;
-      });
       if (rolled === null) return null;
       if ('kind' in rolled) return rolled;
       await announce({ keyIds: [id], hashes: [rolled.hash] });

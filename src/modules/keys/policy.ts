@@ -55,6 +55,8 @@ export interface KeyPolicy {
   readonly rateLimitPerMinute: number | null;
   /** Calls per calendar month (UTC); null = no quota. */
   readonly monthlyQuota: number | null;
+  /** The key whose monthly count the calls go to (a rolled key's successor shares it); null = its own. */
+  readonly quotaKeyId: string | null;
 }
 
 /** The policy of a stored key (its JSON columns parsed). */
@@ -65,6 +67,7 @@ export function policyOf(row: {
   ip_allowlist: string | null;
   rate_limit_per_minute: number | null;
   monthly_quota: number | string | null;
+  quota_key_id: string | null;
 }): KeyPolicy {
   const allowlist = row.ip_allowlist === null ? null : (JSON.parse(row.ip_allowlist) as string[]);
   return {
@@ -74,5 +77,6 @@ export function policyOf(row: {
     allowlist: allowlist === null ? null : { text: allowlist, ...readStoredAllowlist(allowlist) },
     rateLimitPerMinute: row.rate_limit_per_minute === null ? null : Number(row.rate_limit_per_minute),
     monthlyQuota: row.monthly_quota === null ? null : Number(row.monthly_quota),
+    quotaKeyId: row.quota_key_id,
   };
 }
