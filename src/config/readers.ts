@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.js';
+import { weakness } from '../lib/secret-strength.js';
 import { parseEvidenceKey } from '../modules/confirmations/anchor.js';
 
 /** A daily UTC window (minutes since midnight; `end` may be below `start`: it spans midnight). */
@@ -41,12 +42,19 @@ export function str(env: Env, name: string, fallback: string): string {
 }
 
 /** A secret sent as `Authorization: Bearer <secret>`: one word, so a client can send it as it is. */
+/**
+ * A secret that clients send as a bearer token: one word, and strong enough not to be guessed
+ * (`weakness`: at least 32 characters and an estimated 64 bits of randomness).
+ */
 export function bearerSecret(env: Env, name: string): string | null {
   const value = optional(env, name);
-  if (value !== null && /\s/.test(value))
+  if (value === null) return null;
+  if (/\s/.test(value))
     throw new ConfigError(
       `${name} may not contain spaces: clients send it as "Authorization: Bearer <token>"`,
     );
+  const weak = weakness(value);
+  if (weak) throw new ConfigError(`${name} is ${weak}; make one with \`openssl rand -hex 32\``);
   return value;
 }
 
@@ -183,6 +191,11 @@ export function admin(env: Env): Config['admin'] {
   const key = optional(env, 'OPENVAT_ADMIN_KEY');
   if (key !== null && !/^svc_admin_[0-9A-Za-z]{32}$/.test(key))
     throw new ConfigError('OPENVAT_ADMIN_KEY must be svc_admin_ followed by 32 letters and digits');
+  const weak = key === null ? null : weakness(key.slice('svc_admin_'.length));
+  if (weak)
+    throw new ConfigError(
+      `OPENVAT_ADMIN_KEY: the 32 letters and digits after svc_admin_ are ${weak}; use a key made by \`openvat admin-keys create\`, or 32 random ones`,
+    );
   const port = optional(env, 'OPENVAT_ADMIN_PORT');
   return {
     key,
