@@ -58,6 +58,32 @@ export function bearerSecret(env: Env, name: string): string | null {
   return value;
 }
 
+/** The passwords of the example files (`CHANGE-ME`, `change-me-postgres`): never a real one. */
+const PLACEHOLDER_PASSWORD = /^change[-_ ]?me/i;
+/** A URL that gives a password, and gives it empty (`postgres://openvat:@db/openvat`). */
+const EMPTY_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]*:@/i;
+
+/**
+ * Refuses a connection URL (`DATABASE_URL`, `REDIS_URL`) whose password is an example file's
+ * placeholder, or empty where a password is given (an example's value left unset), so a copied
+ * example never runs with a password anyone can read or with none.
+ */
+export function noPlaceholderPassword(name: string, value: string | null): void {
+  if (value === null) return;
+  if (EMPTY_PASSWORD.test(value))
+    throw new ConfigError(`${name}: its password is empty; set the password (in .env for compose.yaml)`);
+  let password: string;
+  try {
+    password = decodeURIComponent(new URL(value).password);
+  } catch {
+    return;
+  }
+  if (PLACEHOLDER_PASSWORD.test(password))
+    throw new ConfigError(
+      `${name}: its password is the placeholder of an example file (${password}); set a password of its own`,
+    );
+}
+
 export function optional(env: Env, name: string): string | null {
   const value = env[name]?.trim();
   return value ? value : null;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -39,7 +39,7 @@ function serve(env: Record<string, string>): Promise<{ code: number | null; stde
 }
 
 // A metrics token or an admin key that can be guessed is refused at start, in one line naming the
-// setting; the placeholder of an example file is one of them.
+// setting, and so is a connection URL with the placeholder password of an example file.
 describe('openvat serve refuses guessable secrets', { concurrency: 3 }, () => {
   let dir: string;
   before(() => {
@@ -58,10 +58,16 @@ describe('openvat serve refuses guessable secrets', { concurrency: 3 }, () => {
       { OPENVAT_ADMIN_KEY: `svc_admin_${'F'.repeat(32)}` },
       /^openvat: OPENVAT_ADMIN_KEY: the 32 letters and digits after svc_admin_ are too easy to guess \(about 0 bits of randomness, at least 64 are needed/,
     ],
+    [
+      'the password of an example file in DATABASE_URL',
+      { DATABASE_URL: 'postgres://openvat:change-me-postgres@127.0.0.1:9/openvat' },
+      /^openvat: DATABASE_URL: its password is the placeholder of an example file \(change-me-postgres\); set a password of its own$/,
+    ],
   ];
   for (const [what, env, message] of started) {
     it(`${what}: exit 2 and one line`, async () => {
       const databaseUrl = `sqlite:${join(dir, `${randomBytes(4).toString('hex')}.sqlite`)}`;
+      // Refused before any database is asked (the address in DATABASE_URL above answers nothing).
       const result = await serve({ DATABASE_URL: databaseUrl, ...env });
       assert.equal(result.code, 2, result.stderr);
       const lines = result.stderr.split('\n').filter((line) => line !== '');
@@ -96,6 +102,48 @@ describe('openvat serve refuses guessable secrets', { concurrency: 3 }, () => {
         () => loadConfig(env),
         (error: unknown) => error instanceof ConfigError && message.test(error.message),
         JSON.stringify(env),
+      );
+    }
+  });
+
+  it("the Kubernetes example secret's URLs are refused as they are shipped", () => {
+    const example = readFileSync('deploy/kubernetes/secret.example.yaml', 'utf8');
+    for (const name of ['DATABASE_URL', 'REDIS_URL']) {
+      const value = new RegExp(`^  ${name}: (\\S+)$`, 'm').exec(example)?.[1];
+      assert.ok(value, name);
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.startsWith(`${name}: its password is the placeholder`),
+        name,
+      );
+    }
+  });
+
+  it("the instances refuse compose.yaml's URLs with deploy/compose.env.example's values as they are shipped", () => {
+    const example = readFileSync('deploy/compose.env.example', 'utf8');
+    const values = new Map(
+      [...example.matchAll(/^([A-Z_0-9]+)=(.*)$/gm)].map((m) => [m[1] as string, m[2] as string]),
+    );
+    assert.equal(values.get('POSTGRES_PASSWORD'), '', 'no usable password is shipped');
+    assert.equal(values.get('REDIS_PASSWORD'), '');
+    const compose = readFileSync('compose.yaml', 'utf8');
+    // As podman-compose 1.0 substitutes them: an empty value is used (docker compose refuses it).
+    const substituted = (name: string) => {
+      const line = new RegExp(`^ {4}${name}: (.+)$`, 'm').exec(compose)?.[1];
+      assert.ok(line, name);
+      return line.replace(
+        /\$\{([A-Z_0-9]+)(?::[-?][^}]*)?\}/g,
+        (_, variable: string) => values.get(variable) ?? '',
+      );
+    };
+    for (const name of ['DATABASE_URL', 'REDIS_URL']) {
+      assert.throws(
+        () => loadConfig({ [name]: substituted(name) }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.message.startsWith(`${name}: its password is empty`),
+        substituted(name),
       );
     }
   });
