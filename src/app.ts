@@ -215,7 +215,12 @@ export async function buildApp(
   });
 
   registerErrorHandling(app, log);
-  if (config.metricsToken) registerMetrics(app, { metrics: container.metrics, token: config.metricsToken });
+  if (config.metricsToken)
+    registerMetrics(app, {
+      metrics: container.metrics,
+      token: config.metricsToken,
+      failures: container.authFailures,
+    });
   app.addSchema(ErrorEnvelope);
   app.addSchema(CountryRate);
   app.addSchema(ValidationDataSchema);

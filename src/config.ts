@@ -12,6 +12,7 @@ import {
   evidenceKey,
   int,
   logLevel,
+  noPlaceholderPassword,
   optional,
   optionalInt,
   overridesPath,
@@ -297,6 +298,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
   checkAnswerBound(config);
+  noPlaceholderPassword('DATABASE_URL', config.databaseUrl);
+  noPlaceholderPassword('REDIS_URL', config.redisUrl);
   return deepFreeze(config);
 }
 

@@ -281,6 +281,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     keyPropagation,
     monthlyQuota,
     requireAdmin: createAdminAuth(admin, authFailures),
+    authFailures,
     audits,
     events,
     outbox,

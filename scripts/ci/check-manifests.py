@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks deploy/kubernetes/ against what docs/deployment.md promises (python3-yaml, no cluster)."""
 import pathlib
+import re
 import sys
 
 import yaml
@@ -51,6 +52,13 @@ if not problems:
     expect(port["containerPort"] == 8080, "container port is not 8080")
     expect(docs["Service"][0]["spec"]["ports"][0]["targetPort"] in (port.get("name"), 8080), "Service targets another port")
     expect(docs["PodDisruptionBudget"][0]["spec"].get("minAvailable") == 1, "PodDisruptionBudget does not keep one")
+    security = container["securityContext"]
+    expect(security.get("allowPrivilegeEscalation") is False, "privilege escalation not refused")
+    expect(security.get("capabilities", {}).get("drop") == ["ALL"], "capabilities not all dropped")
+    expect("OPENVAT_TRUST_PROXY" in (docs["ConfigMap"][0].get("data") or {}), "no OPENVAT_TRUST_PROXY for the ingress")
+    secret = docs["Secret"][0].get("stringData") or {}
+    expect(re.search(r"[?&]sslmode=(verify-full|verify-ca|require)\b", secret.get("DATABASE_URL", "")), "DATABASE_URL without sslmode")
+    expect(secret.get("REDIS_URL", "").startswith("rediss://"), "REDIS_URL is not rediss:// (TLS)")
 
 for problem in problems:
     print(f"  {root}: {problem}")

@@ -247,6 +247,14 @@ podman volume rm -f "$EMBEDDED_VOLUME" >/dev/null
 # --- scaled shape: compose.yaml -------------------------------------------------------------------
 
 phase "compose shape"
+check "compose.yaml: no new privileges, no capabilities but the entry points' own, no secret on a command line, the instances' trusted proxy; the example .env ships no password" \
+  python3 scripts/ci/check-compose.py compose.yaml deploy/compose.env.example
+# The example .env as it is: docker compose refuses its empty passwords (${VAR:?}); podman-compose 1.0
+# substitutes them, and then the services refuse them (here the instance; Redis and PostgreSQL too).
+refused="$(podman run --rm --network none -e 'DATABASE_URL=postgres://openvat:@postgres:5432/openvat' \
+  -e 'REDIS_URL=redis://:@redis:6379' "$IMAGE" 2>&1)"
+check "an instance refuses the example .env's empty password at start ($refused)" \
+  grep -q '^openvat: DATABASE_URL: its password is empty' <<<"$refused"
 compose_env="$(mktemp)"
 {
   grep -v '^#' deploy/compose.env.example | grep -v '^POSTGRES_PASSWORD=\|^REDIS_PASSWORD='
@@ -284,6 +292,24 @@ key="$(printf '%s\n' "$key" | head -1)"
 check "the key validates through instance 1 (200)" test "$(status_of "$one/v1/validate?vat_number=DE100000008" "$key")" = 200
 check "the key validates through instance 2 (200)" test "$(status_of "$two/v1/validate?vat_number=DE100000008" "$key")" = 200
 ready_two="$(curl -s --max-time 5 "$two/ready")"
+# The password is read from the environment file and given to grep on a file descriptor: never as an
+# argument of the check itself, which ps would show.
+redis_password_hidden() {
+  local pattern
+  pattern="$(sed -n 's/^REDIS_PASSWORD=//p' "$compose_env")"
+  [ -n "$pattern" ] || return 1
+  ! ps -eo args | grep -qF -f <(printf '%s\n' "$pattern") &&
+    ! podman exec "${PROJECT}_redis_1" cat /proc/1/cmdline | grep -qaF -f <(printf '%s\n' "$pattern")
+}
+check "the Redis password is on no command line (the host's ps, Redis's /proc/1/cmdline)" redis_password_hidden
+# The bounding sets: none for openvat; for PostgreSQL and Redis what their entry points need (chown
+# and switching to their own user; PostgreSQL's also writes in its data directory as root).
+for expected in openvat-1_1:0000000000000000 postgres_1:00000000000000cb redis_1:00000000000000c1; do
+  container="${PROJECT}_${expected%%:*}"
+  status="$(podman exec "$container" cat /proc/1/status 2>&1 | grep -E '^(NoNewPrivs|CapBnd):' | tr -s '\t\n' '  ')"
+  check "${expected%%:*} runs with no new privileges and capabilities ${expected##*:} ($status)" \
+    test "$status" = "NoNewPrivs: 1 CapBnd: ${expected##*:} " -o "$status" = "CapBnd: ${expected##*:} NoNewPrivs: 1 "
+done
 check "/ready names no operator warning with Redis ($ready_two)" bash -c "! grep -q warnings <<<'$ready_two'"
 
 podman kill "${PROJECT}_openvat-1_1" >/dev/null
@@ -298,7 +324,7 @@ check "instance 2 is still ready" test "$(status_of "$two/ready")" = 200
 # --- Kubernetes manifests -------------------------------------------------------------------------
 
 phase "kubernetes manifests"
-check "deploy/kubernetes: 2 replicas, /ready and /health probes, preStop and grace within the 15 s shutdown" \
+check "deploy/kubernetes: 2 replicas, /ready and /health probes, preStop and grace within the 15 s shutdown, no privileges, the ingress trusted, TLS to PostgreSQL and Redis" \
   python3 scripts/ci/check-manifests.py deploy/kubernetes
 
 finish

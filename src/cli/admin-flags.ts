@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
+import { readAllowlistEntry } from '../modules/keys/allowlist.js';
 import { SCOPES, type Scope } from '../modules/keys/index.js';
-import { parseCidr } from '../modules/keys/policy.js';
 import { type AdminClient, adminClient, remoteAdminBackend } from './admin-api.js';
 import { UsageError } from './usage-error.js';
 
@@ -103,10 +103,8 @@ export function parseAllowlist(value: string): string[] | Clear {
   const entries = list(value);
   if (entries.length === 0) throw new InvalidArgumentError('name one or more addresses or CIDRs, or any.');
   for (const entry of entries) {
-    if (parseCidr(entry) === null)
-      throw new InvalidArgumentError(
-        `"${entry}" is not an IPv4 or IPv6 address or CIDR (such as 203.0.113.0/24 or 2001:db8::/32).`,
-      );
+    const reading = readAllowlistEntry(entry);
+    if ('problem' in reading) throw new InvalidArgumentError(reading.problem);
   }
   return entries;
 }

@@ -4,6 +4,7 @@ import { systemClock } from '../lib/clock.js';
 import { createIdGenerator } from '../lib/ids.js';
 import { createAdminRepository } from '../modules/admin/repository.js';
 import { ADMIN_ROLES, type AdminRole, createAdminService } from '../modules/admin/service.js';
+import { cliActor } from './cli-actor.js';
 import { openExistingDatabase } from './database.js';
 
 async function withAdmin<T>(
@@ -26,7 +27,10 @@ async function withAdmin<T>(
   }
 }
 
-/** `openvat admin-keys create|list|revoke`: the operators' keys of the admin API, on DATABASE_URL. */
+/**
+ * `openvat admin-keys create|list|revoke`: the operators' keys of the admin API, on DATABASE_URL;
+ * creations and revocations are recorded in the admin audit log with the CLI as the actor.
+ */
 export function createAdminKeysCommands(config: () => Config): Command {
   const command = new Command('admin-keys').description('create, list and revoke admin keys (svc_admin_…)');
 
@@ -42,7 +46,7 @@ export function createAdminKeysCommands(config: () => Config): Command {
     .option('--json', 'print one JSON object {id, key, name, role} on stdout')
     .action(async (options: { name: string; role: string; json?: boolean }) => {
       const role = options.role as AdminRole;
-      const created = await withAdmin(config(), (admin) => admin.createKey(options.name, role));
+      const created = await withAdmin(config(), (admin) => admin.createKey(options.name, role, cliActor()));
       if (options.json) {
         process.stdout.write(
           `${JSON.stringify({ id: created.summary.id, key: created.key, name: created.summary.name, role })}\n`,
@@ -79,7 +83,7 @@ export function createAdminKeysCommands(config: () => Config): Command {
     .description('revoke an admin key by id (at once, on every instance)')
     .argument('<id>', 'admin key id (from admin-keys list)')
     .action(async (id: string) => {
-      const done = await withAdmin(config(), (admin) => admin.revokeKey(id));
+      const done = await withAdmin(config(), (admin) => admin.revokeKey(id, cliActor()));
       if (!done) {
         console.error(`openvat: no active admin key with id ${id}`);
         process.exit(1);

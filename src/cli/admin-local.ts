@@ -1,4 +1,3 @@
-import { hostname, userInfo } from 'node:os';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -17,21 +16,8 @@ import { createKeyPropagation } from '../modules/keys/propagation.js';
 import { createQuotaRepository } from '../modules/keys/quota-repository.js';
 import { createKeysRepository } from '../modules/keys/repository.js';
 import { type AdminBackend, pathWithQuery } from './admin-api.js';
+import { cliActor } from './cli-actor.js';
 import { openExistingDatabase } from './database.js';
-
-/** The actor id of writes made by the CLI on the database (an admin key's id is a UUID too). */
-export const CLI_ACTOR_ID = '00000000-0000-0000-0000-000000000000';
-
-/** The operator behind the CLI on this machine: `cli (user@host)`. */
-function cliPrincipal(): AdminPrincipal {
-  let user = 'unknown';
-  try {
-    user = userInfo().username;
-  } catch {
-    // no user name (a container's numeric user): the host alone
-  }
-  return { id: CLI_ACTOR_ID, name: `cli (${user}@${hostname()})`, role: 'admin' };
-}
 
 /**
  * The admin API run in-process on DATABASE_URL, for a shell on the server: the same routes, schemas,
@@ -82,7 +68,8 @@ export async function localAdminBackend(config: Config): Promise<AdminBackend> {
     ids,
     announce: (change) => propagation.announce(change),
   });
-  const principal = cliPrincipal();
+  const { id, name, role } = cliActor();
+  const principal: AdminPrincipal = { id, name, role };
   const app = Fastify({ logger: false, genReqId: () => ids.uuid(), ajv: { customOptions: AJV_OPTIONS } });
   app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', (request, _reply, done) => {

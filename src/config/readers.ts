@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.js';
+import { weakness } from '../lib/secret-strength.js';
 import { parseEvidenceKey } from '../modules/confirmations/anchor.js';
 
 /** A daily UTC window (minutes since midnight; `end` may be below `start`: it spans midnight). */
@@ -41,13 +42,46 @@ export function str(env: Env, name: string, fallback: string): string {
 }
 
 /** A secret sent as `Authorization: Bearer <secret>`: one word, so a client can send it as it is. */
+/**
+ * A secret that clients send as a bearer token: one word, and strong enough not to be guessed
+ * (`weakness`: at least 32 characters and an estimated 64 bits of randomness).
+ */
 export function bearerSecret(env: Env, name: string): string | null {
   const value = optional(env, name);
-  if (value !== null && /\s/.test(value))
+  if (value === null) return null;
+  if (/\s/.test(value))
     throw new ConfigError(
       `${name} may not contain spaces: clients send it as "Authorization: Bearer <token>"`,
     );
+  const weak = weakness(value);
+  if (weak) throw new ConfigError(`${name} is ${weak}; make one with \`openssl rand -hex 32\``);
   return value;
+}
+
+/** The passwords of the example files (`CHANGE-ME`, `change-me-postgres`): never a real one. */
+const PLACEHOLDER_PASSWORD = /^change[-_ ]?me/i;
+/** A URL that gives a password, and gives it empty (`postgres://openvat:@db/openvat`). */
+const EMPTY_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]*:@/i;
+
+/**
+ * Refuses a connection URL (`DATABASE_URL`, `REDIS_URL`) whose password is an example file's
+ * placeholder, or empty where a password is given (an example's value left unset), so a copied
+ * example never runs with a password anyone can read or with none.
+ */
+export function noPlaceholderPassword(name: string, value: string | null): void {
+  if (value === null) return;
+  if (EMPTY_PASSWORD.test(value))
+    throw new ConfigError(`${name}: its password is empty; set the password (in .env for compose.yaml)`);
+  let password: string;
+  try {
+    password = decodeURIComponent(new URL(value).password);
+  } catch {
+    return;
+  }
+  if (PLACEHOLDER_PASSWORD.test(password))
+    throw new ConfigError(
+      `${name}: its password is the placeholder of an example file (${password}); set a password of its own`,
+    );
 }
 
 export function optional(env: Env, name: string): string | null {
@@ -183,6 +217,11 @@ export function admin(env: Env): Config['admin'] {
   const key = optional(env, 'OPENVAT_ADMIN_KEY');
   if (key !== null && !/^svc_admin_[0-9A-Za-z]{32}$/.test(key))
     throw new ConfigError('OPENVAT_ADMIN_KEY must be svc_admin_ followed by 32 letters and digits');
+  const weak = key === null ? null : weakness(key.slice('svc_admin_'.length));
+  if (weak)
+    throw new ConfigError(
+      `OPENVAT_ADMIN_KEY: the 32 letters and digits after svc_admin_ are ${weak}; use a key made by \`openvat admin-keys create\`, or 32 random ones`,
+    );
   const port = optional(env, 'OPENVAT_ADMIN_PORT');
   return {
     key,

@@ -18,6 +18,7 @@ import type { EventsService } from '../modules/events/service.js';
 import type { TsaClient } from '../modules/evidence-timestamps/client.js';
 import type { EvidenceTimestamps } from '../modules/evidence-timestamps/service.js';
 import type { RequireKey } from '../modules/keys/auth.js';
+import type { AuthFailures } from '../modules/keys/auth-failures.js';
 import type { KeyManagement } from '../modules/keys/manage.js';
 import type { KeyPropagation } from '../modules/keys/propagation.js';
 import type { MonthlyQuota } from '../modules/keys/quota.js';
@@ -90,6 +91,8 @@ export interface Container {
   /** Monthly quotas of keys on `/v1` (route hooks). */
   readonly monthlyQuota: MonthlyQuota;
   readonly requireAdmin: RequireAdmin;
+  /** Failed authentications per client address, counted by `/v1`, `/admin` and `/metrics` alike. */
+  readonly authFailures: AuthFailures;
   readonly rates: RatesService;
   /** The rates sync, the reload of what it learnt, and decisions on held changes. */
   readonly ratesUpdates: RatesUpdates;

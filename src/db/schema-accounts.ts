@@ -47,6 +47,11 @@ export interface ApiKeysTable {
   /** The key this one was rolled to (it then expires at the end of the overlap). */
   rolled_to: string | null;
   updated_at: string | null;
+  /**
+   * The key whose monthly count (`key_month_calls`) this key's calls go to: the first key of its roll
+   * chain, so rolling does not start the month's count again; null = its own id.
+   */
+  quota_key_id: string | null;
 }
 
 /** Operators' keys of the admin API (`svc_admin_…`). */

@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { randomBase62 } from '../../src/lib/crypto.js';
 import { databaseTargets } from '../helpers/db.js';
 import { freePort, startServerProcess } from '../helpers/processes.js';
 
 const exec = promisify(execFile);
 const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
-const ADMIN_KEY = `svc_admin_${'K'.repeat(16)}${randomBytes(8).toString('hex')}`;
+const ADMIN_KEY = `svc_admin_${randomBase62(32)}`;
 const FUTURE = '2030-06-30T12:00:00.000Z';
 
 /** The CLI with `env` added; the admin API's variables only when `env` names them. */
@@ -98,6 +99,12 @@ async function keyLifecycle(target: string[], env: Record<string, string>) {
   assert.match(created.key, /^svc_live_[0-9A-Za-z]{32}$/);
   assert.equal(created.account_id, account.id);
   assert.deepEqual({ ...created, ...FIELDS }, created, 'every setting was stored');
+  const byPrefix = await json<Key[]>(['keys', 'list', '--prefix', created.key.slice(0, 13), ...target], env);
+  assert.deepEqual(
+    byPrefix.map((k) => k.id),
+    [created.id],
+    'found by the prefix it shows (svc_live_…)',
+  );
 
   const updated = await json<Key>(
     [
@@ -299,7 +306,11 @@ describe('openvat accounts and openvat keys, against a running service and on it
       ],
       [
         ['keys', 'create', '--plan', 'pro', '--ip-allowlist', '10.0.0.0/33'],
-        /"10\.0\.0\.0\/33" is not an IPv4 or IPv6 address or CIDR/,
+        /"10\.0\.0\.0\/33": the prefix length must be a whole number from 0 to 32/,
+      ],
+      [
+        ['keys', 'create', '--plan', 'pro', '--ip-allowlist', '203.0.113.0/24,192.168.001.010'],
+        /"192\.168\.001\.010" is not an IPv4 address as written/,
       ],
       [['keys', 'create', '--plan', 'pro', '--expires-at', '2020-01-01'], /2020-01-01 is in the past/],
       [['keys', 'create', '--plan', 'gold'], /argument 'gold' is invalid\. Allowed choices are /],

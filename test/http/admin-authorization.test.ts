@@ -7,6 +7,7 @@ import type { RouteEntry } from '../../src/app.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Container, createContainer } from '../../src/container.js';
+import { START_ACTOR } from '../../src/modules/admin/service.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 import { snapshot } from '../helpers/db-snapshot.js';
@@ -43,7 +44,7 @@ describe('admin authorization matrix', () => {
     const admin = await t.container.admin.createKey('ops', 'admin');
     const read = await t.container.admin.createKey('viewer', 'read');
     const revoked = await t.container.admin.createKey('gone', 'admin');
-    await t.container.admin.revokeKey(revoked.summary.id);
+    await t.container.admin.revokeKey(revoked.summary.id, START_ACTOR);
     keys.none = null;
     keys.api = api.headers;
     keys.revoked = { authorization: `Bearer ${revoked.key}` };

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
+import { randomBase62 } from '../../src/lib/crypto.js';
 import { startServer } from '../../src/main.js';
 
 describe('admin keys at start', () => {
   const dir = mkdtempSync(join(tmpdir(), 'openvat-admin-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const base = { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, LOG_LEVEL: 'silent', PORT: '0' };
-  const fixed = `svc_admin_${'F'.repeat(32)}`;
+  const fixed = `svc_admin_${randomBase62(32)}`;
 
   async function start(env: Record<string, string> = {}) {
     const lines: string[] = [];

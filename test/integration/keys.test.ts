@@ -56,6 +56,7 @@ for (const target of await databaseTargets()) {
           allowlist: null,
           rateLimitPerMinute: null,
           monthlyQuota: null,
+          quotaKeyId: null,
         },
       });
     });

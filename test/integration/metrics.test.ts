@@ -53,7 +53,7 @@ function germanNumber(registered: boolean): string {
 }
 
 describe('GET /metrics', () => {
-  const token = 'metrics-token-for-this-test';
+  const token = 'metrics-token-for-the-metrics-tests';
   let sim: SimulatorServer;
   let t: TestApp;
   let live: TestKey;

@@ -41,7 +41,7 @@ for (const target of await databaseTargets()) {
       db = await target.open();
       tedb = counting(createTedbClient({ url: tedbUrl, timeoutMs: 1_000 }));
       t = await buildTestApp(
-        { OPENVAT_TEDB_URL: tedbUrl, OPENVAT_METRICS_TOKEN: 'rates-metrics' },
+        { OPENVAT_TEDB_URL: tedbUrl, OPENVAT_METRICS_TOKEN: 'rates-metrics-token-for-the-sync-tests' },
         { clock, db: { ...db, close: async () => {} }, tedb },
       );
     });
@@ -133,7 +133,9 @@ for (const target of await databaseTargets()) {
       const outcome = await t.container.ratesUpdates.syncNow();
       assert.deepEqual(outcome, { kind: 'synced', applied: 0, held: 2, retired: 0 });
       assert.equal((await status()).held, 2);
-      const metrics = await get('/metrics', { authorization: 'Bearer rates-metrics' });
+      const metrics = await get('/metrics', {
+        authorization: 'Bearer rates-metrics-token-for-the-sync-tests',
+      });
       assert.match(metrics.body, /^openvat_rates_held_changes 2$/m);
       assert.match(
         metrics.body,

@@ -23,6 +23,7 @@ import * as admin from './2026-11-27-070-admin.js';
 import * as adminAuditRetention from './2026-11-28-100-admin-audit-retention.js';
 import * as ratesEvents from './2026-11-28-110-rates-events.js';
 import * as evidenceTimestamps from './2026-11-28-120-evidence-timestamps.js';
+import * as keyQuotaShare from './2026-11-29-010-key-quota-share.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-100-admin-audit-retention': adminAuditRetention,
   '2026-11-28-110-rates-events': ratesEvents,
   '2026-11-28-120-evidence-timestamps': evidenceTimestamps,
+  '2026-11-29-010-key-quota-share': keyQuotaShare,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,7 +1,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { bearerToken } from '../../lib/bearer.js';
-import { errors, seconds } from '../../lib/errors.js';
-import type { AuthFailures } from '../keys/index.js';
+import { errors } from '../../lib/errors.js';
+import { type AuthFailures, tooManyFailures } from '../keys/index.js';
 import type { Actor, AdminPrincipal, AdminRole, AdminService } from './service.js';
 
 declare module 'fastify' {
@@ -28,17 +28,11 @@ export function actorOf(request: FastifyRequest): Actor {
   return { ...request.admin, requestId: request.id, address: request.ip };
 }
 
-function tooManyFailures(wait: number) {
-  return errors.rateLimited(
-    wait,
-    `Too many failed authentications from this address; retry after ${seconds(wait)}.`,
-  );
-}
-
 /**
  * Builds the `onRequest` hook of admin routes: 401 `unauthorized` without an admin key (an API key
  * of `/v1` included), 403 `scope_not_allowed` for a `read` key on a route that writes. Failed
- * authentications count against the address as on `/v1`.
+ * authentications count against the address as on `/v1`: beyond the limit they are answered 429,
+ * and a valid admin key is still accepted from that address.
  */
 export function createAdminAuth(admin: Pick<AdminService, 'authenticate'>, failures: AuthFailures | null) {
   async function fail(address: string, message: string): Promise<never> {
@@ -59,8 +53,6 @@ export function createAdminAuth(admin: Pick<AdminService, 'authenticate'>, failu
           request.ip,
           'An API key is not accepted here: /admin takes an admin key (svc_admin_…); API keys are for /v1.',
         );
-      const wait = failures?.blocked(request.ip) ?? 0;
-      if (wait !== 0) throw tooManyFailures(wait);
       const principal = await admin.authenticate(token);
       if (principal === 'revoked') return fail(request.ip, 'This admin key has been revoked.');
       if (principal === null) return fail(request.ip, 'The admin key is not valid.');

@@ -16,6 +16,11 @@ export interface AuditLogFilter {
 
 export function createAdminRepository(db: Kysely<Database>) {
   return {
+    /** Runs `work` in one transaction: an admin key's change and its audit entry commit together. */
+    inTransaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+      return db.transaction().execute(work);
+    },
+
     async insertKey(row: Insertable<AdminKeysTable>, trx: Kysely<Database> = db) {
       await trx.insertInto('admin_keys').values(row).execute();
     },
@@ -36,8 +41,8 @@ export function createAdminRepository(db: Kysely<Database>) {
       return Number(row.n);
     },
 
-    async revoke(id: string, at: string): Promise<boolean> {
-      const result = await db
+    async revoke(id: string, at: string, trx: Kysely<Database> = db): Promise<boolean> {
+      const result = await trx
         .updateTable('admin_keys')
         .set({ revoked_at: at })
         .where('id', '=', id)

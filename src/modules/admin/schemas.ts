@@ -144,7 +144,8 @@ export const AuditEntry = Type.Object({
   id: Type.String({ format: 'uuid' }),
   actor: Type.Object({ id: Type.String(), name: Type.String() }),
   action: Type.String({
-    description: '`account.create`, `account.update`, `key.create`, `key.update`, `key.revoke`, `key.roll`.',
+    description:
+      '`account.create`, `account.update`, `key.create`, `key.update`, `key.revoke`, `key.roll`, `admin_key.create`, `admin_key.revoke`.',
   }),
   target: Type.Object({ type: Type.String(), id: Type.String() }),
   changes: Type.Record(Type.String(), Type.Unknown()),

@@ -28,6 +28,18 @@ export interface Actor extends AdminPrincipal {
   address: string | null;
 }
 
+/**
+ * The actor of the admin-key writes the service makes itself as it starts: the first start's key and
+ * the one `OPENVAT_ADMIN_KEY` names.
+ */
+export const START_ACTOR: Actor = Object.freeze({
+  id: '00000000-0000-0000-0000-000000000001',
+  name: 'openvat (at start)',
+  role: 'admin',
+  requestId: null,
+  address: null,
+});
+
 export interface AdminKeySummary {
   id: string;
   name: string;
@@ -84,39 +96,84 @@ export function createAdminService(deps: {
   const { repository, clock, ids } = deps;
   const secret = deps.secrets ?? (() => randomBase62(32));
 
-  async function insert(name: string, role: AdminRole, key: string): Promise<AdminKeySummary> {
+  /** The audit entry of a write by `actor`, for the transaction that makes it. */
+  function recorder(actor: Actor): RecordWrite {
+    return async (trx, write) => {
+      await repository.insertAudit(
+        {
+          id: ids.uuid(),
+          actor_id: actor.id,
+          actor_name: actor.name,
+          action: write.action,
+          target_type: write.target_type,
+          target_id: write.target_id,
+          changes: JSON.stringify(write.changes),
+          request_id: actor.requestId,
+          client_address: actor.address,
+          created_at: clock.now().toISOString(),
+        },
+        trx,
+      );
+    };
+  }
+
+  /** Stores an admin key and its `admin_key.create` entry in one transaction. */
+  async function insert(
+    input: { name: string; role: AdminRole; key: string; source?: string },
+    actor: Actor,
+  ): Promise<AdminKeySummary> {
     const row: AdminKeyRow = {
       id: ids.uuid(),
-      name,
-      role,
-      key_hash: sha256Hex(key),
-      key_prefix: key.slice(0, 14),
+      name: input.name,
+      role: input.role,
+      key_hash: sha256Hex(input.key),
+      key_prefix: input.key.slice(0, 14),
       created_at: clock.now().toISOString(),
       revoked_at: null,
       last_used_at: null,
     };
-    await repository.insertKey(row);
+    await repository.inTransaction(async (trx) => {
+      await repository.insertKey(row, trx);
+      await recorder(actor)(trx, {
+        action: 'admin_key.create',
+        target_type: 'admin_key',
+        target_id: row.id,
+        changes: {
+          name: row.name,
+          role: row.role,
+          prefix: row.key_prefix,
+          ...(input.source ? { source: input.source } : {}),
+        },
+      });
+    });
     return summary(row);
   }
 
   return {
-    /** Creates an admin key; the secret is returned here only. */
-    async createKey(name: string, role: AdminRole): Promise<{ key: string; summary: AdminKeySummary }> {
+    /**
+     * Creates an admin key, recorded in the audit log as `actor`'s (the service itself at start when
+     * no one else); the secret is returned here only.
+     */
+    async createKey(
+      name: string,
+      role: AdminRole,
+      actor: Actor = START_ACTOR,
+    ): Promise<{ key: string; summary: AdminKeySummary }> {
       const key = `svc_admin_${secret()}`;
-      return { key, summary: await insert(name, role, key) };
+      return { key, summary: await insert({ name, role, key }, actor) };
     },
 
     /**
      * Makes `key` an `admin` key unless it is one already (`OPENVAT_ADMIN_KEY` at every start): true
-     * when it was added. A revoked one stays revoked.
+     * when it was added, recorded in the audit log once. A revoked one stays revoked.
      */
     async ensureKey(key: string, name: string): Promise<boolean> {
       if (await repository.findByHash(sha256Hex(key))) return false;
       try {
-        await insert(name, 'admin', key);
+        await insert({ name, role: 'admin', key, source: 'OPENVAT_ADMIN_KEY' }, START_ACTOR);
         return true;
       } catch (error) {
-        // Another instance starting at the same time added it first.
+        // Another instance starting at the same time added it first (its entry is the one kept).
         if (await repository.findByHash(sha256Hex(key))) return false;
         throw error;
       }
@@ -130,8 +187,19 @@ export function createAdminService(deps: {
       return repository.count();
     },
 
-    async revokeKey(id: string): Promise<boolean> {
-      return repository.revoke(id, clock.now().toISOString());
+    /** Revokes an active admin key, recorded in the audit log as `actor`'s; false when none has the id. */
+    async revokeKey(id: string, actor: Actor): Promise<boolean> {
+      const at = clock.now().toISOString();
+      return repository.inTransaction(async (trx) => {
+        if (!(await repository.revoke(id, at, trx))) return false;
+        await recorder(actor)(trx, {
+          action: 'admin_key.revoke',
+          target_type: 'admin_key',
+          target_id: id,
+          changes: { revoked_at: { from: null, to: at } },
+        });
+        return true;
+      });
     },
 
     /** The operator of a presented admin key; null for anything else, a revoked key included. */
@@ -145,25 +213,7 @@ export function createAdminService(deps: {
     },
 
     /** The recorder of writes by `actor`, for the key management's transactions. */
-    recorder(actor: Actor): RecordWrite {
-      return async (trx, write) => {
-        await repository.insertAudit(
-          {
-            id: ids.uuid(),
-            actor_id: actor.id,
-            actor_name: actor.name,
-            action: write.action,
-            target_type: write.target_type,
-            target_id: write.target_id,
-            changes: JSON.stringify(write.changes),
-            request_id: actor.requestId,
-            client_address: actor.address,
-            created_at: clock.now().toISOString(),
-          },
-          trx,
-        );
-      };
-    },
+    recorder,
 
     async auditLog(filter: AuditLogFilter): Promise<{ data: AuditLogEntry[]; next: string | null }> {
       const rows = await repository.listAudit(filter);

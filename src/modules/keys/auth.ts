@@ -1,15 +1,16 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { bearerToken } from '../../lib/bearer.js';
-import { errors, seconds } from '../../lib/errors.js';
+import { errors } from '../../lib/errors.js';
 import {
   type Playground,
   playgroundBudgetHeaders,
   playgroundExcludes,
   playgroundLimited,
 } from '../playground/index.js';
-import type { AuthFailures } from './auth-failures.js';
+import { addressAllowed } from './allowlist.js';
+import { type AuthFailures, tooManyFailures } from './auth-failures.js';
 import { type Operation, operationName, planIncludes, plansFor } from './plans.js';
-import { addressAllowed, scopeOf } from './policy.js';
+import { type KeyPolicy, scopeOf } from './policy.js';
 import { type ApiKeyPrincipal, isRefusal, type KeyRefusal, type KeysService } from './service.js';
 
 declare module 'fastify' {
@@ -22,14 +23,6 @@ declare module 'fastify' {
 export function principalOf(request: FastifyRequest): ApiKeyPrincipal {
   if (!request.principal) throw new Error('route is missing requireKey()');
   return request.principal;
-}
-
-/** The answer to an address that has used up its failed authentications. */
-function tooManyFailures(retryAfterSeconds: number) {
-  return errors.rateLimited(
-    retryAfterSeconds,
-    `Too many failed authentications from this address; retry after ${seconds(retryAfterSeconds)}.`,
-  );
 }
 
 /** Why a key is refused, in words, or null when it is not refused. */
@@ -46,6 +39,30 @@ function refusalMessage(refusal: KeyRefusal): string {
   }
 }
 
+/**
+ * The refusal of a key used from an address outside its allowlist. Stored entries that admit no
+ * address (written before entries had to be addresses as written) are named in it and logged.
+ */
+function notAllowedFrom(
+  request: FastifyRequest,
+  keyId: string,
+  allowlist: NonNullable<KeyPolicy['allowlist']>,
+) {
+  const unusable = allowlist.unusable;
+  if (unusable.length > 0)
+    request.log.warn(
+      { key_id: keyId, entries: unusable },
+      'API key allowlist entries that are not addresses as written admit no address',
+    );
+  const note =
+    unusable.length === 0
+      ? ''
+      : ` (${unusable.map((e) => `"${e}"`).join(', ')} ${unusable.length === 1 ? 'is' : 'are'} not an address as written and admit${unusable.length === 1 ? 's' : ''} no address: replace ${unusable.length === 1 ? 'it' : 'them'} through the admin API)`;
+  return errors.ipNotAllowed(
+    `This API key may not be used from ${request.ip}: its allowlist is ${allowlist.text.join(', ') || 'empty'}${note}.`,
+  );
+}
+
 /** Why a key is refused for its expiry, or null while it is valid. */
 function expiryMessage(principal: ApiKeyPrincipal, now: number): string | null {
   const expiresAt = principal.policy?.expiresAt;
@@ -60,8 +77,9 @@ function expiryMessage(principal: ApiKeyPrincipal, now: number): string | null {
  * includes the operation: 401 `unauthorized` for a missing, malformed, unknown or revoked key,
  * 402 `plan_required` for a plan without the operation, 403 `ip_not_allowed` or `scope_not_allowed`
  * for a key used outside its allowlist or scopes. With `failures`, an address that presents
- * too many keys that are not valid is answered 429 `rate_limited` with `Retry-After` until its
- * minute ends; a key this instance already knows to be valid is still accepted from it.
+ * too many keys that are not valid is answered 429 `rate_limited` with `Retry-After` for them until
+ * its minute ends; a valid key is still checked and accepted from it (it may be another client's
+ * behind the same proxy).
  */
 export function createAuth(
   keys: Pick<KeysService, 'verdict' | 'known' | 'now'>,
@@ -69,12 +87,7 @@ export function createAuth(
   failures: AuthFailures | null = null,
 ) {
   async function principalFor(token: string, address: string): Promise<ApiKeyPrincipal> {
-    let verdict = keys.known(token);
-    if (verdict === undefined) {
-      const wait = failures?.blocked(address) ?? 0;
-      if (wait !== 0) throw tooManyFailures(wait);
-      verdict = await keys.verdict(token);
-    }
+    const verdict = keys.known(token) ?? (await keys.verdict(token));
     const refusal = isRefusal(verdict) ? refusalMessage(verdict) : expiryMessage(verdict, keys.now());
     if (refusal === null) return verdict as ApiKeyPrincipal;
     const wait = (await failures?.fail(address)) ?? 0;
@@ -93,11 +106,8 @@ export function createAuth(
       request.principal = principal;
       if (principal.playground && playground) await playgroundChecks(playground, operation, request, reply);
       const policy = principal.policy;
-      if (policy?.allowlist && !addressAllowed(request.ip, policy.allowlist.cidrs)) {
-        throw errors.ipNotAllowed(
-          `This API key may not be used from ${request.ip}: its allowlist is ${policy.allowlist.text.join(', ') || 'empty'}.`,
-        );
-      }
+      if (policy?.allowlist && !addressAllowed(request.ip, policy.allowlist.cidrs))
+        throw notAllowedFrom(request, principal.id, policy.allowlist);
       if (policy?.scopes && !policy.scopes.includes(scopeOf(operation))) {
         throw errors.scopeNotAllowed(
           `${operationName(operation)} needs the scope "${scopeOf(operation)}", which this API key does not have (its scopes: ${policy.scopes.join(', ') || 'none'}).`,

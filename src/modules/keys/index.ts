@@ -3,15 +3,10 @@
 export type { AccountRecord } from './accounts.js';
 export type { RequireKey } from './auth.js';
 export { principalOf } from './auth.js';
-export type { AuthFailures } from './auth-failures.js';
-export type {
-  KeyManagement,
-  KeyRecord,
-  KeySettings,
-  KeyStatus,
-  RecordWrite,
-  WriteRecord,
-} from './manage.js';
+export { type AuthFailures, tooManyFailures } from './auth-failures.js';
+export type { KeyRecord, KeyStatus } from './key-records.js';
+export type { KeySettings } from './key-settings.js';
+export type { KeyManagement, RecordWrite, WriteRecord } from './manage.js';
 export type { Mode, Operation, Plan } from './plans.js';
 export {
   AUDIT_RETENTION_DAYS,

@@ -4,53 +4,17 @@ import type { Clock } from '../../lib/clock.js';
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { type Refusal, refusal } from '../../lib/refusal.js';
-import { createAccountManagement, metadataOf } from './accounts.js';
+import { createAccountManagement } from './accounts.js';
+import { createKeyRecords, type KeyRecord, keyStatus } from './key-records.js';
+import { checkSettings, type KeySettings, settingColumns } from './key-settings.js';
 import type { Mode, Plan } from './plans.js';
-import { parseCidr, type Scope } from './policy.js';
 import type { QuotaRepository } from './quota-repository.js';
 import type { ApiKeyRow, KeyListFilter, KeysRepository } from './repository.js';
-
-export type KeyStatus = 'active' | 'expired' | 'revoked';
-
-/** A key as the admin API shows it (never its secret). */
-export interface KeyRecord {
-  id: string;
-  account_id: string;
-  name: string | null;
-  prefix: string;
-  plan: Plan;
-  mode: Mode;
-  status: KeyStatus;
-  default_requester_vat: string | null;
-  expires_at: string | null;
-  scopes: Scope[] | null;
-  ip_allowlist: string[] | null;
-  rate_limit_per_minute: number | null;
-  monthly_quota: number | null;
-  metadata: Record<string, string>;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  rolled_to: string | null;
-  usage_this_month: number;
-}
-
-/** The settings of a key an operator may set (`undefined`: not given). */
-export interface KeySettings {
-  name?: string | null;
-  default_requester_vat?: string | null;
-  expires_at?: string | null;
-  scopes?: Scope[] | null;
-  ip_allowlist?: string[] | null;
-  rate_limit_per_minute?: number | null;
-  monthly_quota?: number | null;
-  metadata?: Record<string, string>;
-}
 
 /** One admin write, for the audit log: what was done to what, and the fields it changed. */
 export interface WriteRecord {
   action: string;
-  target_type: 'account' | 'key';
+  target_type: 'account' | 'key' | 'admin_key';
   target_id: string;
   changes: Record<string, unknown>;
 }
@@ -67,10 +31,32 @@ export interface KeyChange {
 
 const MAX_OVERLAP_SECONDS = 7 * 86_400;
 
-export function keyStatus(row: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now: number): KeyStatus {
-  if (row.revoked_at !== null) return 'revoked';
-  if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return 'expired';
-  return 'active';
+/** A roll that found its key rolled by another request when it came to mark it (rolled back). */
+class RolledMeanwhile extends Error {}
+
+/** The refusal to roll a key that was rolled already: its successor is the key to roll. */
+function rolledAlready(row: Pick<ApiKeyRow, 'id' | 'rolled_to' | 'expires_at'>): Refusal {
+  return refusal(
+    'malformed',
+    `Key ${row.id} was rolled already, to ${row.rolled_to} (its overlap ends at ${row.expires_at}); roll that key instead.`,
+    { field: 'id' },
+  );
+}
+
+/**
+ * The refusal of a patch that would clear or extend the expiry of a rolled key: its expiry is the end
+ * of the overlap the roll gave it, which may be brought forward but never cleared or moved later
+ * (the old secret would work on beside its successor). Null for any other patch.
+ */
+function rolledExpiryRefusal(before: ApiKeyRow, columns: Partial<ApiKeyRow>): Refusal | null {
+  if (before.rolled_to === null || columns.expires_at === undefined) return null;
+  const next = columns.expires_at;
+  if (next !== null && before.expires_at !== null && next <= before.expires_at) return null;
+  return refusal(
+    'malformed',
+    `expires_at: key ${before.id} was rolled to ${before.rolled_to}; the end of its overlap (${before.expires_at}) may be brought forward, not ${next === null ? 'cleared' : 'moved later'}.`,
+    { field: 'expires_at' },
+  );
 }
 
 /**
@@ -93,105 +79,7 @@ export function createKeyManagement(deps: {
 }) {
   const { db, repository, quotas, clock, ids, announce } = deps;
   const secret = deps.secrets ?? (() => randomBase62(32));
-  const month = () => clock.now().toISOString().slice(0, 7);
-
-  /**
-   * Each key's use this month and last day of use. `calls` is what counts against the quota for a
-   * key that has one (its own or its plan's): the calls counted in `key_month_calls`; for a key
-   * without, its requests this month from the usage counts.
-   */
-  async function usageOf(rows: readonly ApiKeyRow[]) {
-    const thisMonth = month();
-    const ids = rows.map((r) => r.id);
-    const [used, counted] = await Promise.all([
-      repository.usageOf(ids, thisMonth),
-      quotas.repository.counted(ids, thisMonth),
-    ]);
-    const usage = new Map<string, { calls: number; lastDay: string | null }>();
-    for (const row of rows) {
-      const requests = used.get(row.id);
-      const limited = row.monthly_quota !== null || quotas.planDefaults[row.plan as Plan] !== null;
-      usage.set(row.id, {
-        calls: limited ? (counted.get(row.id) ?? 0) : (requests?.calls ?? 0),
-        lastDay: requests?.lastDay ?? null,
-      });
-    }
-    return usage;
-  }
-
-  async function keyRecord(row: ApiKeyRow): Promise<KeyRecord> {
-    return toKeyRecord(row, (await usageOf([row])).get(row.id));
-  }
-
-  function toKeyRecord(
-    row: ApiKeyRow,
-    used: { calls: number; lastDay: string | null } | undefined,
-  ): KeyRecord {
-    return {
-      id: row.id,
-      account_id: row.account_id,
-      name: row.name,
-      prefix: row.key_prefix,
-      plan: row.plan as Plan,
-      mode: row.mode as Mode,
-      status: keyStatus(row, clock.millis()),
-      default_requester_vat: row.default_requester_vat,
-      expires_at: row.expires_at,
-      scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as Scope[]),
-      ip_allowlist: row.ip_allowlist === null ? null : (JSON.parse(row.ip_allowlist) as string[]),
-      rate_limit_per_minute: row.rate_limit_per_minute === null ? null : Number(row.rate_limit_per_minute),
-      monthly_quota: row.monthly_quota === null ? null : Number(row.monthly_quota),
-      metadata: metadataOf(row.metadata),
-      created_at: row.created_at,
-      last_used_at: used?.lastDay ?? null,
-      revoked_at: row.revoked_at,
-      rolled_to: row.rolled_to,
-      usage_this_month: used?.calls ?? 0,
-    };
-  }
-
-  /** The refusal of settings that cannot be stored, naming the field; null when they can. */
-  function checkSettings(settings: KeySettings): Refusal | null {
-    if (settings.expires_at !== undefined && settings.expires_at !== null) {
-      const at = Date.parse(settings.expires_at);
-      if (!Number.isFinite(at))
-        return refusal('malformed', 'expires_at must be a date and time (ISO 8601).', {
-          field: 'expires_at',
-        });
-      if (at <= clock.millis())
-        return refusal('malformed', `expires_at (${settings.expires_at}) is in the past.`, {
-          field: 'expires_at',
-        });
-    }
-    for (const entry of settings.ip_allowlist ?? []) {
-      if (parseCidr(entry) === null)
-        return refusal(
-          'malformed',
-          `ip_allowlist: "${entry}" is not an IPv4 or IPv6 address or CIDR (such as 203.0.113.0/24 or 2001:db8::/32).`,
-          { field: 'ip_allowlist' },
-        );
-    }
-    return null;
-  }
-
-  /** The columns of settings (only those given). */
-  function settingColumns(settings: KeySettings) {
-    const columns: Partial<ApiKeyRow> = {};
-    if (settings.name !== undefined) columns.name = settings.name;
-    if (settings.default_requester_vat !== undefined)
-      columns.default_requester_vat = settings.default_requester_vat;
-    if (settings.expires_at !== undefined)
-      columns.expires_at = settings.expires_at === null ? null : new Date(settings.expires_at).toISOString();
-    if (settings.scopes !== undefined)
-      columns.scopes = settings.scopes === null ? null : JSON.stringify([...new Set(settings.scopes)]);
-    if (settings.ip_allowlist !== undefined)
-      columns.ip_allowlist = settings.ip_allowlist === null ? null : JSON.stringify(settings.ip_allowlist);
-    if (settings.rate_limit_per_minute !== undefined)
-      columns.rate_limit_per_minute = settings.rate_limit_per_minute;
-    if (settings.monthly_quota !== undefined) columns.monthly_quota = settings.monthly_quota;
-    if (settings.metadata !== undefined) columns.metadata = JSON.stringify(settings.metadata);
-    return columns;
-  }
+  const { keyRecord, keyRecords } = createKeyRecords({ repository, quotas, clock });
 
   async function insertNewKey(
     trx: Transaction<Database>,
@@ -218,6 +106,65 @@ export function createKeyManagement(deps: {
     return { id, key, hash };
   }
 
+  /**
+   * The roll's transaction: a new key with the old key's settings, counting its monthly quota on the
+   * old key's count (a roll does not start the month again), and the old key marked rolled, expiring
+   * at the overlap's end. Throws `RolledMeanwhile` (undoing it all) when another roll came first.
+   */
+  async function rollInside(
+    trx: Transaction<Database>,
+    id: string,
+    overlapSeconds: number,
+    now: number,
+    record: RecordWrite,
+  ) {
+    const nowText = new Date(now).toISOString();
+    const old = await repository.findById(id, trx);
+    if (!old) return null;
+    if (keyStatus(old, now) !== 'active')
+      return refusal('malformed', `Key ${id} is ${keyStatus(old, now)}; only an active key can be rolled.`, {
+        field: 'id',
+      });
+    if (old.rolled_to !== null) return rolledAlready(old);
+    const {
+      id: _id,
+      key_hash,
+      key_prefix,
+      created_at,
+      last_used_at,
+      revoked_at,
+      rolled_to,
+      updated_at,
+      ...settings
+    } = old;
+    const made = await insertNewKey(trx, {
+      accountId: old.account_id,
+      plan: old.plan as Plan,
+      mode: old.mode as Mode,
+      columns: { ...settings, quota_key_id: old.quota_key_id ?? old.id },
+      now: nowText,
+    });
+    const overlapEnd = new Date(now + overlapSeconds * 1000).toISOString();
+    const endsAt = old.expires_at !== null && old.expires_at < overlapEnd ? old.expires_at : overlapEnd;
+    const marked = await repository.updateUnrolledKey(
+      id,
+      { expires_at: endsAt, rolled_to: made.id, updated_at: nowText },
+      trx,
+    );
+    if (!marked) throw new RolledMeanwhile();
+    await record(trx, {
+      action: 'key.roll',
+      target_type: 'key',
+      target_id: id,
+      changes: {
+        rolled_to: { from: null, to: made.id },
+        expires_at: { from: old.expires_at, to: endsAt },
+        overlap_seconds: overlapSeconds,
+      },
+    });
+    return made;
+  }
+
   return {
     ...createAccountManagement({ db, repository, clock, ids, announce }),
 
@@ -226,7 +173,7 @@ export function createKeyManagement(deps: {
       input: { account_id: string; plan: Plan; mode: Mode } & KeySettings,
       record: RecordWrite,
     ): Promise<{ key: KeyRecord; secret: string } | Refusal> {
-      const invalid = checkSettings(input);
+      const invalid = checkSettings(input, clock.millis());
       if (invalid) return invalid;
       const now = clock.now().toISOString();
       const created = await db.transaction().execute(async (trx) => {
@@ -266,9 +213,8 @@ export function createKeyManagement(deps: {
     async listKeys(filter: KeyListFilter) {
       const rows = await repository.listKeys(filter, clock.now().toISOString());
       const page = rows.slice(0, filter.limit);
-      const used = await usageOf(page);
       return {
-        data: page.map((row) => toKeyRecord(row, used.get(row.id))),
+        data: await keyRecords(page),
         next: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,
       };
     },
@@ -278,12 +224,14 @@ export function createKeyManagement(deps: {
       patch: KeySettings,
       record: RecordWrite,
     ): Promise<KeyRecord | Refusal | null> {
-      const invalid = checkSettings(patch);
+      const invalid = checkSettings(patch, clock.millis());
       if (invalid) return invalid;
       const updated = await db.transaction().execute(async (trx) => {
         const before = await repository.findById(id, trx);
         if (!before) return null;
         const columns = settingColumns(patch);
+        const held = rolledExpiryRefusal(before, columns);
+        if (held) return held;
         const changes: Record<string, { from: unknown; to: unknown }> = {};
         for (const [field, value] of Object.entries(columns)) {
           const old = before[field as keyof ApiKeyRow];
@@ -291,11 +239,18 @@ export function createKeyManagement(deps: {
         }
         if (Object.keys(changes).length === 0) return before;
         const at = clock.now().toISOString();
-        await repository.updateKey(id, { ...columns, updated_at: at }, trx);
+        if ('expires_at' in changes && before.rolled_to === null) {
+          // A roll that committed since the read above: its overlap's end is not this patch's to move.
+          if (!(await repository.updateUnrolledKey(id, { ...columns, updated_at: at }, trx)))
+            return refusal('malformed', `expires_at: key ${id} was rolled meanwhile; read it again.`, {
+              field: 'expires_at',
+            });
+        } else await repository.updateKey(id, { ...columns, updated_at: at }, trx);
         await record(trx, { action: 'key.update', target_type: 'key', target_id: id, changes });
         return { ...before, ...columns, updated_at: at };
       });
       if (!updated) return null;
+      if ('kind' in updated) return updated;
       await announce({ keyIds: [id] });
       return keyRecord(updated);
     },
@@ -337,52 +292,14 @@ export function createKeyManagement(deps: {
             field: 'overlap_seconds',
           },
         );
-      const now = clock.millis();
-      const nowText = new Date(now).toISOString();
-      const rolled = await db.transaction().execute(async (trx) => {
-        const old = await repository.findById(id, trx);
-        if (!old) return null;
-        if (keyStatus(old, now) !== 'active')
-          return refusal(
-            'malformed',
-            `Key ${id} is ${keyStatus(old, now)}; only an active key can be rolled.`,
-            {
-              field: 'id',
-            },
-          );
-        const {
-          id: _id,
-          key_hash,
-          key_prefix,
-          created_at,
-          last_used_at,
-          revoked_at,
-          rolled_to,
-          updated_at,
-          ...settings
-        } = old;
-        const made = await insertNewKey(trx, {
-          accountId: old.account_id,
-          plan: old.plan as Plan,
-          mode: old.mode as Mode,
-          columns: settings,
-          now: nowText,
+      const rolled = await db
+        .transaction()
+        .execute((trx) => rollInside(trx, id, overlapSeconds, clock.millis(), record))
+        .catch(async (error: unknown) => {
+          if (!(error instanceof RolledMeanwhile)) throw error;
+          const current = await repository.findById(id);
+          return current ? rolledAlready(current) : null;
         });
-        const overlapEnd = new Date(now + overlapSeconds * 1000).toISOString();
-        const endsAt = old.expires_at !== null && old.expires_at < overlapEnd ? old.expires_at : overlapEnd;
-        await repository.updateKey(id, { expires_at: endsAt, rolled_to: made.id, updated_at: nowText }, trx);
-        await record(trx, {
-          action: 'key.roll',
-          target_type: 'key',
-          target_id: id,
-          changes: {
-            rolled_to: { from: null, to: made.id },
-            expires_at: { from: old.expires_at, to: endsAt },
-            overlap_seconds: overlapSeconds,
-          },
-        });
-        return made;
-      });
       if (rolled === null) return null;
       if ('kind' in rolled) return rolled;
       await announce({ keyIds: [id], hashes: [rolled.hash] });

@@ -33,6 +33,11 @@ export function nextMonthStart(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
 }
 
+/** The key whose monthly count a key's calls go to: its own, or its roll chain's first key's. */
+export function quotaCountOf(principal: ApiKeyPrincipal): string {
+  return principal.policy?.quotaKeyId ?? principal.id;
+}
+
 /** A key's monthly quota: its own, else its plan's default; null = unlimited. */
 export function quotaOf(principal: ApiKeyPrincipal, planDefaults: Readonly<Record<Plan, number | null>>) {
   return principal.policy?.monthlyQuota ?? planDefaults[principal.plan] ?? null;
@@ -45,7 +50,9 @@ export function quotaOf(principal: ApiKeyPrincipal, planDefaults: Readonly<Recor
  * `rate_limited` with `Retry-After` until the next month starts. As the answer is sent, the call is
  * given back when it does not count: an answer served from the cache, or a refusal (status 400 or
  * more). Beyond the quota, a request that the cache will answer (`answeredFromCache`) is still served.
- * Keys without a quota (nor a plan default) and the playground's demo key are not counted.
+ * Keys without a quota (nor a plan default) and the playground's demo key are not counted. A key
+ * made by rolling another counts on the count of the key it replaces (`quotaKeyId`), so a roll
+ * does not start the month again: the old key during its overlap and the new one share one count.
  */
 export function createMonthlyQuota(deps: {
   repository: QuotaRepository;
@@ -80,11 +87,12 @@ export function createMonthlyQuota(deps: {
         ),
       );
     };
+    const countId = quotaCountOf(principal);
     repository
-      .take(principal.id, month, quota)
+      .take(countId, month, quota)
       .then((count) => {
         if (count === null) return refuseUnlessCached();
-        counted.set(request, { keyId: principal.id, month });
+        counted.set(request, { keyId: countId, month });
         done();
       })
       .catch(done);

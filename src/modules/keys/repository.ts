@@ -1,4 +1,5 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { contains, startsWith } from '../../db/like.js';
 import type { AccountsTable, ApiKeysTable, Database } from '../../db/schema.js';
 
 /** A row of `api_keys` as read back (the schema's table type; it has no generated columns). */
@@ -86,11 +87,11 @@ export function createKeysRepository(db: Kysely<Database>) {
     ): Promise<Selectable<AccountsTable>[]> {
       let query = trx.selectFrom('accounts').selectAll();
       if (filter.q) {
-        const like = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        const like = contains(filter.q.toLowerCase());
         query = query.where((eb) =>
           eb.or([
-            eb(eb.fn('lower', ['name']), 'like', sql<string>`${like} escape '\\'`),
-            eb(eb.fn('lower', ['external_id']), 'like', sql<string>`${like} escape '\\'`),
+            eb(eb.fn('lower', ['name']), 'like', like),
+            eb(eb.fn('lower', ['external_id']), 'like', like),
           ]),
         );
       }
@@ -113,7 +114,10 @@ export function createKeysRepository(db: Kysely<Database>) {
       if (filter.plan) query = query.where('plan', '=', filter.plan);
       if (filter.mode) query = query.where('mode', '=', filter.mode);
       if (filter.prefix)
-        query = query.where('key_prefix', 'like', `${filter.prefix.replace(/[\\%_]/g, '')}%`);
+        query = query
+          .where('key_prefix', 'like', startsWith(filter.prefix))
+          // SQLite's LIKE ignores the case of ASCII letters; a key's letters are not interchangeable.
+          .where(sql`substr(key_prefix, 1, ${filter.prefix.length})`, '=', filter.prefix);
       if (filter.status === 'revoked') query = query.where('revoked_at', 'is not', null);
       if (filter.status === 'expired')
         query = query.where('revoked_at', 'is', null).where('expires_at', '<=', now);
@@ -130,6 +134,20 @@ export function createKeysRepository(db: Kysely<Database>) {
 
     async updateKey(id: string, columns: Updateable<ApiKeysTable>, trx = db) {
       await trx.updateTable('api_keys').set(columns).where('id', '=', id).execute();
+    },
+
+    /**
+     * Updates a key that has not been rolled (as the caller read it); false when it has been since (a
+     * roll committed meanwhile), and nothing changed.
+     */
+    async updateUnrolledKey(id: string, columns: Updateable<ApiKeysTable>, trx = db): Promise<boolean> {
+      const result = await trx
+        .updateTable('api_keys')
+        .set(columns)
+        .where('id', '=', id)
+        .where('rolled_to', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
 
     /** Requests of each key this UTC month (`YYYY-MM`), and the last day it made one, from the usage counts. */
