@@ -210,11 +210,13 @@ describe('ZIP entries', () => {
     assert.equal(entry.encoding, 'utf-8');
     assert.equal(entry.writtenOn, '2026-09-24');
     assert.equal((await collect(entry.lines())).length, 4);
+    // The central directory's CRC-32 of the entry, off by one bit.
     const corrupt = Buffer.from(zip);
-    corrupt[zip.length - 60] ^= 0xff;
+    const central = corrupt.readUInt32LE(corrupt.length - 22 + 16);
+    corrupt.writeUInt32LE((corrupt.readUInt32LE(central + 16) ^ 1) >>> 0, central + 16);
     await assert.rejects(
       verifiedZipText(corrupt, 'DURS_zavezanci_PO.txt', 'windows-1250', LIMITS),
-      NationalFileRefused,
+      /CRC-32/,
     );
   });
 
