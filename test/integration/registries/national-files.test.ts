@@ -215,3 +215,39 @@ describe('VID file: download, read, index and answer', () => {
     assert.equal(asUnavailable(await ask(lv('not_listed'))).upstreamCode, 'INDEX_EMPTY');
   });
 });
+
+describe('the file downloader', () => {
+  it('holds a download to its size, follows only http(s) redirects, and trusts a 304 only when it asked', async () => {
+    const { startFixtureServer } = await import('./helpers.js');
+    const server = await startFixtureServer((request) => {
+      if (request.url === '/big') return { status: 200, body: 'x'.repeat(2048) };
+      if (request.url === '/ftp')
+        return { status: 302, body: '', headers: { location: 'ftp://example.invalid/f' } };
+      if (request.url === '/loop') return { status: 302, body: '', headers: { location: '/loop' } };
+      if (request.url === '/same') return { status: 304, body: '' };
+      return { status: 404, body: '<html>Not Found</html>' };
+    });
+    try {
+      const get = (path: string, extra = {}) =>
+        download({ url: `${server.url}${path}`, maxBytes: 1024, timeoutMs: 2_000, ...extra });
+      assert.match((await get('/big')).kind === 'failed' ? 'failed' : 'file', /failed/);
+      assert.equal((await get('/big', { maxBytes: 4096 })).kind, 'file');
+      const ftp = await get('/ftp');
+      assert.equal(ftp.kind === 'failed' && ftp.reason, 'bad_response');
+      const loop = await get('/loop');
+      assert.match(loop.kind === 'failed' ? loop.message : '', /redirects/);
+      assert.equal((await get('/same')).kind, 'failed', 'a 304 to a request without validators');
+      assert.equal((await get('/same', { etag: '"a"' })).kind, 'not_modified');
+      const missing = await get('/missing');
+      assert.equal(missing.kind === 'failed' && missing.reason, 'bad_response');
+      assert.equal(
+        server.requests.find((r) => r.url === '/same' && r.headers['if-none-match'])?.headers[
+          'if-none-match'
+        ],
+        '"a"',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
