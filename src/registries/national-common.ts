@@ -204,3 +204,16 @@ export function secondsUntilMidnight(timeZone: string, now: Date): number {
 export function isoDay(value: unknown): string | null {
   return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.trim()) ? value.trim() : null;
 }
+
+/** `DD.MM.YYYY` (the Slovak, Slovenian and Latvian registers' dates) as `YYYY-MM-DD`, else `null`. */
+export function dottedDay(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const match = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(value.trim());
+  if (!match) return null;
+  const [day, month, year] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    return null;
+  }
+  return date.toISOString().slice(0, 10);
+}

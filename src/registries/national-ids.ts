@@ -11,9 +11,15 @@
  *   7 5 3 2 1 7 5 3 2 right-aligned); the register takes it as a JSON number.
  * - FI: Y-tunnus `NNNNNNN-N`, the VAT number's 8 digits with a hyphen before the check digit
  *   (weights 7 9 10 5 8 4 2, check 11 − sum mod 11, 0 when the remainder is 0, none when it is 1).
+ * - SK: IČ DPH `SK` + 10 digits, the first not 0, as the Financial Administration's lists search it
+ *   (`column=ic_dph`); the divisibility and birth-number rules are the vat-numbers module's.
+ * - SI: davčna številka, 8 digits, the first not 0 (weights 8..2, check 11 − sum mod 11 with 10
+ *   written 0 and 11 never issued): the key of FURS's files.
+ * - LV: `LV` + 11 digits, as the `Numurs` column of VID's file holds it (the legal-entity and
+ *   personal-code checks are the vat-numbers module's).
  *
  * Sources: the European Commission's VIES check-digit specification; python-stdnum `pl/nip.py`,
- * `cz/dic.py`, `ro/cui.py`, `fi/ytunnus.py`.
+ * `cz/dic.py`, `ro/cui.py`, `fi/ytunnus.py`, `sk/dph.py`, `si/ddv.py`, `lv/pvn.py`.
  */
 
 export type NationalId<T> = { ok: true; id: T } | { ok: false; message: string };
@@ -88,4 +94,35 @@ export function fiBusinessId(national: string): NationalId<string> {
     return { ok: false, message: `${digits} is not a valid Y-tunnus (check digit)` };
   }
   return { ok: true, id: `${digits.slice(0, 7)}-${digits[7]}` };
+}
+
+/** SK: the IČ DPH the Financial Administration's lists are searched by, `SK` + 10 digits. */
+export function skIcDph(national: string): NationalId<string> {
+  const digits = digitsOf(national, 'SK');
+  if (!/^[1-9]\d{9}$/.test(digits)) {
+    return { ok: false, message: 'a Slovak IČ DPH has 10 digits and does not start with 0' };
+  }
+  return { ok: true, id: `SK${digits}` };
+}
+
+/** SI: the tax number (davčna številka) FURS's files are keyed by, 8 digits. */
+export function siTaxNumber(national: string): NationalId<string> {
+  const digits = digitsOf(national, 'SI');
+  if (!/^[1-9]\d{7}$/.test(digits)) {
+    return { ok: false, message: 'a Slovenian tax number has 8 digits and does not start with 0' };
+  }
+  let sum = 0;
+  for (let i = 0; i < 7; i++) sum += (8 - i) * Number(digits[i]);
+  const check = 11 - (sum % 11);
+  if (check === 11 || check % 10 !== Number(digits[7])) {
+    return { ok: false, message: `${digits} is not a valid Slovenian tax number (check digit)` };
+  }
+  return { ok: true, id: digits };
+}
+
+/** LV: the PVN number as VID's file writes it in `Numurs`, `LV` + 11 digits. */
+export function lvVatNumber(national: string): NationalId<string> {
+  const digits = digitsOf(national, 'LV');
+  if (!/^\d{11}$/.test(digits)) return { ok: false, message: 'a Latvian VAT number has 11 digits' };
+  return { ok: true, id: `LV${digits}` };
 }

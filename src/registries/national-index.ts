@@ -6,14 +6,21 @@
 import { createCzAdisClient } from './cz-adis.js';
 import { createFiPrhClient } from './fi-prh.js';
 import type { FetchFn } from './http.js';
+import { createLvVidClient } from './lv-vid.js';
+import type { NationalFileIndex } from './national-file.js';
 import { NATIONAL_COUNTRY, type NationalRegistryClient, type NationalSource } from './national-port.js';
 import { createPlWhitelistClient } from './pl-whitelist.js';
 import { createRoAnafClient } from './ro-anaf.js';
+import { createSiFursClient } from './si-furs.js';
+import { createSkFinancnaSpravaClient } from './sk-financnasprava.js';
 
 export { CZ_ADIS_LIMITS, createCzAdisClient } from './cz-adis.js';
 export { createFiPrhClient, FI_PRH_LIMITS } from './fi-prh.js';
+export { createLvVidClient, LV_VID_FILES, LV_VID_LIMITS } from './lv-vid.js';
 export { createPlWhitelistClient, PL_WHITELIST_LIMITS } from './pl-whitelist.js';
 export { createRoAnafClient, RO_ANAF_LIMITS } from './ro-anaf.js';
+export { createSiFursClient, SI_FURS_FILES, SI_FURS_LIMITS } from './si-furs.js';
+export { createSkFinancnaSpravaClient, SK_FINANCNASPRAVA_LIMITS } from './sk-financnasprava.js';
 
 export interface NationalClientsConfig {
   /** `PL_WHITELIST_URL`: the API base, e.g. `https://wl-api.mf.gov.pl`. */
@@ -24,6 +31,12 @@ export interface NationalClientsConfig {
   ro?: { baseUrl: string; timeoutMs: number };
   /** `FI_PRH_URL`: the API host, e.g. `https://avoindata.prh.fi`. */
   fi?: { baseUrl: string; timeoutMs: number };
+  /** `SK_OPENDATA_URL` with `SK_OPENDATA_KEY`: the API host, e.g. `https://iz.opendata.financnasprava.sk`. */
+  sk?: { baseUrl: string; apiKey: string; timeoutMs: number };
+  /** `SI_FURS_URL`: answered from the local copy of its files in `index` (synced apart). */
+  si?: { index: NationalFileIndex; maxAgeDays?: number };
+  /** `LV_VID_URL`: answered from the local copy of its file in `index` (synced apart). */
+  lv?: { index: NationalFileIndex; maxAgeDays?: number };
   fetch?: FetchFn;
   now?: () => Date;
 }
@@ -44,6 +57,10 @@ export function createNationalClients(config: NationalClientsConfig): NationalCl
   if (config.cz) bySource.cz_adis = createCzAdisClient({ ...config.cz, ...shared });
   if (config.ro) bySource.ro_anaf = createRoAnafClient({ ...config.ro, ...shared });
   if (config.fi) bySource.fi_prh = createFiPrhClient({ ...config.fi, ...shared });
+  if (config.sk) bySource.sk_financnasprava = createSkFinancnaSpravaClient({ ...config.sk, ...shared });
+  const clock = config.now ? { now: config.now } : {};
+  if (config.si) bySource.si_furs = createSiFursClient({ ...config.si, ...clock });
+  if (config.lv) bySource.lv_vid = createLvVidClient({ ...config.lv, ...clock });
   const byCountry = new Map(
     Object.values(bySource).map((client) => [NATIONAL_COUNTRY[client.source], client] as const),
   );

@@ -154,6 +154,12 @@ export interface NationalLimits {
   daily: { requests: number; timeZone: string } | null;
   /** Numbers one request may carry (PL 30, CZ 100, RO 100, FI 1). */
   numbersPerRequest: number;
+  /**
+   * Requests one lookup makes when it is more than one (SK asks its list of VAT payers and then the
+   * list of grounds for cancellation or of deregistered payers); absent: one. The permits and rate
+   * layers take this many.
+   */
+  requestsPerLookup?: number;
   /** A daily maintenance window in which the register answers only that it is in maintenance. */
   maintenance: { from: string; to: string; timeZone: string } | null;
   /** Whether these figures are the register's published ones (`true`) or third-party reports (`false`). */

@@ -4,7 +4,16 @@ import { validateCZ } from '../../../src/modules/vat-numbers/countries/cz.js';
 import { validateFI } from '../../../src/modules/vat-numbers/countries/fi.js';
 import { validatePL } from '../../../src/modules/vat-numbers/countries/pl.js';
 import { validateRO } from '../../../src/modules/vat-numbers/countries/ro.js';
-import { czDic, fiBusinessId, plNip, roCui } from '../../../src/registries/national-ids.js';
+import { validateSI } from '../../../src/modules/vat-numbers/countries/si.js';
+import {
+  czDic,
+  fiBusinessId,
+  lvVatNumber,
+  plNip,
+  roCui,
+  siTaxNumber,
+  skIcDph,
+} from '../../../src/registries/national-ids.js';
 
 /** A deterministic spread of numbers over a range (no randomness: the run is the same every time). */
 function sweep(count: number, digits: number, start = 0): string[] {
@@ -67,5 +76,27 @@ describe('the identifiers the national registers are asked by', () => {
       const short = String(Number(n.slice(0, 6)));
       assert.equal(roCui(short).ok, accepted(validateRO(short, 'RO')), `RO${short}`);
     }
+  });
+
+  it('SK: the lists are searched by SK and the 10 digits', () => {
+    assert.deepEqual(skIcDph('2020317068'), { ok: true, id: 'SK2020317068' });
+    assert.deepEqual(skIcDph('SK 2020317068'), { ok: true, id: 'SK2020317068' });
+    assert.equal(skIcDph('0020317068').ok, false);
+    assert.equal(skIcDph('202031706').ok, false);
+  });
+
+  it('SI: the 8 digits of the tax number with a valid check digit', () => {
+    assert.deepEqual(siTaxNumber('10000658'), { ok: true, id: '10000658' });
+    assert.deepEqual(siTaxNumber('SI10489568'), { ok: true, id: '10489568' });
+    assert.equal(siTaxNumber('10000659').ok, false);
+    assert.equal(siTaxNumber('01000658').ok, false);
+    for (const n of sweep(20_000, 8))
+      assert.equal(siTaxNumber(n).ok, accepted(validateSI(n, 'SI')), `SI${n}`);
+  });
+
+  it('LV: LV and the 11 digits, as the file writes them', () => {
+    assert.deepEqual(lvVatNumber('40003032949'), { ok: true, id: 'LV40003032949' });
+    assert.deepEqual(lvVatNumber('LV40003032949'), { ok: true, id: 'LV40003032949' });
+    assert.equal(lvVatNumber('4000303294').ok, false);
   });
 });
