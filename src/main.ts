@@ -69,7 +69,9 @@ export async function startServer(
   }
   const listener = config.admin.listener;
   const adminApp = listener ? await buildApp(container, { surface: 'admin' }) : null;
-  const adminAddress = adminApp && listener ? await adminApp.listen(listener) : null;
+  // A listen options object of its own: Fastify adds to it, and the configuration is frozen.
+  const adminAddress =
+    adminApp && listener ? await adminApp.listen({ host: listener.host, port: listener.port }) : null;
   container.start();
   let stopping: Promise<void> | null = null;
   return {

@@ -105,6 +105,31 @@ describe('the openvat process', () => {
     assert.equal(await second.exited, 0);
   });
 
+  it('with OPENVAT_ADMIN_PORT the admin plane answers on its own port only, and the public API not there', async () => {
+    const adminPort = await freePort();
+    const server = await start({
+      DATABASE_URL: `sqlite:${join(dir, 'admin-port.sqlite')}`,
+      OPENVAT_ADMIN_PORT: String(adminPort),
+      OPENVAT_TEDB_URL: 'off',
+    });
+    try {
+      const admin = `http://127.0.0.1:${adminPort}`;
+      const adminKey = /(svc_admin_[0-9A-Za-z]{32})/.exec(server.output())?.[1];
+      assert.ok(adminKey, server.output());
+      assert.match(server.output(), new RegExp(`Admin console \\(sign in with it\\): ${admin}/admin/`));
+      const auth = { authorization: `Bearer ${adminKey}` };
+      assert.equal((await fetch(`${admin}/admin/v1/accounts`, { headers: auth })).status, 200);
+      assert.equal((await fetch(`${admin}/admin/`)).status, 200, 'the console');
+      assert.equal((await fetch(`${server.url}/admin/v1/accounts`, { headers: auth })).status, 404);
+      assert.equal((await fetch(`${server.url}/admin/`)).status, 404);
+      assert.equal((await fetch(`${server.url}/v1/rates/de`)).status, 200);
+      assert.equal((await fetch(`${admin}/v1/rates/de`)).status, 404);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    assert.equal(await server.exited, 0, server.output());
+  });
+
   it('keys create/list/revoke through the CLI on the same DATABASE_URL', async () => {
     const env = { ...process.env, DATABASE_URL: databaseUrl };
     const created = await run(
