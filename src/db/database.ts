@@ -24,6 +24,13 @@ export interface Db {
   /** Human-readable location without credentials, for logs. */
   readonly describe: string;
   migrate(): Promise<void>;
+  /**
+   * Runs `work` in a transaction that no other instance on this database runs at the same time under
+   * the same `name`: SQLite's write lock, taken as the transaction begins (`BEGIN IMMEDIATE`), or a
+   * PostgreSQL advisory lock held until it commits. What `work` reads, no such transaction elsewhere
+   * changes before this one ends: "is there X? create it" makes X once.
+   */
+  exclusively<T>(name: string, work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -216,6 +223,7 @@ function wrap(
     kysely,
     dialect,
     describe,
+    exclusively,
     async migrate() {
       const migrating = forMigrations?.();
       try {
@@ -237,6 +245,30 @@ function wrap(
       await kysely.destroy();
     },
   };
+
+  async function exclusively<T>(name: string, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (dialect === 'postgres') {
+      return kysely.transaction().execute(async (trx) => {
+        // Advisory locks are the database's, not a schema's: the schema is part of the lock's name.
+        await sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`:${name}`}))`.execute(trx);
+        return work(trx);
+      });
+    }
+    // SQLite: the one connection, with the write lock from the start (a deferred transaction would
+    // read first and then fail to write once another process had written meanwhile).
+    return kysely.connection().execute(async (connection) => {
+      await sql`BEGIN IMMEDIATE`.execute(connection);
+      let result: T;
+      try {
+        result = await work(connection);
+      } catch (error) {
+        await sql`ROLLBACK`.execute(connection).catch(() => {});
+        throw error;
+      }
+      await sql`COMMIT`.execute(connection);
+      return result;
+    });
+  }
 
   async function migrateWith(kysely: Kysely<Database>): Promise<void> {
     if (schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(kysely);

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import { deleteInBatches } from '../../db/delete-in-batches.js';
+import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
@@ -84,7 +86,12 @@ export function createAdminService(deps: {
   const { repository, clock, ids } = deps;
   const secret = deps.secrets ?? (() => randomBase62(32));
 
-  async function insert(name: string, role: AdminRole, key: string): Promise<AdminKeySummary> {
+  async function insert(
+    name: string,
+    role: AdminRole,
+    key: string,
+    trx?: Kysely<Database>,
+  ): Promise<AdminKeySummary> {
     const row: AdminKeyRow = {
       id: ids.uuid(),
       name,
@@ -95,15 +102,19 @@ export function createAdminService(deps: {
       revoked_at: null,
       last_used_at: null,
     };
-    await repository.insertKey(row);
+    await repository.insertKey(row, trx);
     return summary(row);
   }
 
   return {
-    /** Creates an admin key; the secret is returned here only. */
-    async createKey(name: string, role: AdminRole): Promise<{ key: string; summary: AdminKeySummary }> {
+    /** Creates an admin key (within `trx` when given); the secret is returned here only. */
+    async createKey(
+      name: string,
+      role: AdminRole,
+      trx?: Kysely<Database>,
+    ): Promise<{ key: string; summary: AdminKeySummary }> {
       const key = `svc_admin_${secret()}`;
-      return { key, summary: await insert(name, role, key) };
+      return { key, summary: await insert(name, role, key, trx) };
     },
 
     /**
@@ -126,8 +137,8 @@ export function createAdminService(deps: {
       return (await repository.list()).map(summary);
     },
 
-    async countKeys(): Promise<number> {
-      return repository.count();
+    async countKeys(trx?: Kysely<Database>): Promise<number> {
+      return repository.count(trx);
     },
 
     async revokeKey(id: string): Promise<boolean> {
