@@ -21,8 +21,7 @@ const program = new Command();
 program
   .name('openvat')
   .description('Self-hostable VAT validation service; without a command, `openvat` runs `serve`.')
-  .version(version, '-V, --version', 'print the version')
-  .showHelpAfterError();
+  .version(version, '-V, --version', 'print the version');
 
 function config() {
   try {
