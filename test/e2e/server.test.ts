@@ -130,6 +130,40 @@ describe('the openvat process', () => {
     assert.equal(await server.exited, 0, server.output());
   });
 
+  it('an offline first start warns that the rates sync failed and says when it is tried again', async () => {
+    // TEDB at an address where nothing listens: what a machine without network access sees.
+    const closed = await freePort();
+    const server = await start({
+      DATABASE_URL: `sqlite:${join(dir, 'offline.sqlite')}`,
+      OPENVAT_TEDB_URL: `http://127.0.0.1:${closed}/tedb/ws/`,
+    });
+    try {
+      const lines = () =>
+        server
+          .output()
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { level: number; msg: string; next_run_at?: string });
+      for (let i = 0; i < 600 && !lines().some((l) => l.msg.startsWith('rates sync')); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const sync = lines().find((l) => l.msg.startsWith('rates sync'));
+      assert.ok(sync, server.output());
+      assert.equal(sync.level, 40, 'a warning, not an error');
+      assert.match(sync.msg, /^rates sync changed nothing: .*; .* tried again at \d{4}-\d\d-\d\dT[\d:.]+Z$/);
+      assert.match(sync.next_run_at ?? '', /^\d{4}-\d\d-\d\dT/);
+      assert.ok(sync.msg.endsWith(sync.next_run_at ?? '-'), 'the time it names is next_run_at');
+      assert.deepEqual(
+        lines().filter((l) => l.level >= 50),
+        [],
+        'nothing is logged as an error',
+      );
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    assert.equal(await server.exited, 0, server.output());
+  });
+
   it('keys create/list/revoke through the CLI on the same DATABASE_URL', async () => {
     const env = { ...process.env, DATABASE_URL: databaseUrl };
     const created = await run(
