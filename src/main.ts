@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { type Container, createContainer } from './container.js';
 import { createFirstStartKeys, FIRST_START_ACCOUNT, type FirstStartKeys } from './container/first-start.js';
+import { type Container, createContainer } from './container.js';
 
 export interface RunningServer {
   app: FastifyInstance;

@@ -20,7 +20,8 @@ export async function createFirstStartKeys(
   const { db, keys, admin } = container;
   return db.exclusively('first-start-keys', async (trx) => {
     if ((await keys.countKeys(trx)) > 0) return null;
-    const adminKey = (await admin.countKeys(trx)) === 0 ? await admin.createKey('first-run', 'admin', trx) : null;
+    const adminKey =
+      (await admin.countKeys(trx)) === 0 ? await admin.createKey('first-run', 'admin', trx) : null;
     const testKey = await keys.createKey(
       { plan: 'business', mode: 'test', accountName: FIRST_START_ACCOUNT },
       trx,

@@ -56,6 +56,12 @@ export interface DatabaseOptions {
    * 0 leaves checkpoints to the committing connection, as SQLite does by default).
    */
   checkpointMs?: number;
+  /**
+   * SQLite files only: whether a missing directory of the file is created (`openvat migrate`, the
+   * default path). Otherwise a new database is created only in a directory that exists: a mistyped
+   * path is refused instead of becoming an empty database.
+   */
+  createDirectory?: boolean;
 }
 
 /** SQLite's own checkpoint threshold (pages in the log), which it keeps when no thread checkpoints. */
@@ -79,17 +85,21 @@ export class DatabaseLocationError extends Error {
 }
 
 /**
- * Makes sure the SQLite file's directory exists and, with the file, can be written: SQLite creates
- * its write-ahead log and shared-memory files next to the database, and would otherwise fail later,
- * at the first write, or open the file read-only.
+ * Makes sure the SQLite file's directory exists (created only when `createDirectory`) and, with the
+ * file, can be written: SQLite creates its write-ahead log and shared-memory files next to the
+ * database, and would otherwise fail later, at the first write, or open the file read-only.
  */
-function checkSqliteLocation(path: string): void {
+function checkSqliteLocation(path: string, createDirectory: boolean): void {
   const file = resolve(path);
   const directory = dirname(file);
   const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   if (existsSync(directory) && !statSync(directory).isDirectory())
     throw new DatabaseLocationError(
       `DATABASE_URL: ${directory}, the SQLite file's directory, is not a directory`,
+    );
+  if (!existsSync(directory) && !createDirectory)
+    throw new DatabaseLocationError(
+      `DATABASE_URL: no directory ${directory} for the SQLite file ${file}; check DATABASE_URL (a new database is made only in a directory that exists, at the default path, or by "openvat migrate")`,
     );
   try {
     mkdirSync(directory, { recursive: true });
@@ -115,7 +125,7 @@ function checkSqliteLocation(path: string): void {
 
 function openSqlite(path: string, options: DatabaseOptions): Db {
   const memory = path === ':memory:' || path === '';
-  if (!memory) checkSqliteLocation(path);
+  if (!memory) checkSqliteLocation(path, options.createDirectory ?? false);
   let database: SQLite.Database;
   try {
     database = new SQLite(memory ? ':memory:' : path);
