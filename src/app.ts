@@ -85,19 +85,21 @@ export async function buildApp(
   // Errors are logged by the error handler through the service logger either way.
   const requestLogging = log.isLevelEnabled('info');
   // Today's rates of one country are answered before the framework when no request log needs
-  // writing (see `ratesFastPath`); the route answers them otherwise, and every other case.
+  // writing (see `ratesFastPath`); the route answers them otherwise, and every other case. Only on
+  // the public API: an admin listener of its own serves no rates.
   let closing = false;
   // The client address behind trusted proxies (OPENVAT_TRUST_PROXY): per-IP limits and logs use it.
   const client = clientAddress(config.trustProxy);
-  const fastPath = requestLogging
-    ? null
-    : ratesFastPath({
-        rates: container.rates,
-        limiter: container.publicLimiter,
-        ids,
-        closing: () => closing,
-        clientAddress: client.address,
-      });
+  const fastPath =
+    requestLogging || !servesPublic
+      ? null
+      : ratesFastPath({
+          rates: container.rates,
+          limiter: container.publicLimiter,
+          ids,
+          closing: () => closing,
+          clientAddress: client.address,
+        });
   const app = Fastify({
     ...(requestLogging
       ? { loggerInstance: log.child({}, { serializers: { req: serializeRequest } }) as FastifyBaseLogger }

@@ -26,7 +26,12 @@ import {
 } from './config/readers.js';
 import { timestamps } from './config/timestamps.js';
 
-export { ConfigError, parseQuietWindows, type QuietWindow } from './config/readers.js';
+export {
+  ConfigError,
+  DEFAULT_DATABASE_URL,
+  parseQuietWindows,
+  type QuietWindow,
+} from './config/readers.js';
 
 /** The package root (one level above `src/` or `dist/`). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

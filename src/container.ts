@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { type Config, ConfigError } from './config.js';
+import { type Config, ConfigError, DEFAULT_DATABASE_URL } from './config.js';
 import { createKeyAdministration } from './container/administration.js';
 import { startBackground } from './container/background.js';
 import { createEvidence } from './container/evidence.js';
@@ -62,6 +62,9 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
   const db =
     ports.db ??
     createDatabase(config.databaseUrl, {
+      // A new SQLite database where the operator clearly asked for one: the default path (with its
+      // directory), or a directory that exists (see `createDatabase`).
+      createDirectory: config.databaseUrl === DEFAULT_DATABASE_URL,
       poolSize: config.postgres.poolSize,
       statementTimeoutMs: config.postgres.statementTimeoutMs,
       onConnectionError: (error) =>

@@ -1,7 +1,9 @@
 import { writeSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { createFirstStartKeys, FIRST_START_ACCOUNT, type FirstStartKeys } from './container/first-start.js';
 import { type Container, createContainer } from './container.js';
 
 export interface RunningServer {
@@ -14,7 +16,55 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts the service: migrations, first-run test key, HTTP listener. */
+/** `http://HOST:PORT` of a listening app: the configured host, the port it got (`PORT=0` included). */
+function origin(app: FastifyInstance, host: string): string {
+  return `http://${host}:${(app.server.address() as AddressInfo).port}`;
+}
+
+/** Listens on `host:port`; a failure names the settings (`names`) and the reason. */
+async function listenOn(app: FastifyInstance, host: string, port: number, names: string): Promise<string> {
+  try {
+    // A listen options object of its own: Fastify adds to it, and the configuration is frozen.
+    return await app.listen({ host, port });
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`${names}: cannot listen on ${host}:${port} (${reason})`, { cause: error });
+  }
+}
+
+/** The first start's banner: each key, shown only this once, and where to use it. */
+function printFirstStart(
+  created: FirstStartKeys,
+  urls: { public: string; admin: string },
+  print: (line: string) => void,
+): void {
+  if (created.admin !== null) {
+    print('');
+    print('  First start: created an admin key. It is shown only this once:');
+    print('');
+    print(`    ${created.admin}`);
+    print('');
+    print(`  Admin console (sign in with it): ${urls.admin}/admin/`);
+    print(`  Admin API: ${urls.admin}/admin/v1 (reference: /admin/docs)`);
+  }
+  print('');
+  print(
+    `  First start: created a Business-plan test key (account "${FIRST_START_ACCOUNT}"). It is shown only this once:`,
+  );
+  print('');
+  print(`    ${created.test}`);
+  print('');
+  print(`  Try: curl -H "Authorization: Bearer ${created.test}" "${urls.public}/v1/rates/de"`);
+  print(`  API reference and playground: ${urls.public}/docs`);
+  print(`  Dashboard (sign in with a key): ${urls.public}/dashboard`);
+  print('  More keys: npx openvat keys create --plan business --mode live');
+  print('');
+}
+
+/**
+ * Starts the service: migrations, the listeners (the public one, and the admin one with
+ * `OPENVAT_ADMIN_PORT`), the first start's keys, then the background work.
+ */
 export async function startServer(
   config: Config,
   // A direct write rather than console.log: pushing the banner through process.stdout's stream
@@ -23,57 +73,41 @@ export async function startServer(
   print: (line: string) => void = (line) => writeSync(1, `${line}\n`),
 ): Promise<RunningServer> {
   const container = await createContainer(config);
-  if (config.admin.key !== null) await container.admin.ensureKey(config.admin.key, 'OPENVAT_ADMIN_KEY');
-  const firstStart = (await container.keys.countKeys()) === 0;
-  if (firstStart && (await container.admin.countKeys()) === 0) {
-    const created = await container.admin.createKey('first-run', 'admin');
-    const where = config.admin.listener ?? config;
-    print('');
-    print('  First start: created an admin key. It is shown only this once:');
-    print('');
-    print(`    ${created.key}`);
-    print('');
-    print(`  Admin console (sign in with it): http://${where.host}:${where.port}/admin/`);
-    print(`  Admin API: http://${where.host}:${where.port}/admin/v1 (reference: /admin/docs)`);
-  }
-  if (firstStart) {
-    const created = await container.keys.createKey({
-      plan: 'business',
-      mode: 'test',
-      accountName: 'first-run',
-    });
-    print('');
-    print('  First start: created a Business-plan test key. It is shown only this once:');
-    print('');
-    print(`    ${created.key}`);
-    print('');
-    print(
-      `  Try: curl -H "Authorization: Bearer ${created.key}" "http://${config.host}:${config.port}/v1/rates/de"`,
-    );
-    print(`  API reference and playground: http://${config.host}:${config.port}/docs`);
-    print(`  Dashboard (sign in with a key): http://${config.host}:${config.port}/dashboard`);
-    print('  More keys: npx openvat keys create --plan business --mode live');
-    print('');
-  }
-  const app = await buildApp(container);
-  let address: string;
-  try {
-    address = await app.listen({ host: config.host, port: config.port });
-  } catch (error) {
-    await app.close().catch(() => {});
-    await container.close().catch(() => {});
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new Error(`HOST, PORT: cannot listen on ${config.host}:${config.port} (${reason})`, {
-      cause: error,
-    });
-  }
   const listener = config.admin.listener;
-  const adminApp = listener ? await buildApp(container, { surface: 'admin' }) : null;
-  const adminAddress = adminApp && listener ? await adminApp.listen(listener) : null;
+  let app: FastifyInstance | null = null;
+  let adminApp: FastifyInstance | null = null;
+  let address: string;
+  let adminAddress: string | null = null;
+  try {
+    if (config.admin.key !== null) await container.admin.ensureKey(config.admin.key, 'OPENVAT_ADMIN_KEY');
+    app = await buildApp(container);
+    address = await listenOn(app, config.host, config.port, 'HOST, PORT');
+    if (listener) {
+      adminApp = await buildApp(container, { surface: 'admin' });
+      adminAddress = await listenOn(
+        adminApp,
+        listener.host,
+        listener.port,
+        'OPENVAT_ADMIN_HOST, OPENVAT_ADMIN_PORT',
+      );
+    }
+    // After the listeners: keys made by a start that then cannot listen would never be shown.
+    const created = await createFirstStartKeys(container);
+    if (created) {
+      const publicUrl = origin(app, config.host);
+      const adminUrl = adminApp && listener ? origin(adminApp, listener.host) : publicUrl;
+      printFirstStart(created, { public: publicUrl, admin: adminUrl }, print);
+    }
+  } catch (error) {
+    await Promise.all([app?.close(), adminApp?.close()]).catch(() => {});
+    await container.close().catch(() => {});
+    throw error;
+  }
   container.start();
+  const publicApp = app;
   let stopping: Promise<void> | null = null;
   return {
-    app,
+    app: publicApp,
     container,
     address,
     adminAddress,
@@ -81,9 +115,12 @@ export async function startServer(
       stopping ??= (async () => {
         // Keep-alive connections become idle once their in-flight request is answered; close them as
         // they do, so shutdown does not wait for the keep-alive timeout.
-        const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+        const sweep = setInterval(() => {
+          publicApp.server.closeIdleConnections();
+          adminApp?.server.closeIdleConnections();
+        }, 100);
         try {
-          await Promise.all([app.close(), adminApp?.close()]);
+          await Promise.all([publicApp.close(), adminApp?.close()]);
         } finally {
           clearInterval(sweep);
         }

@@ -21,8 +21,7 @@ const program = new Command();
 program
   .name('openvat')
   .description('Self-hostable VAT validation service; without a command, `openvat` runs `serve`.')
-  .version(version, '-V, --version', 'print the version')
-  .showHelpAfterError();
+  .version(version, '-V, --version', 'print the version');
 
 function config() {
   try {
@@ -53,9 +52,10 @@ program
 
 program
   .command('migrate')
-  .description('apply database migrations and exit')
+  .description('apply database migrations and exit (a new database, with its directory, when there is none)')
   .action(async () => {
-    const db = createDatabase(config().databaseUrl);
+    // The way to make a new database anywhere: its directory is created too.
+    const db = createDatabase(config().databaseUrl, { createDirectory: true });
     await db.migrate();
     await db.close();
     console.log(`migrated ${db.describe}`);

@@ -49,6 +49,9 @@ export interface ValidateFileOptions {
   progress?: boolean;
 }
 
+/** Where a row with `invalid_format` is counted: a malformed number is no country's failure. */
+const MALFORMED = 'malformed';
+
 function countryOf(input: string, normalised: string): string {
   const prefix = (normalised || input)
     .replace(/[^A-Za-z]/g, '')
@@ -160,17 +163,33 @@ export async function validateFile(
       throw error;
     }
   }
-  // Created only once the input has been read and the back end is ready.
-  writeFileSync(target, formatCsvRow(header, delimiter));
+  // Created with the first rows it gets (or at the end of an empty input), never before the back
+  // end has answered: a service that cannot be reached leaves no file of a header alone.
+  let created = false;
+  const write = (rows: string[][]) => {
+    if (!created) {
+      writeFileSync(target, formatCsvRow(header, delimiter));
+      created = true;
+    }
+    if (rows.length > 0) appendFileSync(target, formatCsvRows(rows, delimiter));
+  };
   const chunkSize = options.chunk ?? (options.url && !options.sync ? 1_000 : 100);
   const failures = new Map<string, number>();
   let failed = 0;
-  const describeFailures = () =>
-    [...failures]
+  const describeFailures = () => {
+    const malformed = failures.get(MALFORMED) ?? 0;
+    const countries = [...failures]
+      .filter(([group]) => group !== MALFORMED)
       .sort((a, b) => b[1] - a[1])
       .slice(0, 6)
       .map(([c, n]) => `${c} ${n}`)
-      .join(', ') || 'none';
+      .join(', ');
+    const parts = [
+      ...(malformed > 0 ? [`${MALFORMED} ${malformed}`] : []),
+      ...(countries ? [`by country: ${countries}`] : []),
+    ];
+    return parts.join('; ') || 'none';
+  };
   const started = Date.now();
   const size = Math.max(1, statSync(path).size);
   const bar = new SingleBar({
@@ -204,10 +223,12 @@ export async function validateFile(
   const queue: Entry[] = [];
   let pendingCount = 0;
   const count = (fields: string[], inputNumber: string) => {
-    if ((fields[errorColumn] ?? '') === '') return;
+    const code = fields[errorColumn] ?? '';
+    if (code === '') return;
     failed += 1;
-    const country = countryOf(inputNumber, fields[normalisedColumn] ?? '');
-    failures.set(country, (failures.get(country) ?? 0) + 1);
+    const group =
+      code === 'invalid_format' ? MALFORMED : countryOf(inputNumber, fields[normalisedColumn] ?? '');
+    failures.set(group, (failures.get(group) ?? 0) + 1);
   };
   const flush = async () => {
     const todo = queue.filter((e) => e.output === null);
@@ -225,14 +246,7 @@ export async function validateFile(
       processed += todo.length;
     }
     for (const entry of queue) count(entry.output as string[], entry.number);
-    if (queue.length > 0)
-      appendFileSync(
-        target,
-        formatCsvRows(
-          queue.map((e) => e.output as string[]),
-          delimiter,
-        ),
-      );
+    if (queue.length > 0) write(queue.map((e) => e.output as string[]));
     queue.length = 0;
     tick();
   };
@@ -266,13 +280,21 @@ export async function validateFile(
       if (pendingCount >= chunkSize || (pendingCount === 0 && queue.length >= 1_000)) await flush();
     }
     await flush();
+    // An input without rows still gets its results file (of the header).
+    write([]);
     complete = true;
+  } catch (error) {
+    if (!created && error instanceof Error)
+      error.message += target === out ? `; nothing was written to ${out}` : `; ${out} is as it was`;
+    throw error;
   } finally {
     bar.stop();
     process.removeListener('SIGINT', stop);
     process.removeListener('SIGTERM', stop);
     await backend.close();
-    if (target !== out) {
+    // Resuming: the earlier run's file is replaced only when this run wrote to its successor; one
+    // that failed before writing anything leaves it as it was.
+    if (target !== out && created) {
       if (!complete) {
         // Failed part-way: nothing of the earlier run is lost; its remaining rows follow unchanged.
         const kept = queue.filter((e) => e.output !== null || e.old !== null).map((e) => e.output ?? e.old);
@@ -284,7 +306,7 @@ export async function validateFile(
     if (old) await (old as AsyncGenerator).return(undefined);
   }
   stderr.write(
-    `${counted(processed, 'row', 'rows')} validated${retried > 0 ? ` (${retried.toLocaleString('en')} retried after registry_unavailable)` : ''}, ${skipped.toLocaleString('en')} already in ${out}; ${counted(skipped + processed, 'row', 'rows')} in it${stoppedEarly ? ` (stopped before the end of ${path}; run again to go on)` : ''}. Failed: ${failed === 0 ? 'none' : `${failed.toLocaleString('en')} (by country: ${describeFailures()})`}\n`,
+    `${counted(processed, 'row', 'rows')} validated${retried > 0 ? ` (${retried.toLocaleString('en')} retried after registry_unavailable)` : ''}, ${skipped.toLocaleString('en')} already in ${out}; ${counted(skipped + processed, 'row', 'rows')} in it${stoppedEarly ? ` (stopped before the end of ${path}; run again to go on)` : ''}. Failed: ${failed === 0 ? 'none' : `${failed.toLocaleString('en')} (${describeFailures()})`}\n`,
   );
   return { out, processed, skipped, retried, failed, total };
 }

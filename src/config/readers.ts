@@ -156,8 +156,11 @@ export function tedbUrl(env: Env): string | null {
   return value;
 }
 
+/** `DATABASE_URL` when it is not set: a SQLite file under `./data/`, created with its directory. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/openvat.sqlite';
+
 export function databaseUrl(env: Env): string {
-  const value = str(env, 'DATABASE_URL', 'sqlite:./data/openvat.sqlite');
+  const value = str(env, 'DATABASE_URL', DEFAULT_DATABASE_URL);
   if (value.startsWith('sqlite:') || value.startsWith('postgres://') || value.startsWith('postgresql://')) {
     return value;
   }

@@ -57,9 +57,14 @@ export function createRatesUpdatesFor(deps: {
     publisher: createRatesChangedPublisher({ repository, outbox: deps.outbox, clock, ids }),
     onPublishError: (error) =>
       log.error({ err: error }, 'publishing rates.changed failed; it is tried again at the next reload'),
-    onSynced: (outcome) => {
+    // A failed run is tried again (an offline start included) and the rates in force are served
+    // meanwhile: a warning that says when, not an error.
+    onSynced: (outcome, nextRunAt) => {
       if (outcome.kind === 'failed')
-        log.error({ rates_sync: outcome }, `rates sync changed nothing: ${outcome.message}`);
+        log.warn(
+          { rates_sync: outcome, next_run_at: nextRunAt },
+          `rates sync changed nothing: ${outcome.message}; the rates known so far are served, and it is tried again at ${nextRunAt}`,
+        );
       else log.info({ rates_sync: outcome }, 'rates sync done');
     },
   });

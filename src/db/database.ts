@@ -24,6 +24,13 @@ export interface Db {
   /** Human-readable location without credentials, for logs. */
   readonly describe: string;
   migrate(): Promise<void>;
+  /**
+   * Runs `work` in a transaction that no other instance on this database runs at the same time under
+   * the same `name`: SQLite's write lock, taken as the transaction begins (`BEGIN IMMEDIATE`), or a
+   * PostgreSQL advisory lock held until it commits. What `work` reads, no such transaction elsewhere
+   * changes before this one ends: "is there X? create it" makes X once.
+   */
+  exclusively<T>(name: string, work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -49,6 +56,12 @@ export interface DatabaseOptions {
    * 0 leaves checkpoints to the committing connection, as SQLite does by default).
    */
   checkpointMs?: number;
+  /**
+   * SQLite files only: whether a missing directory of the file is created (`openvat migrate`, the
+   * default path). Otherwise a new database is created only in a directory that exists: a mistyped
+   * path is refused instead of becoming an empty database.
+   */
+  createDirectory?: boolean;
 }
 
 /** SQLite's own checkpoint threshold (pages in the log), which it keeps when no thread checkpoints. */
@@ -72,17 +85,21 @@ export class DatabaseLocationError extends Error {
 }
 
 /**
- * Makes sure the SQLite file's directory exists and, with the file, can be written: SQLite creates
- * its write-ahead log and shared-memory files next to the database, and would otherwise fail later,
- * at the first write, or open the file read-only.
+ * Makes sure the SQLite file's directory exists (created only when `createDirectory`) and, with the
+ * file, can be written: SQLite creates its write-ahead log and shared-memory files next to the
+ * database, and would otherwise fail later, at the first write, or open the file read-only.
  */
-function checkSqliteLocation(path: string): void {
+function checkSqliteLocation(path: string, createDirectory: boolean): void {
   const file = resolve(path);
   const directory = dirname(file);
   const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   if (existsSync(directory) && !statSync(directory).isDirectory())
     throw new DatabaseLocationError(
       `DATABASE_URL: ${directory}, the SQLite file's directory, is not a directory`,
+    );
+  if (!existsSync(directory) && !createDirectory)
+    throw new DatabaseLocationError(
+      `DATABASE_URL: no directory ${directory} for the SQLite file ${file}; check DATABASE_URL (a new database is made only in a directory that exists, at the default path, or by "openvat migrate")`,
     );
   try {
     mkdirSync(directory, { recursive: true });
@@ -108,7 +125,7 @@ function checkSqliteLocation(path: string): void {
 
 function openSqlite(path: string, options: DatabaseOptions): Db {
   const memory = path === ':memory:' || path === '';
-  if (!memory) checkSqliteLocation(path);
+  if (!memory) checkSqliteLocation(path, options.createDirectory ?? false);
   let database: SQLite.Database;
   try {
     database = new SQLite(memory ? ':memory:' : path);
@@ -216,6 +233,7 @@ function wrap(
     kysely,
     dialect,
     describe,
+    exclusively,
     async migrate() {
       const migrating = forMigrations?.();
       try {
@@ -237,6 +255,30 @@ function wrap(
       await kysely.destroy();
     },
   };
+
+  async function exclusively<T>(name: string, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (dialect === 'postgres') {
+      return kysely.transaction().execute(async (trx) => {
+        // Advisory locks are the database's, not a schema's: the schema is part of the lock's name.
+        await sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`:${name}`}))`.execute(trx);
+        return work(trx);
+      });
+    }
+    // SQLite: the one connection, with the write lock from the start (a deferred transaction would
+    // read first and then fail to write once another process had written meanwhile).
+    return kysely.connection().execute(async (connection) => {
+      await sql`BEGIN IMMEDIATE`.execute(connection);
+      let result: T;
+      try {
+        result = await work(connection);
+      } catch (error) {
+        await sql`ROLLBACK`.execute(connection).catch(() => {});
+        throw error;
+      }
+      await sql`COMMIT`.execute(connection);
+      return result;
+    });
+  }
 
   async function migrateWith(kysely: Kysely<Database>): Promise<void> {
     if (schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(kysely);

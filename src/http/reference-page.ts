@@ -18,6 +18,20 @@ export interface ReferencePage {
   token?: { scheme: string; value: string };
 }
 
+/**
+ * The request builder ("Test Request", the playground) when its top bar is narrow (a phone): Scalar
+ * then moves the method to a row of its own below the URL, and its sidebar button lies over the
+ * start of the URL. Here the method stays before the URL, on one row, and the address bar starts
+ * after the button. (`48rem` is where Scalar's own wide layout begins: its `@3xl` container query.)
+ */
+const NARROW_REQUEST_BUILDER_CSS = `
+@container (width < 48rem) {
+  .scalar-client .t-app__top-container > .order-last { padding-left: 2.5rem; }
+  .scalar-client .address-bar-bg-states > div.hidden { display: flex; }
+  .scalar-client .address-bar-bg-states + div > .font-code { display: none; }
+}
+`;
+
 /** The inline scripts of a page, as CSP hashes. */
 function scriptHashes(page: string): string {
   return [...page.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]
@@ -48,6 +62,7 @@ export async function registerReference(app: FastifyInstance, page: ReferencePag
       favicon: page.favicon,
       ...(page.url ? { url: page.url } : {}),
       withDefaultFonts: false,
+      customCss: NARROW_REQUEST_BUILDER_CSS,
       telemetry: false,
       hideClientButton: true,
       showDeveloperTools: 'never',

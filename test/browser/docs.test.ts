@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import type { Locator } from 'playwright-core';
 import { PLAYGROUND_KEY } from '../../src/modules/playground/playground.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { browserSkipReason, type LaunchedBrowser, launchBrowser, watchPage } from '../helpers/browser.js';
+
+type Box = { x: number; y: number; width: number; height: number };
 
 const skip = browserSkipReason();
 if (skip) console.log(`# ${skip}`);
@@ -72,4 +75,41 @@ describe('the API reference in a browser', { skip }, () => {
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  for (const width of [390, 1400]) {
+    it(`the request builder at ${width} px: the method and the URL on one row, no button over the URL`, async () => {
+      const page = await launched.browser.newPage({ viewport: { width, height: 900 } });
+      const problems = watchPage(page, (url) => !url.includes('/v1/'));
+      await page.goto(`${origin}/docs/#tag/validation/GET/v1/validate`);
+      await page
+        .getByRole('button', { name: /Test Request/ })
+        .first()
+        .click();
+      const client = page.getByRole('dialog', { name: 'API Client' });
+      await client.getByRole('button', { name: /^Send/ }).first().waitFor();
+      const box = async (locator: Locator) => {
+        const found = await locator.boundingBox();
+        assert.ok(found, `${locator} has a box`);
+        return found;
+      };
+      const overlaps = (a: Box, b: Box) =>
+        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+      const sameRow = (a: Box, b: Box) => a.y < b.y + b.height && b.y < a.y + a.height;
+      // The URL: the server's part (a button that chooses it) and the path after it.
+      const server = await box(client.getByRole('button', { name: /^Server:/ }));
+      const path = await box(client.getByText('/v1/validate', { exact: true }).first());
+      assert.ok(sameRow(server, path), 'the server and the path are one URL on one row');
+      const methods = await Promise.all(
+        (await client.getByText('GET', { exact: true }).filter({ visible: true }).all()).map(box),
+      );
+      assert.ok(
+        methods.some((method) => sameRow(method, server) && method.x + method.width <= server.x),
+        `the method is shown before the URL, on its row (method boxes ${JSON.stringify(methods)}, URL ${JSON.stringify(server)})`,
+      );
+      const toggle = await box(client.getByRole('button', { name: 'Show sidebar' }));
+      assert.ok(!overlaps(toggle, server), 'the sidebar button lies beside the URL, not over it');
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  }
 });

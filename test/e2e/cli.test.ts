@@ -46,6 +46,20 @@ describe('the CLI', () => {
     assert.match(sub.stderr, /Did you mean list\?/);
   });
 
+  it('a mistyped option is one line with the closest option, not the usage of serve', async () => {
+    for (const args of [['--versoin'], ['serve', '--versoin'], ['keys', 'list', '--jsno']]) {
+      const res = await cli(args, env);
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+      assert.equal(res.stdout, '', args.join(' '));
+      const suggestion = args.includes('--jsno') ? '--json' : '--version';
+      assert.equal(
+        res.stderr,
+        `openvat: unknown option '${args.at(-1)}'. Did you mean ${suggestion}?\n`,
+        args.join(' '),
+      );
+    }
+  });
+
   it('exits with 2 whenever a command cannot run as asked: usage, configuration, a missing database', async () => {
     const option = await cli(['keys', 'list', '--frobnicate'], env);
     assert.equal(option.code, 2, option.stderr);

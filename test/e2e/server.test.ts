@@ -43,7 +43,9 @@ async function start(env: Record<string, string>): Promise<Started> {
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  // A loaded machine starts slowly: a bound that only stops a server that never answers.
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return { child, url, output: () => out, exited };
@@ -76,7 +78,7 @@ function rawRequest(
 
 describe('the openvat process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'openvat-e2e-'));
-  const databaseUrl = `sqlite:${join(dir, 'data', 'openvat.sqlite')}`;
+  const databaseUrl = `sqlite:${join(dir, 'openvat.sqlite')}`;
   let sim: SimulatorServer;
   let urls: Record<string, string>;
 
@@ -88,7 +90,7 @@ describe('the openvat process', () => {
 
   it('first start creates the database, prints a Business test key once, and it works', async () => {
     const first = await start({ DATABASE_URL: databaseUrl });
-    assert.ok(existsSync(join(dir, 'data', 'openvat.sqlite')));
+    assert.ok(existsSync(join(dir, 'openvat.sqlite')));
     const key = /(svc_test_[0-9A-Za-z]{32})/.exec(first.output())?.[1];
     assert.ok(key, first.output());
     const res = await fetch(`${first.url}/v1/validate?vat_number=DE100000008`, {
@@ -103,6 +105,65 @@ describe('the openvat process', () => {
     assert.ok(!/svc_test_/.test(second.output()), 'the key is printed only on the first start');
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
+  });
+
+  it('with OPENVAT_ADMIN_PORT the admin plane answers on its own port only, and the public API not there', async () => {
+    const adminPort = await freePort();
+    const server = await start({
+      DATABASE_URL: `sqlite:${join(dir, 'admin-port.sqlite')}`,
+      OPENVAT_ADMIN_PORT: String(adminPort),
+      OPENVAT_TEDB_URL: 'off',
+    });
+    try {
+      const admin = `http://127.0.0.1:${adminPort}`;
+      const adminKey = /(svc_admin_[0-9A-Za-z]{32})/.exec(server.output())?.[1];
+      assert.ok(adminKey, server.output());
+      assert.match(server.output(), new RegExp(`Admin console \\(sign in with it\\): ${admin}/admin/`));
+      const auth = { authorization: `Bearer ${adminKey}` };
+      assert.equal((await fetch(`${admin}/admin/v1/accounts`, { headers: auth })).status, 200);
+      assert.equal((await fetch(`${admin}/admin/`)).status, 200, 'the console');
+      assert.equal((await fetch(`${server.url}/admin/v1/accounts`, { headers: auth })).status, 404);
+      assert.equal((await fetch(`${server.url}/admin/`)).status, 404);
+      assert.equal((await fetch(`${server.url}/v1/rates/de`)).status, 200);
+      assert.equal((await fetch(`${admin}/v1/rates/de`)).status, 404);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    assert.equal(await server.exited, 0, server.output());
+  });
+
+  it('an offline first start warns that the rates sync failed and says when it is tried again', async () => {
+    // TEDB at an address where nothing listens: what a machine without network access sees.
+    const closed = await freePort();
+    const server = await start({
+      DATABASE_URL: `sqlite:${join(dir, 'offline.sqlite')}`,
+      OPENVAT_TEDB_URL: `http://127.0.0.1:${closed}/tedb/ws/`,
+    });
+    try {
+      const lines = () =>
+        server
+          .output()
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { level: number; msg: string; next_run_at?: string });
+      for (let i = 0; i < 600 && !lines().some((l) => l.msg.startsWith('rates sync')); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const sync = lines().find((l) => l.msg.startsWith('rates sync'));
+      assert.ok(sync, server.output());
+      assert.equal(sync.level, 40, 'a warning, not an error');
+      assert.match(sync.msg, /^rates sync changed nothing: .*; .* tried again at \d{4}-\d\d-\d\dT[\d:.]+Z$/);
+      assert.match(sync.next_run_at ?? '', /^\d{4}-\d\d-\d\dT/);
+      assert.ok(sync.msg.endsWith(sync.next_run_at ?? '-'), 'the time it names is next_run_at');
+      assert.deepEqual(
+        lines().filter((l) => l.level >= 50),
+        [],
+        'nothing is logged as an error',
+      );
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    assert.equal(await server.exited, 0, server.output());
   });
 
   it('keys create/list/revoke through the CLI on the same DATABASE_URL', async () => {

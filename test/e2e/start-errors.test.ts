@@ -1,22 +1,34 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+// Absolute, so that a command can run in another directory (the default DATABASE_URL is relative).
+const CLI = ['--import', import.meta.resolve('tsx'), resolve('src/cli/index.ts')];
 
 /** `openvat serve` with `env` added; resolves with its exit code and stderr once it exits (it must). */
 function serve(
   env: Record<string, string>,
   as: { uid: number; gid: number } | null = null,
 ): Promise<{ code: number | null; stderr: string }> {
+  return openvat(['serve'], env, as);
+}
+
+/** `openvat ARGS…` with `env` added (`undefined` removes a variable), in `cwd`; its exit code and stderr. */
+function openvat(
+  args: string[],
+  env: Record<string, string | undefined>,
+  as: { uid: number; gid: number } | null = null,
+  cwd = process.cwd(),
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, 'serve'], {
+    const child = spawn(process.execPath, [...CLI, ...args], {
       env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
+      cwd,
       ...(as ?? {}),
     });
     let stderr = '';
@@ -58,7 +70,7 @@ describe('openvat serve refuses bad settings at start with one line naming the s
     await new Promise<void>((r) => busy.close(() => r()));
     rmSync(dir, { recursive: true, force: true });
   });
-  const sqlite = () => `sqlite:${join(dir, 'ok', 'openvat.sqlite')}`;
+  const sqlite = () => `sqlite:${join(dir, 'openvat.sqlite')}`;
 
   for (const [name, env, message] of [
     [
@@ -87,9 +99,35 @@ describe('openvat serve refuses bad settings at start with one line naming the s
     });
   }
 
+  it('a mistyped SQLite directory: exit 2, and no directory or database is made', async () => {
+    const mistyped = join(dir, 'dtaa', 'openvat.sqlite');
+    const result = await serve({ DATABASE_URL: `sqlite:${mistyped}` });
+    assertOneLine(
+      result,
+      2,
+      /^openvat: DATABASE_URL: no directory .*\/dtaa for the SQLite file .*\/dtaa\/openvat\.sqlite; check DATABASE_URL \(a new database is made only in a directory that exists, at the default path, or by "openvat migrate"\)$/,
+    );
+    assert.equal(existsSync(join(dir, 'dtaa')), false);
+    // Asked for explicitly, the same location is made.
+    const migrated = await openvat(['migrate'], { DATABASE_URL: `sqlite:${mistyped}` });
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.ok(existsSync(mistyped));
+  });
+
+  it('the default DATABASE_URL makes ./data and the database in it', async () => {
+    const cwd = join(dir, 'elsewhere');
+    mkdirSync(cwd);
+    // The start stops at the port in use, after the database was made.
+    const result = await openvat(['serve'], { DATABASE_URL: undefined, PORT: String(busyPort) }, null, cwd);
+    assertOneLine(result, 1, /^openvat: HOST, PORT: cannot listen on .*EADDRINUSE/);
+    assert.ok(existsSync(join(cwd, 'data', 'openvat.sqlite')));
+  });
+
   it('a SQLite directory that cannot be created: exit 2', async () => {
     writeFileSync(join(dir, 'a-file'), '');
-    const result = await serve({ DATABASE_URL: `sqlite:${join(dir, 'a-file', 'data', 'openvat.sqlite')}` });
+    const result = await openvat(['migrate'], {
+      DATABASE_URL: `sqlite:${join(dir, 'a-file', 'data', 'openvat.sqlite')}`,
+    });
     assertOneLine(
       result,
       2,

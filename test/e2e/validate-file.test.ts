@@ -121,7 +121,7 @@ describe('openvat validate-file', () => {
     // Exit status 1: a row failed (Broken, invalid_format).
     assert.equal(first.status, 1, first.stderr);
     assert.match(first.stderr, /3 rows validated, 0 already in .*; 3 rows in it \(stopped before the end/);
-    assert.match(first.stderr, /Failed: 1 \(by country: DE 1\)/);
+    assert.match(first.stderr, /Failed: 1 \(malformed 1\)\n$/);
     const partial = parseCsv(readFileSync(`${input}.results.csv`, 'utf8'));
     assert.equal(partial.length, 4);
     // An interrupted write leaves half a row behind; the next run drops it and redoes that row.
@@ -353,7 +353,22 @@ describe('openvat validate-file', () => {
     assert.doesNotMatch(res.stderr, /ENOENT/);
   });
 
-  it('says clearly that the service cannot be reached', async () => {
+  it('counts a malformed number as malformed, not under the country its letters spell', () => {
+    const input = join(dir, 'malformed-numbers.csv');
+    // `not-a-number` starts with NO, Norway's prefix; DE400000000 is a registry that does not answer.
+    writeFileSync(input, 'vat\nnot-a-number\nDE400000000\nDE100000008\n');
+    const res = cli(input, '--key', testKey);
+    assert.equal(res.status, 1, res.stderr);
+    assert.match(res.stderr, /Failed: 2 \(malformed 1; by country: DE 1\)\n$/);
+    assert.doesNotMatch(res.stderr, /NO 1/);
+    const rows = parseCsv(readFileSync(`${input}.results.csv`, 'utf8'));
+    assert.deepEqual(
+      rows.slice(1).map((r) => r[5]),
+      ['invalid_format', 'registry_unavailable', ''],
+    );
+  });
+
+  it('says clearly that the service cannot be reached, and leaves no results file behind', async () => {
     const server = createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as { port: number };
@@ -364,9 +379,24 @@ describe('openvat validate-file', () => {
     assert.equal(res.status, 2, res.stderr);
     assert.match(
       res.stderr,
-      new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port} \\(connection refused\\)`),
+      new RegExp(
+        `^openvat: cannot reach http://127\\.0\\.0\\.1:${port} \\(connection refused\\); .*; nothing was written to .*unreachable\\.csv\\.results\\.csv\n$`,
+      ),
     );
     assert.doesNotMatch(res.stderr, /fetch failed/);
+    assert.equal(existsSync(`${input}.results.csv`), false, 'no file of a header alone');
+    // An earlier run's results stay as they were.
+    writeFileSync(
+      `${input}.results.csv`,
+      'vat_number,vat_valid,vat_normalised,vat_company_name,vat_company_address,vat_error,vat_checked_at\n' +
+        'DE100000008,,,,,registry_unavailable,\n',
+    );
+    const before = readFileSync(`${input}.results.csv`, 'utf8');
+    const again = cli(input, '--url', `http://127.0.0.1:${port}`, '--key', testKey, '--sync');
+    assert.equal(again.status, 2, again.stderr);
+    assert.match(again.stderr, /; .*unreachable\.csv\.results\.csv is as it was\n$/);
+    assert.equal(readFileSync(`${input}.results.csv`, 'utf8'), before);
+    assert.equal(existsSync(`${input}.results.csv.partial`), false);
   });
 
   describe('through a running service', () => {
@@ -410,7 +440,7 @@ describe('openvat validate-file', () => {
         });
         const code = await new Promise((resolve) => child.once('exit', resolve));
         assert.equal(code, 1, stderr);
-        assert.match(stderr, /7 rows validated, 0 already in .*Failed: 3 \(by country: DE 2, \?\? 1\)/);
+        assert.match(stderr, /7 rows validated, 0 already in .*Failed: 3 \(malformed 2; by country: DE 1\)/);
         checkOutput(`${input}.results.csv`);
       });
     }

@@ -30,6 +30,12 @@ describe('admin keys at start', () => {
       headers: { authorization: `Bearer ${printed}` },
     });
     assert.equal(listed.statusCode, 200);
+    // The test key's account has a name an operator recognises in the console and the CLI.
+    assert.deepEqual(
+      (listed.json() as { data: { name: string | null }[] }).data.map((account) => account.name),
+      ['Default'],
+    );
+    assert.match(first.output, /test key \(account "Default"\)/);
     await first.server.stop();
 
     for (let i = 0; i < 2; i++) {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createManualClock } from '../../src/lib/clock.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
@@ -52,6 +53,53 @@ describe('audit records', () => {
     const start = raw.indexOf('"response":') + '"response":'.length;
     assert.equal(raw.slice(start, start + res.body.length), res.body);
     assert.notEqual(got.json().meta.request_id, id, 'the look-up has its own request id');
+  });
+
+  it("the README tour's answers: validate, batch and decide successes read back; rates and error answers do not, as it says", async () => {
+    const kept = [
+      await t.app.inject({
+        method: 'GET',
+        url: '/v1/validate?vat_number=DE100000008',
+        headers: business.headers,
+      }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/validate/batch',
+        headers: business.headers,
+        payload: { vat_numbers: ['DE100000008', 'FR40303265045', 'DE123'] },
+      }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/decide',
+        headers: business.headers,
+        payload: { seller_vat: 'DE136308783', buyer_vat: 'FR40303265045' },
+      }),
+    ];
+    const notKept = [
+      await t.app.inject({ method: 'GET', url: '/v1/rates/de' }),
+      await t.app.inject({ method: 'GET', url: '/v1/rates/fr?date=2021-06-01' }),
+      // The registry does not answer: 502.
+      await t.app.inject({
+        method: 'GET',
+        url: '/v1/validate?vat_number=DE400000000',
+        headers: business.headers,
+      }),
+      await t.app.inject({ method: 'GET', url: '/v1/usage', headers: business.headers }),
+    ];
+    for (const res of kept) {
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal((await audit(business, res.json().meta.request_id)).statusCode, 200, res.body);
+    }
+    assert.equal(notKept[2]?.statusCode, 502);
+    for (const res of notKept) {
+      assert.equal((await audit(business, res.json().meta.request_id)).statusCode, 404, res.body);
+    }
+    const readme = readFileSync('README.md', 'utf8');
+    assert.match(
+      readme,
+      /successful validate, batch, decide and confirm answers are kept \(rates and error answers are not\)/,
+    );
+    assert.doesNotMatch(readme, /meta\.request_id of any answer above/);
   });
 
   it('an answer the client received is recorded as delivered, also once its connection has closed', async () => {

@@ -33,8 +33,8 @@ export function createAdminRepository(db: Kysely<Database>) {
       return db.selectFrom('admin_keys').selectAll().orderBy('created_at').orderBy('id').execute();
     },
 
-    async count(): Promise<number> {
-      const row = await db
+    async count(trx: Kysely<Database> = db): Promise<number> {
+      const row = await trx
         .selectFrom('admin_keys')
         .select((eb) => eb.fn.countAll<string | number>().as('n'))
         .executeTakeFirstOrThrow();

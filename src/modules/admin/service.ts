@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import { deleteInBatches } from '../../db/delete-in-batches.js';
+import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
@@ -121,6 +123,7 @@ export function createAdminService(deps: {
   async function insert(
     input: { name: string; role: AdminRole; key: string; source?: string },
     actor: Actor,
+    outer?: Kysely<Database>,
   ): Promise<AdminKeySummary> {
     const row: AdminKeyRow = {
       id: ids.uuid(),
@@ -132,7 +135,7 @@ export function createAdminService(deps: {
       revoked_at: null,
       last_used_at: null,
     };
-    await repository.inTransaction(async (trx) => {
+    const write = async (trx: Kysely<Database>) => {
       await repository.insertKey(row, trx);
       await recorder(actor)(trx, {
         action: 'admin_key.create',
@@ -145,22 +148,24 @@ export function createAdminService(deps: {
           ...(input.source ? { source: input.source } : {}),
         },
       });
-    });
+    };
+    await (outer ? write(outer) : repository.inTransaction(write));
     return summary(row);
   }
 
   return {
     /**
      * Creates an admin key, recorded in the audit log as `actor`'s (the service itself at start when
-     * no one else); the secret is returned here only.
+     * no one else), within `trx` when given; the secret is returned here only.
      */
     async createKey(
       name: string,
       role: AdminRole,
       actor: Actor = START_ACTOR,
+      trx?: Kysely<Database>,
     ): Promise<{ key: string; summary: AdminKeySummary }> {
       const key = `svc_admin_${secret()}`;
-      return { key, summary: await insert({ name, role, key }, actor) };
+      return { key, summary: await insert({ name, role, key }, actor, trx) };
     },
 
     /**
@@ -183,8 +188,8 @@ export function createAdminService(deps: {
       return (await repository.list()).map(summary);
     },
 
-    async countKeys(): Promise<number> {
-      return repository.count();
+    async countKeys(trx?: Kysely<Database>): Promise<number> {
+      return repository.count(trx);
     },
 
     /** Revokes an active admin key, recorded in the audit log as `actor`'s; false when none has the id. */

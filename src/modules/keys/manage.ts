@@ -20,7 +20,7 @@ export interface WriteRecord {
 }
 
 /** Records a write inside the transaction that makes it. */
-export type RecordWrite = (trx: Transaction<Database>, write: WriteRecord) => Promise<void>;
+export type RecordWrite = (trx: Kysely<Database>, write: WriteRecord) => Promise<void>;
 
 /** What the instances must forget after a change (see KeysService.forget). */
 export interface KeyChange {

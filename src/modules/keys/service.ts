@@ -190,22 +190,26 @@ export function createKeysService(deps: {
   return {
     /**
      * Creates a key (and a new account unless `accountId` names an existing one). The full key is
-     * returned here only; the database keeps its SHA-256.
+     * returned here only; the database keeps its SHA-256. Within `trx` when given, else in a
+     * transaction of its own.
      */
-    async createKey(input: {
-      plan: Plan;
-      mode: Mode;
-      defaultRequesterVat?: string | null;
-      accountId?: string;
-      accountName?: string | null;
-    }): Promise<CreatedKey> {
+    async createKey(
+      input: {
+        plan: Plan;
+        mode: Mode;
+        defaultRequesterVat?: string | null;
+        accountId?: string;
+        accountName?: string | null;
+      },
+      within?: Kysely<Database>,
+    ): Promise<CreatedKey> {
       const now = clock.now().toISOString();
       const key = `svc_${input.mode}_${secret()}`;
       const id = ids.uuid();
       const accountId = input.accountId ?? ids.uuid();
       const hash = sha256Hex(key);
       changes++;
-      await db.transaction().execute(async (trx) => {
+      const insert = async (trx: Kysely<Database>) => {
         if (input.accountId) {
           if (!(await repository.accountExists(input.accountId, trx))) {
             throw new Error(`Account ${input.accountId} does not exist`);
@@ -230,7 +234,8 @@ export function createKeysService(deps: {
           },
           trx,
         );
-      });
+      };
+      await (within ? insert(within) : db.transaction().execute(insert));
       changes++;
       misses?.delete(hash);
       finding.delete(hash);
@@ -358,8 +363,8 @@ export function createKeysService(deps: {
       return (await repository.list()).map(toSummary);
     },
 
-    async countKeys(): Promise<number> {
-      return repository.countKeys();
+    async countKeys(trx?: Kysely<Database>): Promise<number> {
+      return repository.countKeys(trx);
     },
 
     /** Revokes a key; `false` when no active key has that id. */

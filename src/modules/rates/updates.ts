@@ -62,7 +62,8 @@ export function createRatesUpdates(deps: {
   workerId: string;
   /** A sync that failed is tried again after this long. */
   retryMs?: number;
-  onSynced?: (outcome: SyncOutcome) => void;
+  /** Told each run's outcome and when the next run is due (ISO 8601). */
+  onSynced?: (outcome: SyncOutcome, nextRunAt: string) => void;
   /** Publishes `rates.changed` after each reload; none when absent. */
   publisher?: RatesChangedPublisher;
   /** Told when publishing `rates.changed` failed (it is tried again at the next reload). */
@@ -151,14 +152,17 @@ export function createRatesUpdates(deps: {
       outcome = { kind: 'failed', message: `the rates sync failed: ${(error as Error).message}` };
     }
     const at = clock.now();
+    const nextRunAt = new Date(
+      started.getTime() + (outcome.kind === 'synced' ? DAY_MS : retryMs),
+    ).toISOString();
     await repository.finishSync(SYNC_ID, workerId, {
       at: at.toISOString(),
-      nextRunAt: new Date(started.getTime() + (outcome.kind === 'synced' ? DAY_MS : retryMs)).toISOString(),
+      nextRunAt,
       error: outcome.kind === 'failed' ? outcome.message : null,
     });
     statusCache = null;
     await reload();
-    deps.onSynced?.(outcome);
+    deps.onSynced?.(outcome, nextRunAt);
     return outcome;
   }
 

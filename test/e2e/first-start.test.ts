@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import pg from 'pg';
+import { createDatabase } from '../../src/db/database.js';
+import { databaseTargets } from '../helpers/db.js';
+import { freePort } from '../helpers/processes.js';
+
+const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+
+interface Instance {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<unknown>;
+}
+
+/** `openvat serve` on a free port; resolves once `/health` answers, with what it printed. */
+async function start(env: Record<string, string>): Promise<Instance> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...CLI, 'serve'], {
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      OPENVAT_TEDB_URL: 'off',
+      OPENVAT_STATUS_POLL_MS: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, output: () => out, exited };
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A fresh, empty PostgreSQL schema, named by a URL the service takes, and a way to read it. */
+async function emptyDatabase() {
+  const url = process.env.TEST_DATABASE_URL as string;
+  const schema = `t_first_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE SCHEMA ${schema}`);
+  } finally {
+    await admin.end();
+  }
+  const databaseUrl = new URL(url);
+  databaseUrl.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    databaseUrl: databaseUrl.toString(),
+    open: () => createDatabase(url, { schema }),
+    async dispose() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+// Several instances on one database is the scaled shape, on PostgreSQL (the embedded shape, SQLite,
+// is one instance).
+for (const target of (await databaseTargets()).filter((t) => t.name === 'postgres')) {
+  describe(`instances starting together on one empty database (${target.name})`, {
+    skip: target.skip,
+  }, () => {
+    it("make the first start's keys once: exactly one instance creates and prints them", async () => {
+      for (let trial = 0; trial < 3; trial++) {
+        const database = await emptyDatabase();
+        const started = await Promise.allSettled(
+          [0, 1, 2].map(() => start({ DATABASE_URL: database.databaseUrl })),
+        );
+        const instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+        try {
+          for (const s of started) if (s.status === 'rejected') throw s.reason;
+          const printers = instances.filter((i) => /First start/.test(i.output()));
+          assert.equal(printers.length, 1, `trial ${trial}: one instance printed the first start's keys`);
+          const printedAdmin = new Set(
+            instances.flatMap((i) => i.output().match(/svc_admin_[0-9A-Za-z]{32}/g) ?? []),
+          );
+          const printedTest = new Set(
+            instances.flatMap((i) => i.output().match(/svc_test_[0-9A-Za-z]{32}/g) ?? []),
+          );
+          assert.equal(printedAdmin.size, 1, `trial ${trial}: one admin key printed`);
+          assert.equal(printedTest.size, 1, `trial ${trial}: one test key printed`);
+          const db = database.open();
+          try {
+            const admins = await db.kysely.selectFrom('admin_keys').select('key_prefix').execute();
+            const keys = await db.kysely.selectFrom('api_keys').select('key_prefix').execute();
+            const accounts = await db.kysely.selectFrom('accounts').select('name').execute();
+            assert.deepEqual(
+              admins.map((r) => r.key_prefix),
+              [[...printedAdmin][0]?.slice(0, 14)],
+              `trial ${trial}: one admin key stored, the one printed`,
+            );
+            assert.deepEqual(
+              keys.map((r) => r.key_prefix),
+              [[...printedTest][0]?.slice(0, 13)],
+              `trial ${trial}: one API key stored, the one printed`,
+            );
+            assert.deepEqual(
+              accounts.map((r) => r.name),
+              ['Default'],
+              'the test key is in an account named Default',
+            );
+          } finally {
+            await db.close();
+          }
+        } finally {
+          for (const instance of instances) {
+            instance.child.kill('SIGTERM');
+            await instance.exited;
+          }
+          await database.dispose();
+        }
+      }
+    });
+  });
+}
