@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { CheckOutcome } from './vies.js';
+import { SOAP_MATCH_CODES, traderSent } from './vies-approx.js';
 
 const soapParser = new XMLParser({
   ignoreAttributes: true,
@@ -101,19 +102,43 @@ export function readSoapRequest(req: IncomingMessage, body: Buffer): SoapRequest
 
 const el = (name: string, value: string) => `<ns2:${name}>${escapeXml(value)}</ns2:${name}>`;
 
+type Answer = Extract<CheckOutcome, { kind: 'answer' }>;
+
+/**
+ * `checkVatApprox`'s trader elements in the WSDL's order. A member state that discloses no name
+ * answers the name sent, and the street, postcode and town come back as sent, with the verdicts
+ * as `matchCode`s, when trader fields were sent (the Spanish answer recorded in
+ * infiniteloopltd/CheckVatNumberSpain `README.md`).
+ */
+function approxElements(outcome: Answer): string {
+  const sent = traderSent(outcome.trader);
+  const name =
+    outcome.name === '---' && outcome.trader.name.trim() !== '' ? outcome.trader.name : outcome.name;
+  let inner = el('traderName', name) + el('traderCompanyType', '---') + el('traderAddress', outcome.address);
+  if (!sent) return inner;
+  if (outcome.trader.street !== '') inner += el('traderStreet', outcome.trader.street);
+  if (outcome.trader.postcode !== '') inner += el('traderPostcode', outcome.trader.postcode);
+  if (outcome.trader.city !== '') inner += el('traderCity', outcome.trader.city);
+  const code = (field: keyof Answer['traderMatch']) => SOAP_MATCH_CODES[outcome.traderMatch[field]];
+  return (
+    inner +
+    el('traderNameMatch', code('name')) +
+    el('traderCompanyTypeMatch', code('companyType')) +
+    el('traderStreetMatch', code('street')) +
+    el('traderPostcodeMatch', code('postcode')) +
+    el('traderCityMatch', code('city'))
+  );
+}
+
 /** The `checkVatResponse` or `checkVatApproxResponse` envelope of an answer. */
-export function soapAnswer(approx: boolean, outcome: Extract<CheckOutcome, { kind: 'answer' }>): string {
+export function soapAnswer(approx: boolean, outcome: Answer): string {
   const common =
     el('countryCode', outcome.countryCode) +
     el('vatNumber', outcome.vatNumber) +
     el('requestDate', soapDate(outcome.requestDate)) +
     el('valid', String(outcome.valid));
   const inner = approx
-    ? common +
-      el('traderName', outcome.name) +
-      el('traderCompanyType', '---') +
-      el('traderAddress', outcome.address) +
-      el('requestIdentifier', outcome.requestIdentifier)
+    ? common + approxElements(outcome) + el('requestIdentifier', outcome.requestIdentifier)
     : common + el('name', outcome.name) + el('address', outcome.address);
   const operation = approx ? 'checkVatApproxResponse' : 'checkVatResponse';
   return (

@@ -15,6 +15,9 @@
  *   302 TIMEOUT, 400 VAT_BLOCKED, 401 IP_BLOCKED, 500 GLOBAL_MAX_CONCURRENT_REQ,
  *   501 GLOBAL_MAX_CONCURRENT_REQ_TIME, 600 MS_MAX_CONCURRENT_REQ, 601 MS_MAX_CONCURRENT_REQ_TIME;
  *   on the test-service endpoints any other number answers SERVICE_UNAVAILABLE;
+ * - approximate matching (vies-approx.ts): the trader fields sent are answered in `trader*Match`
+ *   (REST `VALID`/`INVALID`/`NOT_PROCESSED`, SOAP `checkVatApprox` 1/2/3), Spain comparing although
+ *   it discloses nothing, Germany `NOT_PROCESSED`;
  * - SOAP: a non-empty SOAPAction is refused ("does not match an operation"), a body that is not
  *   XML answers "Error reading XMLStreamReader.", a non-XML content type answers the WebLogic
  *   HTML "Error 500--Internal Server Error" page.
@@ -31,6 +34,7 @@ import {
   sendJson,
   simulatedCompany,
 } from './controls.js';
+import { approximateMatch, NO_TRADER, type SimTrader, type SimTraderMatch } from './vies-approx.js';
 import { readSoapRequest, soapAnswer, soapFault } from './vies-soap.js';
 
 /** The member states the simulated VIES answers for (the same list the client knows). */
@@ -71,6 +75,8 @@ interface CheckInput {
   vatNumber: string;
   requesterCountryCode?: string;
   requesterNumber?: string;
+  /** The trader fields sent for approximate matching. */
+  trader?: SimTrader;
 }
 
 export type CheckOutcome =
@@ -86,6 +92,9 @@ export type CheckOutcome =
       address: string;
       requestIdentifier: string;
       requestDate: Date;
+      trader: SimTrader;
+      /** The member state's verdicts on the trader fields (all `NOT_PROCESSED` when none was sent). */
+      traderMatch: SimTraderMatch;
     };
 
 /** What the simulator answers for a number, ignoring controls (for tests and documentation). */
@@ -162,6 +171,7 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
       }
       const expected = expectedViesAnswer(country, national);
       if ('error' in expected) return refuse(expected.error);
+      const trader = input.trader ?? NO_TRADER;
       return {
         kind: 'answer',
         countryCode: country,
@@ -171,6 +181,8 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
         address: expected.address,
         requestIdentifier,
         requestDate: now(),
+        trader,
+        traderMatch: approximateMatch(country, national, expected.valid, trader),
       };
     } finally {
       admission.release();
@@ -199,6 +211,13 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
         vatNumber: str(input.vatNumber),
         requesterCountryCode: str(input.requesterMemberStateCode),
         requesterNumber: str(input.requesterNumber),
+        trader: {
+          name: str(input.traderName),
+          street: str(input.traderStreet),
+          postcode: str(input.traderPostalCode),
+          city: str(input.traderCity),
+          companyType: str(input.traderCompanyType),
+        },
       },
       testService,
     );
@@ -215,16 +234,18 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
       requestIdentifier: outcome.requestIdentifier,
       name: outcome.name,
       address: outcome.address,
-      traderName: '',
-      traderStreet: '',
-      traderPostalCode: '',
-      traderCity: '',
-      traderCompanyType: '',
-      traderNameMatch: 'NOT_PROCESSED',
-      traderStreetMatch: 'NOT_PROCESSED',
-      traderPostalCodeMatch: 'NOT_PROCESSED',
-      traderCityMatch: 'NOT_PROCESSED',
-      traderCompanyTypeMatch: 'NOT_PROCESSED',
+      // The trader fields come back as `---`, whether sent or not (znojil/vies
+      // tests/Fixtures/data/check-vat-number/valid.json, 2026); the verdicts are in `trader*Match`.
+      traderName: '---',
+      traderStreet: '---',
+      traderPostalCode: '---',
+      traderCity: '---',
+      traderCompanyType: '---',
+      traderNameMatch: outcome.traderMatch.name,
+      traderStreetMatch: outcome.traderMatch.street,
+      traderPostalCodeMatch: outcome.traderMatch.postcode,
+      traderCityMatch: outcome.traderMatch.city,
+      traderCompanyTypeMatch: outcome.traderMatch.companyType,
     });
   }
 
@@ -286,6 +307,15 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
         vatNumber: request.field('vatNumber'),
         requesterCountryCode: request.approx ? request.field('requesterCountryCode') : '',
         requesterNumber: request.approx ? request.field('requesterVatNumber') : '',
+        trader: request.approx
+          ? {
+              name: request.field('traderName'),
+              street: request.field('traderStreet'),
+              postcode: request.field('traderPostcode'),
+              city: request.field('traderCity'),
+              companyType: request.field('traderCompanyType'),
+            }
+          : NO_TRADER,
       },
       testService,
     );
