@@ -14,10 +14,33 @@ export interface RegistryVatNumber {
   national: string;
 }
 
+/**
+ * What the customer says about the trader, for registries that compare it with their own data
+ * (VIES approximate matching: REST `trader*` fields, SOAP `checkVatApprox`). Blank fields are not sent.
+ */
+export interface RegistryTrader {
+  name?: string;
+  street?: string;
+  postcode?: string;
+  city?: string;
+  /** VIES company type; SOAP accepts only its coded form (`[A-Z]{2}-[1-9][0-9]?`, e.g. `ES-1`). */
+  companyType?: string;
+}
+
+export type RegistryTraderField = keyof RegistryTrader;
+
+/** A registry's own verdict on one trader field (VIES `VALID`, `INVALID`, `NOT_PROCESSED`; SOAP 1, 2, 3). */
+export type TraderMatchCode = 'VALID' | 'INVALID' | 'NOT_PROCESSED';
+
+/** The registry's verdicts, per trader field that was sent and that it answered. */
+export type RegistryTraderMatch = Partial<Record<RegistryTraderField, TraderMatchCode>>;
+
 export interface RegistryLookup {
   vat: RegistryVatNumber;
   /** When given, the registry is asked for a consultation number (VIES `requestIdentifier`, HMRC `consultationNumber`). */
   requester?: RegistryVatNumber;
+  /** When given, sent to a registry that compares it (VIES); its verdicts come back as `traderMatch`. */
+  trader?: RegistryTrader;
   /** Aborts the upstream call (deadline of the caller). */
   signal?: AbortSignal;
 }
@@ -33,6 +56,11 @@ export interface RegistryAnswer {
   consultationNumber: string | null;
   /** When the registry says it checked (its `requestDate`/`processingDate`), else when we received it. */
   checkedAt: Date;
+  /**
+   * The registry's verdicts on the trader fields sent: present only when the lookup sent some
+   * (`lookup.trader`), with an entry for each field sent that the registry answered.
+   */
+  traderMatch?: RegistryTraderMatch;
 }
 
 export type UnavailableReason =

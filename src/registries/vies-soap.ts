@@ -1,6 +1,7 @@
 /**
- * VIES SOAP client (`checkVatService`): `checkVat`, or `checkVatApprox` when a requester is given
- * (the only SOAP operation that returns a `requestIdentifier`). Faults arrive with HTTP 200 or 500
+ * VIES SOAP client (`checkVatService`): `checkVat`, or `checkVatApprox` when a requester or trader
+ * fields are given (the only SOAP operation that returns a `requestIdentifier` and the trader
+ * match verdicts, `traderNameMatch`…, read as `traderMatch`). Faults arrive with HTTP 200 or 500
  * and carry the VIES code in `faultstring`; the body is parsed whatever the status. An answer needs
  * a 2xx status and the operation's response element with `countryCode`, `vatNumber` (the number
  * asked) and `valid`; any other body (an HTML page, another envelope) is unavailability, never
@@ -19,7 +20,13 @@ import {
   transportFor,
   unavailable,
 } from './http.js';
-import type { RegistryClient, RegistryLookup, RegistryResult, RegistryUnavailable } from './port.js';
+import type {
+  RegistryClient,
+  RegistryLookup,
+  RegistryResult,
+  RegistryTraderField,
+  RegistryUnavailable,
+} from './port.js';
 import {
   findViesCode,
   sameNumber,
@@ -28,6 +35,7 @@ import {
   viesError,
   viesNational,
 } from './vies-common.js';
+import { readTraderMatch, SOAP_COMPANY_TYPE, SOAP_TRADER_NAMES, traderFields } from './vies-trader.js';
 
 export interface ViesSoapClientOptions {
   /** The service endpoint, e.g. `https://ec.europa.eu/taxation_customs/vies/services/checkVatService`. */
@@ -140,6 +148,92 @@ export function viesSoapFault(faultcode: string, faultstring: string): RegistryU
   });
 }
 
+/** The trader fields sent: the non-blank ones, the company type only in its coded form. */
+function soapTraderFields(request: RegistryLookup): [RegistryTraderField, string][] {
+  return traderFields(request.trader).filter(
+    ([field, value]) => field !== 'companyType' || SOAP_COMPANY_TYPE.test(value),
+  );
+}
+
+/** The operation's elements in the WSDL's sequence: number, trader fields, requester. */
+function requestFields(
+  request: RegistryLookup,
+  country: string,
+  national: string,
+  sent: readonly [RegistryTraderField, string][],
+): [string, string][] {
+  const fields: [string, string][] = [
+    ['countryCode', country],
+    ['vatNumber', national],
+  ];
+  for (const [field, value] of sent) fields.push([SOAP_TRADER_NAMES[field], value]);
+  if (request.requester) {
+    fields.push(['requesterCountryCode', viesCountry(request.requester.country)]);
+    fields.push(['requesterVatNumber', viesNational(request.requester)]);
+  }
+  return fields;
+}
+
+/** The operation's response element for the number asked, or why there is none. */
+function readAnswer(
+  status: number,
+  body: string,
+  operation: string,
+  country: string,
+  national: string,
+): { kind: 'element'; answer: Record<string, unknown> } | RegistryUnavailable {
+  const parsed = parseSoapEnvelope(body);
+  if (parsed.kind === 'fault') return viesSoapFault(parsed.faultcode, parsed.faultstring);
+  if (parsed.kind === 'not_soap') {
+    const what = looksLikeHtml(body) ? 'an HTML page' : parsed.message;
+    return unavailable(
+      'vies',
+      status >= 500 ? 'down' : 'bad_response',
+      `VIES SOAP answered HTTP ${status} with ${what}`,
+    );
+  }
+  const answer = parsed.body[`${operation}Response`];
+  if (!isRecord(answer)) {
+    return unavailable('vies', 'bad_response', `VIES SOAP answer has no ${operation}Response element`);
+  }
+  const valid = xmlText(answer.valid);
+  if (valid !== 'true' && valid !== 'false') {
+    return unavailable('vies', 'bad_response', 'VIES SOAP answer has no valid flag');
+  }
+  if (status < 200 || status >= 300) {
+    return unavailable(
+      'vies',
+      status >= 500 ? 'down' : 'bad_response',
+      `VIES SOAP answered HTTP ${status} with a ${operation}Response`,
+    );
+  }
+  const answeredCountry = xmlText(answer.countryCode);
+  const answeredNumber = xmlText(answer.vatNumber);
+  if (answeredCountry === null || answeredNumber === null) {
+    return unavailable('vies', 'bad_response', 'VIES SOAP answer does not name the number it checked');
+  }
+  if (answeredCountry.toUpperCase() !== country || !sameNumber(answeredNumber, country, national)) {
+    return unavailable(
+      'vies',
+      'bad_response',
+      `VIES SOAP answered for ${answeredCountry}${answeredNumber} instead of ${country}${national}`,
+    );
+  }
+  return { kind: 'element', answer };
+}
+
+/**
+ * The registered name of an answer. `checkVatApprox` answers a member state that does not disclose
+ * the name with the name that was sent (a Spanish answer: infiniteloopltd/CheckVatNumberSpain
+ * `README.md`): a `traderName` equal to the one sent is no evidence of the registered name, so it
+ * is read as none (the state's `traderNameMatch` still says whether it matched).
+ */
+function registeredName(value: unknown, sent: readonly [RegistryTraderField, string][]): string | null {
+  const name = cleanText(xmlText(value));
+  const sentName = sent.find(([field]) => field === 'name')?.[1];
+  return name !== null && sentName !== undefined && name === sentName ? null : name;
+}
+
 export function createViesSoapClient(options: ViesSoapClientOptions): RegistryClient {
   const send = transportFor(options.fetch);
   const now = options.now ?? (() => new Date());
@@ -147,70 +241,32 @@ export function createViesSoapClient(options: ViesSoapClientOptions): RegistryCl
   async function lookup(request: RegistryLookup): Promise<RegistryResult> {
     const country = viesCountry(request.vat.country);
     const national = viesNational(request.vat);
-    const approx = request.requester !== undefined;
-    const fields: [string, string][] = [
-      ['countryCode', country],
-      ['vatNumber', national],
-    ];
-    if (request.requester) {
-      fields.push(['requesterCountryCode', viesCountry(request.requester.country)]);
-      fields.push(['requesterVatNumber', viesNational(request.requester)]);
-    }
+    const sent = soapTraderFields(request);
+    const approx = request.requester !== undefined || sent.length > 0;
     const operation = approx ? 'checkVatApprox' : 'checkVat';
     const outcome = await send({
       url: options.url,
       method: 'POST',
       headers: { 'content-type': 'text/xml;charset=UTF-8', accept: 'text/xml', soapaction: '' },
-      body: buildEnvelope(operation, fields),
+      body: buildEnvelope(operation, requestFields(request, country, national, sent)),
       timeoutMs: options.timeoutMs,
       ...(request.signal ? { signal: request.signal } : {}),
     });
     if (!outcome.ok) return transportFailure('vies', 'VIES SOAP', outcome);
-    const parsed = parseSoapEnvelope(outcome.body);
-    if (parsed.kind === 'fault') return viesSoapFault(parsed.faultcode, parsed.faultstring);
-    if (parsed.kind === 'not_soap') {
-      const what = looksLikeHtml(outcome.body) ? 'an HTML page' : parsed.message;
-      if (outcome.status >= 500) {
-        return unavailable('vies', 'down', `VIES SOAP answered HTTP ${outcome.status} with ${what}`);
-      }
-      return unavailable('vies', 'bad_response', `VIES SOAP answered HTTP ${outcome.status} with ${what}`);
-    }
-    const answer = parsed.body[`${operation}Response`];
-    if (!isRecord(answer)) {
-      return unavailable('vies', 'bad_response', `VIES SOAP answer has no ${operation}Response element`);
-    }
-    const valid = xmlText(answer.valid);
-    if (valid !== 'true' && valid !== 'false') {
-      return unavailable('vies', 'bad_response', 'VIES SOAP answer has no valid flag');
-    }
-    if (outcome.status < 200 || outcome.status >= 300) {
-      return unavailable(
-        'vies',
-        outcome.status >= 500 ? 'down' : 'bad_response',
-        `VIES SOAP answered HTTP ${outcome.status} with a ${operation}Response`,
-      );
-    }
-    const answeredCountry = xmlText(answer.countryCode);
-    const answeredNumber = xmlText(answer.vatNumber);
-    if (answeredCountry === null || answeredNumber === null) {
-      return unavailable('vies', 'bad_response', 'VIES SOAP answer does not name the number it checked');
-    }
-    if (answeredCountry.toUpperCase() !== country || !sameNumber(answeredNumber, country, national)) {
-      return unavailable(
-        'vies',
-        'bad_response',
-        `VIES SOAP answered for ${answeredCountry}${answeredNumber} instead of ${country}${national}`,
-      );
-    }
+    const read = readAnswer(outcome.status, outcome.body, operation, country, national);
+    if (read.kind !== 'element') return read;
+    const answer = read.answer;
+    const traderMatch = readTraderMatch(sent, (field) => xmlText(answer[`${SOAP_TRADER_NAMES[field]}Match`]));
     const received = now();
     return {
       kind: 'answer',
       source: 'vies',
-      valid: valid === 'true',
-      name: cleanText(xmlText(approx ? answer.traderName : answer.name)),
+      valid: xmlText(answer.valid) === 'true',
+      name: registeredName(approx ? answer.traderName : answer.name, sent),
       address: cleanText(xmlText(approx ? answer.traderAddress : answer.address)),
-      consultationNumber: approx ? cleanText(xmlText(answer.requestIdentifier)) : null,
+      consultationNumber: request.requester ? cleanText(xmlText(answer.requestIdentifier)) : null,
       checkedAt: parseSoapDate(xmlText(answer.requestDate), received),
+      ...(traderMatch ? { traderMatch } : {}),
     };
   }
 

@@ -15,12 +15,14 @@
  *   302 TIMEOUT, 400 VAT_BLOCKED, 401 IP_BLOCKED, 500 GLOBAL_MAX_CONCURRENT_REQ,
  *   501 GLOBAL_MAX_CONCURRENT_REQ_TIME, 600 MS_MAX_CONCURRENT_REQ, 601 MS_MAX_CONCURRENT_REQ_TIME;
  *   on the test-service endpoints any other number answers SERVICE_UNAVAILABLE;
+ * - approximate matching (vies-approx.ts): the trader fields sent are answered in `trader*Match`
+ *   (REST `VALID`/`INVALID`/`NOT_PROCESSED`, SOAP `checkVatApprox` 1/2/3), Spain comparing although
+ *   it discloses nothing, Germany `NOT_PROCESSED`;
  * - SOAP: a non-empty SOAPAction is refused ("does not match an operation"), a body that is not
  *   XML answers "Error reading XMLStreamReader.", a non-XML content type answers the WebLogic
  *   HTML "Error 500--Internal Server Error" page.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { VIES_COUNTRIES } from '../registries/vies-common.js';
 import {
   type ControlledSimulator,
@@ -32,6 +34,8 @@ import {
   sendJson,
   simulatedCompany,
 } from './controls.js';
+import { approximateMatch, NO_TRADER, type SimTrader, type SimTraderMatch } from './vies-approx.js';
+import { readSoapRequest, soapAnswer, soapFault } from './vies-soap.js';
 
 /** The member states the simulated VIES answers for (the same list the client knows). */
 export const SIM_VIES_COUNTRIES = VIES_COUNTRIES;
@@ -64,14 +68,18 @@ export type ViesSimulatorOptions = RegistrySimulatorOptions;
 
 export type ViesSimulator = ControlledSimulator;
 
+export { soapDate, soapFault } from './vies-soap.js';
+
 interface CheckInput {
   countryCode: string;
   vatNumber: string;
   requesterCountryCode?: string;
   requesterNumber?: string;
+  /** The trader fields sent for approximate matching. */
+  trader?: SimTrader;
 }
 
-type CheckOutcome =
+export type CheckOutcome =
   | { kind: 'hang' }
   | { kind: 'service_down' }
   | { kind: 'error'; code: string }
@@ -84,6 +92,9 @@ type CheckOutcome =
       address: string;
       requestIdentifier: string;
       requestDate: Date;
+      trader: SimTrader;
+      /** The member state's verdicts on the trader fields (all `NOT_PROCESSED` when none was sent). */
+      traderMatch: SimTraderMatch;
     };
 
 /** What the simulator answers for a number, ignoring controls (for tests and documentation). */
@@ -99,32 +110,6 @@ export function expectedViesAnswer(
   return { valid, name: company.name, address: `${company.street}\n${company.postcode} ${company.town}` };
 }
 
-const soapParser = new XMLParser({
-  ignoreAttributes: true,
-  removeNSPrefix: true,
-  parseTagValue: false,
-  trimValues: true,
-});
-
-const brusselsDate = new Intl.DateTimeFormat('en-CA', {
-  timeZone: 'Europe/Brussels',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  timeZoneName: 'longOffset',
-});
-
-/** SOAP `xsd:date` with the Brussels offset, e.g. `2022-08-15+02:00`. */
-export function soapDate(date: Date): string {
-  const parts = Object.fromEntries(brusselsDate.formatToParts(date).map((p) => [p.type, p.value]));
-  const offset = (parts.timeZoneName ?? 'GMT').replace('GMT', '') || '+00:00';
-  return `${parts.year}-${parts.month}-${parts.day}${offset}`;
-}
-
-function escapeXml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 /** The real server's pretty-printed `CommonResponse`. */
 export function viesErrorEnvelope(code: string, message?: string): string {
   const inner = message
@@ -132,20 +117,6 @@ export function viesErrorEnvelope(code: string, message?: string): string {
     : `    "error" : ${JSON.stringify(code)}\n`;
   return `{\n  "actionSucceed" : false,\n  "errorWrappers" : [ {\n${inner}  } ]\n}`;
 }
-
-export function soapFault(faultcode: string, faultstring: string): string {
-  return (
-    '<env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/"><env:Header/><env:Body>' +
-    `<env:Fault><faultcode>${faultcode}</faultcode><faultstring>${escapeXml(faultstring)}</faultstring></env:Fault>` +
-    '</env:Body></env:Envelope>'
-  );
-}
-
-const WEBLOGIC_500 =
-  '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.0 Draft//EN">\n<HTML>\n<HEAD>\n<TITLE>Error 500--Internal Server Error</TITLE>\n' +
-  '</HEAD>\n<BODY bgcolor="white">\n<FONT FACE=Helvetica><BR CLEAR=all>\n<TABLE border=0 cellspacing=5><TR><TD><BR CLEAR=all>\n' +
-  '<FONT FACE="Helvetica" COLOR="black" SIZE="3"><H2>Error 500--Internal Server Error</H2>\n</FONT></TD></TR>\n</TABLE>\n' +
-  '</FONT>\n</BODY>\n</HTML>\n';
 
 export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSimulator {
   const now = options.now ?? (() => new Date());
@@ -200,6 +171,7 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
       }
       const expected = expectedViesAnswer(country, national);
       if ('error' in expected) return refuse(expected.error);
+      const trader = input.trader ?? NO_TRADER;
       return {
         kind: 'answer',
         countryCode: country,
@@ -209,6 +181,8 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
         address: expected.address,
         requestIdentifier,
         requestDate: now(),
+        trader,
+        traderMatch: approximateMatch(country, national, expected.valid, trader),
       };
     } finally {
       admission.release();
@@ -237,6 +211,13 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
         vatNumber: str(input.vatNumber),
         requesterCountryCode: str(input.requesterMemberStateCode),
         requesterNumber: str(input.requesterNumber),
+        trader: {
+          name: str(input.traderName),
+          street: str(input.traderStreet),
+          postcode: str(input.traderPostalCode),
+          city: str(input.traderCity),
+          companyType: str(input.traderCompanyType),
+        },
       },
       testService,
     );
@@ -253,16 +234,18 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
       requestIdentifier: outcome.requestIdentifier,
       name: outcome.name,
       address: outcome.address,
-      traderName: '',
-      traderStreet: '',
-      traderPostalCode: '',
-      traderCity: '',
-      traderCompanyType: '',
-      traderNameMatch: 'NOT_PROCESSED',
-      traderStreetMatch: 'NOT_PROCESSED',
-      traderPostalCodeMatch: 'NOT_PROCESSED',
-      traderCityMatch: 'NOT_PROCESSED',
-      traderCompanyTypeMatch: 'NOT_PROCESSED',
+      // The trader fields come back as `---`, whether sent or not (znojil/vies
+      // tests/Fixtures/data/check-vat-number/valid.json, 2026); the verdicts are in `trader*Match`.
+      traderName: '---',
+      traderStreet: '---',
+      traderPostalCode: '---',
+      traderCity: '---',
+      traderCompanyType: '---',
+      traderNameMatch: outcome.traderMatch.name,
+      traderStreetMatch: outcome.traderMatch.street,
+      traderPostalCodeMatch: outcome.traderMatch.postcode,
+      traderCityMatch: outcome.traderMatch.city,
+      traderCompanyTypeMatch: outcome.traderMatch.companyType,
     });
   }
 
@@ -316,86 +299,33 @@ export function createViesSimulator(options: ViesSimulatorOptions = {}): ViesSim
   }
 
   async function soapCheck(req: IncomingMessage, res: ServerResponse, body: Buffer, testService: boolean) {
-    const faultStatus = () => controls.settings.errorStatus ?? 500;
-    const contentType = String(req.headers['content-type'] ?? '');
-    if (!/text\/xml/i.test(contentType)) return send(res, 500, 'text/html', WEBLOGIC_500);
-    const action = String(req.headers.soapaction ?? '').trim();
-    if (action !== '' && action !== '""') {
-      return send(
-        res,
-        500,
-        'text/xml;charset=UTF-8',
-        soapFault(
-          'env:Client',
-          `The given SOAPAction ${action.replace(/"/g, '')} does not match an operation.`,
-        ),
-      );
-    }
-    const text = body.toString('utf8');
-    if (text.trim() === '' || XMLValidator.validate(text) !== true) {
-      return send(
-        res,
-        500,
-        'text/xml;charset=UTF-8',
-        soapFault('env:Client', 'Error reading XMLStreamReader.'),
-      );
-    }
-    const parsed = soapParser.parse(text) as Record<string, unknown>;
-    const envelope = parsed.Envelope as Record<string, unknown> | undefined;
-    const soapBody = (envelope?.Body ?? {}) as Record<string, unknown>;
-    const approx = soapBody.checkVatApprox !== undefined;
-    const request = (approx ? soapBody.checkVatApprox : soapBody.checkVat) as
-      | Record<string, unknown>
-      | undefined;
-    if (request === undefined || request === null || typeof request !== 'object') {
-      const operation = Object.keys(soapBody)[0] ?? 'none';
-      return send(
-        res,
-        500,
-        'text/xml;charset=UTF-8',
-        soapFault(
-          'env:Client',
-          `Cannot find dispatch method for {urn:ec.europa.eu:taxud:vies:services:checkVat:types}${operation}`,
-        ),
-      );
-    }
-    const field = (name: string) => (typeof request[name] === 'string' ? (request[name] as string) : '');
+    const request = readSoapRequest(req, body);
+    if (request.kind === 'reply') return send(res, request.status, request.contentType, request.body);
     const outcome = await check(
       {
-        countryCode: field('countryCode'),
-        vatNumber: field('vatNumber'),
-        requesterCountryCode: approx ? field('requesterCountryCode') : '',
-        requesterNumber: approx ? field('requesterVatNumber') : '',
+        countryCode: request.field('countryCode'),
+        vatNumber: request.field('vatNumber'),
+        requesterCountryCode: request.approx ? request.field('requesterCountryCode') : '',
+        requesterNumber: request.approx ? request.field('requesterVatNumber') : '',
+        trader: request.approx
+          ? {
+              name: request.field('traderName'),
+              street: request.field('traderStreet'),
+              postcode: request.field('traderPostcode'),
+              city: request.field('traderCity'),
+              companyType: request.field('traderCompanyType'),
+            }
+          : NO_TRADER,
       },
       testService,
     );
     if (outcome.kind === 'hang') return;
     if (outcome.kind === 'service_down') return send(res, 503, 'text/html', SERVICE_UNAVAILABLE_HTML);
     if (outcome.kind === 'error') {
-      return send(res, faultStatus(), 'text/xml;charset=UTF-8', soapFault('env:Server', outcome.code));
+      const status = controls.settings.errorStatus ?? 500;
+      return send(res, status, 'text/xml;charset=UTF-8', soapFault('env:Server', outcome.code));
     }
-    const el = (name: string, value: string) => `<ns2:${name}>${escapeXml(value)}</ns2:${name}>`;
-    const common =
-      el('countryCode', outcome.countryCode) +
-      el('vatNumber', outcome.vatNumber) +
-      el('requestDate', soapDate(outcome.requestDate)) +
-      el('valid', String(outcome.valid));
-    const inner = approx
-      ? common +
-        el('traderName', outcome.name) +
-        el('traderCompanyType', '---') +
-        el('traderAddress', outcome.address) +
-        el('requestIdentifier', outcome.requestIdentifier)
-      : common + el('name', outcome.name) + el('address', outcome.address);
-    const operation = approx ? 'checkVatApproxResponse' : 'checkVatResponse';
-    send(
-      res,
-      200,
-      'text/xml;charset=UTF-8',
-      '<env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/"><env:Header/><env:Body>' +
-        `<ns2:${operation} xmlns:ns2="urn:ec.europa.eu:taxud:vies:services:checkVat:types">${inner}</ns2:${operation}>` +
-        '</env:Body></env:Envelope>',
-    );
+    send(res, 200, 'text/xml;charset=UTF-8', soapAnswer(request.approx, outcome));
   }
 
   async function handle(
