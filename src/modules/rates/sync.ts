@@ -2,8 +2,8 @@
  * The rates sync: asks TEDB for the member states' rates from today through a year ahead, and keeps
  * what differs from what openvat would serve as effective-dated changes (`rate_changes`), layered over
  * the curated dataset. A change that looks wrong is held for an operator instead of applied. A sync
- * that cannot read a whole answer (a fault, something that is not XML, countries missing, a timeout)
- * changes nothing and says why.
+ * that cannot read a whole answer (a fault, something that is not XML, a member state without rows, a
+ * timeout) changes nothing and says why.
  */
 
 import type { Clock } from '../../lib/clock.js';
@@ -50,23 +50,22 @@ export function createRatesSync(deps: RatesSyncDeps) {
   const horizon = deps.horizonDays ?? 365;
   const asked = deps.countries.map((c) => c.toUpperCase());
 
-  /** The answer's rows by country, or why the answer is not whole. */
+  /**
+   * The answer's rows by country, or why the answer is not whole. A member state answered when the
+   * answer has rows for it: TEDB's `additionalInformation` is empty for a plain query. Rows of a
+   * state not asked about are left out.
+   */
   async function situation(query: { situationOn: string } | { from: string; to: string }) {
     const outcome = await client.retrieveVatRates({ countries: asked, ...query });
     if (outcome.kind === 'failure') return { ok: false as const, message: outcome.message };
-    const answered = new Set(outcome.countries);
-    const missing = asked.filter((c) => !answered.has(c));
+    const byCountry = new Map<string, TedbRateRow[]>(asked.map((c) => [c, []]));
+    for (const row of outcome.rows) byCountry.get(row.country)?.push(row);
+    const missing = asked.filter((c) => byCountry.get(c)?.length === 0);
     if (missing.length > 0) {
       return {
         ok: false as const,
         message: `TEDB answered for ${asked.length - missing.length} of ${asked.length} member states (missing: ${missing.join(', ')})`,
       };
-    }
-    const byCountry = new Map<string, TedbRateRow[]>();
-    for (const row of outcome.rows) {
-      const list = byCountry.get(row.country) ?? [];
-      list.push(row);
-      byCountry.set(row.country, list);
     }
     return { ok: true as const, byCountry };
   }

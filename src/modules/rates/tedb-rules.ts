@@ -3,8 +3,10 @@
  * serves, each named after the trap it avoids. The result follows the conventions of the curated
  * dataset (the European Commission's classic table of rates):
  *
- * 1. Not rates: `EXEMPTED`, `OUT_OF_SCOPE` and `NOT_APPLICABLE` rows (TEDB sends them with 0.0), and
- *    rows without a value, are dropped — read as bands they would zero-rate e.g. Danish newspapers.
+ * 1. Not rates: `EXEMPTED`, `OUT_OF_SCOPE` and `NOT_APPLICABLE` rows (TEDB sends them with 0.0), rows
+ *    without a value, and rows of 0% whatever their label (a zero rate also comes as a `REDUCED_RATE`
+ *    or `SUPER_REDUCED_RATE` of 0.0) are dropped — read as bands they would zero-rate e.g. Danish
+ *    newspapers, or make 0% a country's super-reduced rate; the classic table has no 0% band.
  * 2. Regional rates are not the country's: rows of category `REGION` (Austria's 19% for Jungholz and
  *    Mittelberg, Madeira, the Greek islands) and rows whose comment names the Canary Islands, the
  *    Azores or Madeira are dropped.
@@ -36,7 +38,7 @@ const REGIONAL_COMMENT = /canar|azores|a[çc]ores|madeira|jungholz|mittelberg|is
 
 /** Whether a row is a rate of the whole country (rules 1 and 2). */
 export function isCountryRate(row: TedbRateRow): boolean {
-  if (row.value === null || NOT_RATES.has(row.rateType)) return false;
+  if (row.value === null || row.value === 0 || NOT_RATES.has(row.rateType)) return false;
   if (row.category?.identifier.toUpperCase() === 'REGION') return false;
   if (row.comment && REGIONAL_COMMENT.test(row.comment)) return false;
   return true;
