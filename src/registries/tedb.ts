@@ -168,23 +168,32 @@ export function parseTedbResponse(status: number, body: string): TedbOutcome {
 
 export function createTedbClient(options: TedbClientOptions): TedbClient {
   const send = transportFor(options.fetch);
+
+  function ask(query: TedbQuery) {
+    return send({
+      url: options.url,
+      method: 'POST',
+      headers: {
+        'content-type': 'text/xml;charset=UTF-8',
+        accept: 'text/xml',
+        // Mandatory: without it TEDB answers a bare 404 with an empty body.
+        soapaction: TEDB_SOAP_ACTION,
+      },
+      body: buildTedbRequest(query),
+      timeoutMs: options.timeoutMs,
+      // A year of rates for 27 states is a few hundred kB.
+      maxBodyBytes: 16 * 1024 * 1024,
+      ...(query.signal ? { signal: query.signal } : {}),
+    });
+  }
+
   return {
     async retrieveVatRates(query) {
-      const outcome = await send({
-        url: options.url,
-        method: 'POST',
-        headers: {
-          'content-type': 'text/xml;charset=UTF-8',
-          accept: 'text/xml',
-          // Mandatory: without it TEDB answers a bare 404 with an empty body.
-          soapaction: TEDB_SOAP_ACTION,
-        },
-        body: buildTedbRequest(query),
-        timeoutMs: options.timeoutMs,
-        // A year of rates for 27 states is a few hundred kB.
-        maxBodyBytes: 16 * 1024 * 1024,
-        ...(query.signal ? { signal: query.signal } : {}),
-      });
+      let outcome = await ask(query);
+      // A connection that failed before any answer (a kept-alive one the service had just closed) is
+      // tried once more: the query only reads.
+      if (!outcome.ok && outcome.kind === 'network' && outcome.message.startsWith('network error'))
+        outcome = await ask(query);
       if (!outcome.ok) {
         return {
           kind: 'failure',

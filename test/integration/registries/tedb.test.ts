@@ -297,6 +297,31 @@ describe('TEDB client against recorded answers', () => {
     });
   });
 
+  it('a connection that fails before any answer is tried once more (the query only reads); twice is a failure', async () => {
+    let calls = 0;
+    server.use(() => {
+      calls += 1;
+      return calls === 1
+        ? 'reset'
+        : {
+            status: 200,
+            headers: { 'content-type': 'text/xml' },
+            body: recordedTedb(recordedTedbAnswer('example-response-at.xml.gz')).answer(
+              '<isoCode>AT</isoCode><situationOn>2024-06-01</situationOn>',
+            ),
+          };
+    });
+    const client = createTedbClient({ url: server.url, timeoutMs: 5_000 });
+    const outcome = await client.retrieveVatRates({ countries: ['AT'], situationOn: '2024-06-01' });
+    assert.equal(rowsOf(outcome).length, 30);
+    assert.equal(calls, 2);
+    server.use(() => 'reset');
+    const before = server.requests.length;
+    const failed = await client.retrieveVatRates({ countries: ['AT'], situationOn: '2024-06-01' });
+    assert.equal(failed.kind === 'failure' && failed.reason, 'network');
+    assert.equal(server.requests.length - before, 2);
+  });
+
   it('a row whose rate is not a percentage makes the whole answer unusable', async () => {
     server.use(() => ({
       status: 200,
