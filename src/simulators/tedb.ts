@@ -80,6 +80,18 @@ function dayBefore(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 }
 
+/**
+ * A rate as the service writes it, a Java double: `10.0`, `9.5`, `1.05` (as in the recorded answers),
+ * and in exponent form below 0.001 (`1.0E-4`).
+ */
+function doubleText(value: number): string {
+  if (value !== 0 && Math.abs(value) < 1e-3) {
+    const [mantissa, exponent] = value.toExponential().split('e');
+    return `${mantissa?.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
+  }
+  return Number.isInteger(value) ? value.toFixed(1) : String(value);
+}
+
 function dayAfter(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
@@ -168,7 +180,7 @@ export function createTedbSimulator(options: RegistrySimulatorOptions = {}): Ted
     return (
       '<vatRateResults>' +
       `<memberState>${row.state}</memberState><type>${row.type}</type>` +
-      `<rate><type>${row.rateType}</type>${row.value === null ? '' : `<value>${row.value.toFixed(1)}</value>`}</rate>` +
+      `<rate><type>${row.rateType}</type>${row.value === null ? '' : `<value>${doubleText(row.value)}</value>`}</rate>` +
       `<situationOn>${withOffset(row.state, start)}</situationOn>` +
       (row.category
         ? `<category><identifier>${row.category.identifier}</identifier><description>${row.category.description}</description></category>`

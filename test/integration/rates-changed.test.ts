@@ -270,7 +270,7 @@ for (const target of await databaseTargets()) {
         [['de', 'announced', 19, 26]],
       );
 
-      sim.control({ tedb: { announce: { country: 'AT', from: '2026-11-27', standard: 21 } } });
+      sim.control({ tedb: { announce: { country: 'AT', from: '2026-11-28', standard: 21 } } });
       clock.set('2026-11-28T10:00:00Z');
       const again = await t.container.ratesUpdates.runIfDue();
       assert.equal(again?.kind, 'synced', JSON.stringify(again));
@@ -283,7 +283,7 @@ for (const target of await databaseTargets()) {
           d.data.before.standard_rate,
           d.data.after.standard_rate,
         ]),
-        [['at', 'in_force', '2026-11-27', 20, 21]],
+        [['at', 'in_force', '2026-11-28', 20, 21]],
       );
     });
 

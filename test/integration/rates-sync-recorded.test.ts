@@ -102,8 +102,26 @@ for (const target of await databaseTargets()) {
       assert.equal(registered.statusCode, 201, registered.body);
       const secret = registered.json().secret as string;
 
+      const list = async (date: string) =>
+        (await t.app.inject({ method: 'GET', url: `/v1/rates?date=${date}` })).json().data as {
+          country_code: string;
+        }[];
+      const before = { past: await list('2023-12-19'), today: await list('2023-12-20') };
       const outcome = await t.container.ratesUpdates.syncNow();
       assert.equal(outcome.kind, 'synced', JSON.stringify(outcome));
+      // Where TEDB's rows read otherwise than the shipped rates (regional rows without their category,
+      // labels, bands of its own), the change is held: only Estonia's announced 22% is applied.
+      assert.equal(outcome.kind === 'synced' && outcome.applied, 1);
+      const held = await t.container.ratesUpdates.changes(['held']);
+      assert.deepEqual(
+        [...new Set(held.map((c) => c.country_code))],
+        ['at', 'cz', 'es', 'fr', 'gr', 'ie', 'lu', 'mt', 'pt'],
+      );
+      for (const change of held.filter((c) => c.valid_from < '2023-12-20'))
+        assert.match(change.reason ?? '', /before the sync's day \(2023-12-20\)/);
+      // No day before the sync's, and not today either, answers otherwise than before it.
+      assert.deepEqual(await list('2023-12-19'), before.past);
+      assert.deepEqual(await list('2023-12-20'), before.today);
       assert.equal((await rate('ee', '2024-01-01')).standard_rate, 22);
       assert.equal((await rate('ee', '2023-12-31')).standard_rate, 20);
 

@@ -115,7 +115,7 @@ for (const target of await databaseTargets()) {
       clock.set('2026-12-31T22:00:00Z');
       assert.equal(await rateOf(), 19);
       // Learnt (and served) after the answer above was built: no waiting for the next day.
-      sim.control({ tedb: { announce: { country: 'DE', from: '2026-12-01', standard: 20 } } });
+      sim.control({ tedb: { announce: { country: 'DE', from: '2026-12-31', standard: 20 } } });
       assert.equal((await t.container.ratesUpdates.syncNow()).kind, 'synced');
       assert.equal(await rateOf(), 20);
       sim.control({ tedb: { announce: { country: 'DE', from: '2027-01-01', standard: 21 } } });

@@ -45,7 +45,11 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
         .execute();
     },
 
-    /** Records what one sync learnt and retires what it replaces, in one transaction. */
+    /**
+     * Records what one sync learnt and retires what it replaces, in one transaction. An operator's
+     * decision is never retired: only changes no operator decided on are (`decided_at` null), so a
+     * release keeps its `decided_at` and `decided_by` whatever a sync finds later.
+     */
     async record(
       inserts: readonly RateChangeRow[],
       retire: readonly { id: string; status: 'superseded' | 'withdrawn'; at: string }[],
@@ -58,6 +62,7 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
             .set({ status: r.status, decided_at: r.at, decided_by: 'sync' })
             .where('id', '=', r.id)
             .where('status', 'in', ['applied', 'held'])
+            .where('decided_at', 'is', null)
             .execute();
         }
         if (inserts.length > 0)

@@ -17,7 +17,7 @@
  *    other below 5% stays a reduced rate), one of 5% or more a reduced rate — except a row labelled
  *    `PARKING_RATE` with 12% or more, which is the parking rate and a reduced rate only when another
  *    row also applies it as one (Luxembourg's 14% is a parking rate only; Austria's 13% is both).
- * 5. Reduced rates are distinct, ascending, and below the standard rate.
+ * 5. Reduced rates are distinct, ascending, and below the standard rate, as is the parking rate.
  */
 import type { TedbRateRow } from '../../registries/tedb.js';
 
@@ -30,7 +30,7 @@ export interface TedbRates {
 
 export type TedbRatesOutcome =
   | { kind: 'rates'; rates: TedbRates }
-  /** The rows do not describe a country's rates (no standard rate, or a reduced rate above it). */
+  /** The rows do not describe a country's rates (no standard rate, or a reduced or parking rate above it). */
   | { kind: 'unusable'; reason: string };
 
 const NOT_RATES = new Set(['EXEMPTED', 'OUT_OF_SCOPE', 'NOT_APPLICABLE']);
@@ -64,6 +64,12 @@ export function ratesFromTedbRows(rows: readonly TedbRateRow[]): TedbRatesOutcom
     return {
       kind: 'unusable',
       reason: `a reduced rate of ${above}% is not below the standard rate of ${standard}%`,
+    };
+  }
+  if (parking !== null && parking >= standard) {
+    return {
+      kind: 'unusable',
+      reason: `the parking rate of ${parking}% is not below the standard rate of ${standard}%`,
     };
   }
   return {

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../lib/clock.js';
 import type { RatesDataset } from './dataset.js';
-import { type AppliedChange, layerChanges, type PeriodRates } from './layers.js';
+import { type AppliedChange, changesOfRows, layerChanges, type PeriodRates } from './layers.js';
 import type { RatesChangedPublisher } from './publish.js';
 import type { RateChangeRow, RatesRepository } from './repository.js';
 import type { RatesService } from './service.js';
@@ -76,24 +76,6 @@ export function createRatesUpdates(deps: {
   let heldCount = 0;
   let statusCache: { status: RatesSyncStatus; until: number } | null = null;
 
-  /** The learnt changes to serve, each with the id of its row. */
-  function appliedChanges(applied: readonly RateChangeRow[]): (AppliedChange & { id: string })[] {
-    const changes: (AppliedChange & { id: string })[] = [];
-    for (const row of applied) {
-      const parsed = JSON.parse(row.rates) as PeriodRates | null;
-      if (parsed)
-        changes.push({
-          id: row.id,
-          country: row.country_code,
-          from: row.valid_from,
-          rates: parsed,
-          learntOn: row.learnt_at.slice(0, 10),
-          source: row.source,
-        });
-    }
-    return changes;
-  }
-
   /**
    * Serves what is applied in the database now (cheap when nothing changed), then publishes what
    * changed in the rates in force: what was just learnt or accepted, and periods that started.
@@ -104,7 +86,7 @@ export function createRatesUpdates(deps: {
     const applied = rows.filter((r) => r.status === 'applied');
     const next = applied.map((r) => `${r.id}`).join(',');
     const changed = next !== fingerprint;
-    const changes = appliedChanges(applied);
+    const changes = changesOfRows(applied);
     if (changed) {
       fingerprint = next;
       rates.replace(layerChanges(curated, changes, overrides));
