@@ -157,19 +157,19 @@ for (const target of await databaseTargets()) {
       assert.equal((await get('/v1/rates/de?date=2027-01-01')).json().data.standard_rate, 19);
 
       const [at, de] = held;
-      assert.equal(
-        (await t.container.ratesUpdates.decide(de?.id as string, 'accept', 'test')).kind,
-        'decided',
-      );
-      assert.equal(
-        (await t.container.ratesUpdates.decide(at?.id as string, 'reject', 'test')).kind,
-        'decided',
-      );
-      assert.equal(
-        (await t.container.ratesUpdates.decide(at?.id as string, 'accept', 'test')).kind,
-        'not_held',
-      );
-      assert.equal((await t.container.ratesUpdates.decide('nope', 'accept', 'test')).kind, 'not_found');
+      const ops = await t.container.admin.createKey('ops', 'admin');
+      const decide = async (id: string, decision: 'accept' | 'reject') =>
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: `/admin/v1/rates/changes/${id}/${decision}`,
+            headers: { authorization: `Bearer ${ops.key}` },
+          })
+        ).statusCode;
+      assert.equal(await decide(de?.id as string, 'accept'), 200);
+      assert.equal(await decide(at?.id as string, 'reject'), 200);
+      assert.equal(await decide(at?.id as string, 'accept'), 400, 'not held any more');
+      assert.equal(await decide('0193a5b0-0000-7000-8000-000000000000', 'accept'), 404);
       assert.equal((await get('/v1/rates/de?date=2027-01-01')).json().data.standard_rate, 26);
       assert.equal((await get('/v1/rates/at?date=2027-01-01')).json().data.standard_rate, 20);
       assert.equal((await status()).held, 0);

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../../db/database.js';
 import type {
   Database,
@@ -73,15 +73,31 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
       });
     },
 
-    /** An operator's decision on a held change; false when it is not held (any more). */
-    async decide(id: string, status: 'applied' | 'rejected', at: string, by: string): Promise<boolean> {
-      const result = await db
-        .updateTable('rate_changes')
-        .set({ status, decided_at: at, decided_by: by })
-        .where('id', '=', id)
-        .where('status', '=', 'held')
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+    /**
+     * An operator's decision on a held change, and `recorded` (the audit log's entry) in the same
+     * transaction; false when it is not held (any more), and then nothing is recorded.
+     */
+    async decide(
+      id: string,
+      decision: { status: 'applied' | 'rejected'; at: string; by: string },
+      recorded: (trx: Transaction<Database>, row: RateChangeRow) => Promise<void>,
+    ): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('rate_changes')
+          .set({ status: decision.status, decided_at: decision.at, decided_by: decision.by })
+          .where('id', '=', id)
+          .where('status', '=', 'held')
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        const row = await trx
+          .selectFrom('rate_changes')
+          .selectAll()
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        await recorded(trx, row);
+        return true;
+      });
     },
 
     /**

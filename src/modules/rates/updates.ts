@@ -4,6 +4,7 @@
  * operator's decisions on held changes.
  */
 import type { Clock } from '../../lib/clock.js';
+import type { RecordWrite } from '../keys/index.js';
 import type { RatesDataset } from './dataset.js';
 import { type AppliedChange, changesOfRows, layerChanges, type PeriodRates } from './layers.js';
 import type { RatesChangedPublisher } from './publish.js';
@@ -162,13 +163,32 @@ export function createRatesUpdates(deps: {
       return (await repository.changes(statuses)).map(viewOf);
     },
 
-    /** Accepts (applies) or rejects a held change. */
-    async decide(id: string, decision: 'accept' | 'reject', by: string): Promise<DecideOutcome> {
+    /**
+     * Accepts (releases) or rejects a held change, on behalf of `operator`: `by` names them in the
+     * change's `decided_by`, `record` writes the admin audit log's entry in the same transaction.
+     */
+    async decide(
+      id: string,
+      decision: 'accept' | 'reject',
+      operator: { by: string; record: RecordWrite },
+    ): Promise<DecideOutcome> {
+      const status = decision === 'accept' ? 'applied' : 'rejected';
       const done = await repository.decide(
         id,
-        decision === 'accept' ? 'applied' : 'rejected',
-        clock.now().toISOString(),
-        by,
+        { status, at: clock.now().toISOString(), by: operator.by },
+        (trx, row) =>
+          operator.record(trx, {
+            action: `rate_change.${decision}`,
+            target_type: 'rate_change',
+            target_id: id,
+            changes: {
+              status: { from: 'held', to: status },
+              country_code: row.country_code,
+              valid_from: row.valid_from,
+              rates: JSON.parse(row.rates) as PeriodRates | null,
+              reason: row.reason,
+            },
+          }),
       );
       const row = await repository.change(id);
       if (!row) return { kind: 'not_found' };
