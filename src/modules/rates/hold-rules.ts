@@ -8,7 +8,9 @@
  * that returns to the baseline is never held for being far from a poisoned rate.
  *
  * 1. History: a change whose first day is before the sync's own day in the country (its time zone)
- *    would change `?date=` answers and decisions for sales already made.
+ *    would change `?date=` answers and decisions for sales already made. Rates that are the
+ *    baseline's again are the exception: they apply from the sync's day (`firstDay`), and the days
+ *    past stay as they were served.
  * 2. The bound: any rate (standard, each reduced rate, super-reduced, parking) that would move by more
  *    than `MOVE_BOUND.points` points, or by more than `MOVE_BOUND.share` of the baseline's rate.
  * 3. Bands: a rate band that would appear or vanish (another number of reduced rates, a super-reduced
@@ -17,7 +19,7 @@
  * The rules of TEDB's rows themselves (no standard rate, a reduced rate above it, a country without
  * rows) are the sync's, in `tedb-rules.ts`.
  */
-import type { PeriodRates } from './layers.js';
+import { type PeriodRates, sameRates } from './layers.js';
 import type { RateChangeRow } from './repository.js';
 
 /** How far a rate may move from the baseline without an operator: both limits apply. */
@@ -31,6 +33,20 @@ export const MOVE_BOUND = {
 /** Whether a change is an operator's release: a held change accepted by an operator. */
 export function isRelease(row: Pick<RateChangeRow, 'status' | 'decided_at'>): boolean {
   return row.status === 'applied' && row.decided_at !== null;
+}
+
+/**
+ * The first day of a change to `rates`, dated by TEDB from `claimed`: that day, or the sync's `today`
+ * in the country when it is earlier and the rates are the baseline's of today (rule 1's exception).
+ */
+export function firstDay(change: {
+  claimed: string;
+  today: string;
+  rates: PeriodRates;
+  baselineToday: PeriodRates | null;
+}): string {
+  const { claimed, today, rates, baselineToday } = change;
+  return claimed < today && baselineToday && sameRates(baselineToday, rates) ? today : claimed;
 }
 
 /** Why a move of one rate from `from` to `to` leaves the bound; null when it stays within. */

@@ -13,7 +13,7 @@ import { isoDate } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { TedbClient, TedbRateRow } from '../../registries/tedb.js';
 import { type CountryRates, type RatesDataset, ratesOn } from './dataset.js';
-import { holdReasons, isRelease } from './hold-rules.js';
+import { firstDay, holdReasons, isRelease } from './hold-rules.js';
 import {
   type AppliedChange,
   changesOfRows,
@@ -168,9 +168,7 @@ export function createRatesSync(deps: RatesSyncDeps) {
       const period = baseline ? ratesOn(baseline, d) : null;
       return period ? ratesOf(period) : null;
     };
-    const ownBaseline = baseOn(day.ownToday);
-    const from =
-      claimed < day.ownToday && ownBaseline && sameRates(ownBaseline, rates) ? day.ownToday : claimed;
+    const from = firstDay({ claimed, today: day.ownToday, rates, baselineToday: baseOn(day.ownToday) });
     const reasons = holdReasons({
       country: code,
       from,
