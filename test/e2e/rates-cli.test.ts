@@ -86,11 +86,9 @@ describe('openvat rates sync|held|accept|reject', () => {
       });
       const operator = `cli (${userInfo().username}@${hostname()})`;
       assert.deepEqual(
-        (log.json().data as { actor: unknown; action: string; target: { id: string } }[]).map((e) => [
-          e.actor,
-          e.action,
-          e.target.id,
-        ]),
+        (log.json().data as { actor: unknown; action: string; target: { type: string; id: string } }[])
+          .filter((e) => e.target.type === 'rate_change')
+          .map((e) => [e.actor, e.action, e.target.id]),
         [
           [{ id: '00000000-0000-0000-0000-000000000000', name: operator }, 'rate_change.reject', atId],
           [{ id: '00000000-0000-0000-0000-000000000000', name: operator }, 'rate_change.accept', id],
