@@ -20,6 +20,7 @@ import { unstorableText } from './lib/json-text.js';
 import { adminRoleOf } from './modules/admin/auth.js';
 import { adminConsoleRoutes } from './modules/admin/console-routes.js';
 import { adminOpenApiRoute } from './modules/admin/openapi.js';
+import { adminRatesRoutes } from './modules/admin/rates-routes.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { adminStatusRoutes } from './modules/admin/status-routes.js';
 import { auditsRoutes } from './modules/audits/routes.js';
@@ -369,6 +370,13 @@ export async function buildApp(
           container.usage
             .flush()
             .catch((error: unknown) => log.error({ err: error }, 'writing usage counts failed')),
+      }),
+    );
+    await app.register(
+      adminRatesRoutes({
+        requireAdmin: container.requireAdmin,
+        admin: container.admin,
+        rates: container.ratesUpdates,
       }),
     );
     await app.register(

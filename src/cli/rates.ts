@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { Config } from '../config.js';
 import type { Container } from '../container.js';
 import type { RateChangeView } from '../modules/rates/updates.js';
+import { cliActor } from './cli-actor.js';
 import { counted } from './counts.js';
 import { openExistingDatabase } from './database.js';
 import { UsageError } from './usage-error.js';
@@ -80,13 +81,18 @@ export function createRatesCommands(config: () => Config): Command {
       .command(`${decision} <id>`)
       .description(
         decision === 'accept'
-          ? 'apply a held change: every instance serves it within a minute'
-          : 'reject a held change: it is not served, and the sync does not hold it again',
+          ? 'release a held change: every instance serves it within a minute (written to the admin audit log)'
+          : 'reject a held change: it is not served, and the sync does not hold it again (written to the admin audit log)',
       )
       .action(async (id: string) => {
         const container = await open();
         try {
-          const outcome = await container.ratesUpdates.decide(id, decision, 'cli');
+          // The CLI is the operator, as for `openvat keys` on the database: `cli (USER@HOST)`.
+          const operator = cliActor();
+          const outcome = await container.ratesUpdates.decide(id, decision, {
+            by: operator.name,
+            record: container.admin.recorder(operator),
+          });
           if (outcome.kind === 'not_found') throw new UsageError(`no rate change with id ${id}`);
           if (outcome.kind === 'not_held') throw new UsageError(`rate change ${id} is not held (any more)`);
           const c = outcome.change;

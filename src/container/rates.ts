@@ -44,7 +44,16 @@ export function createRatesUpdatesFor(deps: {
     .filter((c) => c.is_eu_member && c.country_code !== 'xi')
     .map((c) => c.country_code);
   const sync = client
-    ? createRatesSync({ client, repository, clock, ids, countries, current: () => rates.layered() })
+    ? createRatesSync({
+        client,
+        repository,
+        clock,
+        ids,
+        countries,
+        current: () => rates.layered(),
+        curated,
+        overrides: deps.overrides,
+      })
     : null;
   return createRatesUpdates({
     curated,

@@ -6,7 +6,8 @@
  * The protocol's known traps, each handled here: the `SOAPAction` header is mandatory (without it the
  * service answers a bare 404 with an empty body); the request's children are in the `…:types`
  * namespace (a mistake there is fault `TEDB-ERR-2`); Greece is `EL`; dates carry an offset
- * (`2024-01-01+01:00`, the day is what counts). What the rows mean (regional rows, exempt rows at
+ * (`2024-01-01+01:00`, the day is what counts); `additionalInformation` is empty for a query without
+ * CN or CPA codes, so the member states answered are those the rows name. What the rows mean (regional rows, exempt rows at
  * 0.0, labels) is decided by the rates module, not here: this client returns the rows as sent.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -38,7 +39,11 @@ export type TedbOutcome =
   | {
       kind: 'rates';
       rows: TedbRateRow[];
-      /** The ISO codes the answer's `additionalInformation` lists (the countries it answered for). */
+      /**
+       * The ISO codes of the member states the answer has rows for, in the order they first appear.
+       * Read from the rows, not from `additionalInformation/countries`: the service leaves that
+       * element empty (`<additionalInformation/>`) for a query without CN or CPA codes.
+       */
       countries: string[];
     }
   | {
@@ -68,7 +73,7 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
-  isArray: (name) => ['vatRateResults', 'country', 'error'].includes(name),
+  isArray: (name) => ['vatRateResults', 'error'].includes(name),
 });
 
 /** ISO code → TEDB's member-state code, and back (Greece only). */
@@ -129,12 +134,6 @@ export function parseTedbResponse(status: number, body: string): TedbOutcome {
   }
   const message = soapBody.retrieveVatRatesRespMsg;
   if (!isRecord(message)) return bad('TEDB answer has no retrieveVatRatesRespMsg element');
-  const info = isRecord(message.additionalInformation) ? message.additionalInformation : {};
-  const countriesElement = isRecord(info.countries) ? info.countries : {};
-  const countries = (Array.isArray(countriesElement.country) ? countriesElement.country : [])
-    .map((c) => (isRecord(c) ? text(c.isoCode) : null))
-    .filter((c): c is string => c !== null)
-    .map(fromTedb);
   const rows: TedbRateRow[] = [];
   const results = Array.isArray(message.vatRateResults) ? message.vatRateResults : [];
   for (const [index, result] of results.entries()) {
@@ -164,28 +163,37 @@ export function parseTedbResponse(status: number, body: string): TedbOutcome {
       comment: text(result.comment),
     });
   }
-  return { kind: 'rates', rows, countries };
+  return { kind: 'rates', rows, countries: [...new Set(rows.map((row) => row.country))] };
 }
 
 export function createTedbClient(options: TedbClientOptions): TedbClient {
   const send = transportFor(options.fetch);
+
+  function ask(query: TedbQuery) {
+    return send({
+      url: options.url,
+      method: 'POST',
+      headers: {
+        'content-type': 'text/xml;charset=UTF-8',
+        accept: 'text/xml',
+        // Mandatory: without it TEDB answers a bare 404 with an empty body.
+        soapaction: TEDB_SOAP_ACTION,
+      },
+      body: buildTedbRequest(query),
+      timeoutMs: options.timeoutMs,
+      // A year of rates for 27 states is a few hundred kB.
+      maxBodyBytes: 16 * 1024 * 1024,
+      ...(query.signal ? { signal: query.signal } : {}),
+    });
+  }
+
   return {
     async retrieveVatRates(query) {
-      const outcome = await send({
-        url: options.url,
-        method: 'POST',
-        headers: {
-          'content-type': 'text/xml;charset=UTF-8',
-          accept: 'text/xml',
-          // Mandatory: without it TEDB answers a bare 404 with an empty body.
-          soapaction: TEDB_SOAP_ACTION,
-        },
-        body: buildTedbRequest(query),
-        timeoutMs: options.timeoutMs,
-        // A year of rates for 27 states is a few hundred kB.
-        maxBodyBytes: 16 * 1024 * 1024,
-        ...(query.signal ? { signal: query.signal } : {}),
-      });
+      let outcome = await ask(query);
+      // A connection that failed before any answer (a kept-alive one the service had just closed) is
+      // tried once more: the query only reads.
+      if (!outcome.ok && outcome.kind === 'network' && outcome.message.startsWith('network error'))
+        outcome = await ask(query);
       if (!outcome.ok) {
         return {
           kind: 'failure',

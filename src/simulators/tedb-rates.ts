@@ -114,6 +114,8 @@ export function initialRows(): SimRow[] {
   add('HU', '2012-01-01', 27, [5, 18]);
   add('IE', '2021-03-01', 23, [9, 13.5], { superReduced: [4.8], parking: [13.5] });
   add('IT', '2013-10-01', 22, [5, 10], { superReduced: [4] });
+  // A zero rate labelled as a band: Italy's super-reduced 0.0 row in the recorded answers.
+  rows.push(...rowsOf('IT', 'super_reduced', [0], '2013-10-01'));
   add('LT', '2026-01-01', 21, [5, 12]);
   add('LU', '2024-01-01', 17, [8], { superReduced: [3], parking: [14] });
   add('LV', '2011-01-01', 21, [5, 12]);

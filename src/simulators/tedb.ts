@@ -1,6 +1,23 @@
 /**
  * TEDB `VatRetrievalService` simulator: `POST /tedb/ws/` with `retrieveVatRates`, answering rows in
- * TEDB's own shape for the 27 member states, with every quirk the real service is known for:
+ * TEDB's own shape for the 27 member states, with every quirk the real service is known for.
+ *
+ * The answer's shape is that of recorded answers of the real service: HMRC's TEDB stub
+ * (hmrc/eu-vat-rates-stub, `conf/resources/xml/response.xml`, replayed by
+ * `app/uk/gov/hmrc/euvatratesstub/utils/EuVatRatesXmlService.scala`) and the example answer in the
+ * tests of HMRC's client (hmrc/eu-vat-rates, `conf/resources/examples/example-response.xml`):
+ *
+ * - the envelope `env:`, the message `ns0:retrieveVatRatesRespMsg` with the types namespace as the
+ *   default one, and an empty `<additionalInformation/>` (it lists countries only when CN or CPA
+ *   codes are asked for, which openvat never does and this simulator does not answer);
+ * - each row `memberState`, `type`, `rate{type, value}`, `situationOn`, then `category` and
+ *   `comment` where it has them;
+ * - rows come in situations: every row of a member state's situation carries the day that situation
+ *   began, even a rate that has not changed for years (Germany's 19% is dated from the start of its
+ *   latest situation); a `situationOn=D` query answers the situation in force on D, a `from`/`to`
+ *   query every situation in force at some day of the range;
+ *
+ * and the quirks:
  *
  * - no `SOAPAction` header → a bare 404 with an empty body (not a fault);
  * - request children outside the `…IVatRetrievalService:types` namespace → fault `TEDB-ERR-2`;
@@ -9,16 +26,16 @@
  * - Spain has two `STANDARD`/`DEFAULT` rows, 21 and 7 (comment "VAT - Canary Islands");
  * - Austria's 19% for Jungholz and Mittelberg is a `REDUCED` row of category `REGION`, as are
  *   Portugal's Madeira rate and Greece's island rates;
- * - `EXEMPTED`, `OUT_OF_SCOPE` and `NOT_APPLICABLE` rows carry 0.0;
+ * - `EXEMPTED`, `OUT_OF_SCOPE` and `NOT_APPLICABLE` rows carry 0.0, and a zero rate can also come
+ *   labelled as a band (Italy's `SUPER_REDUCED_RATE` 0.0, as in the recorded answers);
  * - labels that disagree with the Commission's classic table (PL 8, PT 6 and GR 13 as
  *   `SUPER_REDUCED_RATE`), and one category with several rates (French pharmaceuticals 2.1/5.5/10).
  *
- * Each row has its own start (`situationOn`); `situationOn=D` answers the rows in force on D,
- * `from`/`to` the rows in force at any day of the range. Controls (`POST /_control` with `{"tedb": …}`):
- * `announce: {country, from, standard?, reduced?, super_reduced?, parking?}` adds a situation from a
- * day on (replacing that country's rows of those kinds from then); `fault: 'soap' | 'not_xml' |
- * 'partial' | 'empty' | null` answers every call that way; and the common controls (`serviceDown`,
- * `hang`, `latencyMs`).
+ * Controls (`POST /_control` with `{"tedb": …}`): `announce: {country, from, standard?, reduced?,
+ * super_reduced?, parking?}` adds a situation from a day on (replacing that country's rows of those
+ * kinds from then); `fault: 'soap' | 'not_xml' | 'partial' | 'empty' | null` answers every call that
+ * way (`partial`: three member states have no rows); and the common controls (`serviceDown`, `hang`,
+ * `latencyMs`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { XMLParser } from 'fast-xml-parser';
@@ -31,7 +48,7 @@ import {
   SERVICE_UNAVAILABLE_HTML,
   send,
 } from './controls.js';
-import { initialRows, type Kind, rowsOf } from './tedb-rates.js';
+import { initialRows, type Kind, rowsOf, type SimRow } from './tedb-rates.js';
 
 const SOAP_ACTION = 'urn:ec.europa.eu:taxud:tedb:services:v1:VatRetrievalService/RetrieveVatRates';
 const SERVICE_NS = 'urn:ec.europa.eu:taxud:tedb:services:v1:IVatRetrievalService';
@@ -61,6 +78,22 @@ export type TedbSimulator = ControlledSimulator & {
 
 function dayBefore(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * A rate as the service writes it, a Java double: `10.0`, `9.5`, `1.05` (as in the recorded answers),
+ * and in exponent form below 0.001 (`1.0E-4`).
+ */
+function doubleText(value: number): string {
+  if (value !== 0 && Math.abs(value) < 1e-3) {
+    const [mantissa, exponent] = value.toExponential().split('e');
+    return `${mantissa?.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
+  }
+  return Number.isInteger(value) ? value.toFixed(1) : String(value);
+}
+
+function dayAfter(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
 
 export function createTedbSimulator(options: RegistrySimulatorOptions = {}): TedbSimulator {
@@ -120,37 +153,60 @@ export function createTedbSimulator(options: RegistrySimulatorOptions = {}): Ted
     }
   }
 
+  /** The days a member state's situations began: wherever one of its rows starts or ends. */
+  function situationStarts(state: string): string[] {
+    const days = new Set<string>();
+    for (const row of rows) {
+      if (row.state !== state) continue;
+      days.add(row.from);
+      if (row.to !== null) days.add(dayAfter(row.to));
+    }
+    return [...days].sort();
+  }
+
+  /** A member state's situations in force at some day from `from` to `to`: each its start and rows. */
+  function situations(state: string, from: string, to: string): { start: string; rows: SimRow[] }[] {
+    const starts = situationStarts(state);
+    const first = starts.filter((day) => day <= from).at(-1);
+    return [...(first ? [first] : []), ...starts.filter((day) => day > from && day <= to)].map((start) => ({
+      start,
+      rows: rows.filter(
+        (row) => row.state === state && row.from <= start && (row.to === null || row.to >= start),
+      ),
+    }));
+  }
+
+  function rowXml(row: SimRow, start: string): string {
+    return (
+      '<vatRateResults>' +
+      `<memberState>${row.state}</memberState><type>${row.type}</type>` +
+      `<rate><type>${row.rateType}</type>${row.value === null ? '' : `<value>${doubleText(row.value)}</value>`}</rate>` +
+      `<situationOn>${withOffset(row.state, start)}</situationOn>` +
+      (row.category
+        ? `<category><identifier>${row.category.identifier}</identifier><description>${row.category.description}</description></category>`
+        : '') +
+      (row.comment ? `<comment>${row.comment}</comment>` : '') +
+      '</vatRateResults>'
+    );
+  }
+
   function answer(res: ServerResponse, states: string[], from: string, to: string): void {
     const known = states.filter((s) => TEDB_MEMBER_STATES.includes(s));
     const answered = fault === 'partial' ? known.slice(0, Math.max(0, known.length - 3)) : known;
-    const results = rows
-      .filter((row) => answered.includes(row.state) && row.from <= to && (row.to === null || row.to >= from))
-      .map(
-        (row) =>
-          '<vatRateResults>' +
-          `<memberState>${row.state}</memberState><type>${row.type}</type>` +
-          `<rate><type>${row.rateType}</type>${row.value === null ? '' : `<value>${row.value.toFixed(1)}</value>`}</rate>` +
-          `<situationOn>${withOffset(row.state, row.from)}</situationOn>` +
-          (row.category
-            ? `<category><identifier>${row.category.identifier}</identifier><description>${row.category.description}</description></category>`
-            : '') +
-          (row.comment ? `<comment>${row.comment}</comment>` : '') +
-          '</vatRateResults>',
-      )
-      .join('');
-    const countries = answered
-      .map(
-        (s) =>
-          `<country><isoCode>${s}</isoCode><cnCodeProvided>false</cnCodeProvided><cpaCodeProvided>false</cpaCodeProvided></country>`,
+    const results = answered
+      .flatMap((state) =>
+        situations(state, from, to).flatMap(({ start, rows: inForce }) =>
+          inForce.map((row) => rowXml(row, start)),
+        ),
       )
       .join('');
     send(
       res,
       200,
       'text/xml;charset=UTF-8',
-      '<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/"><env:Header/><env:Body>' +
-        `<ns0:retrieveVatRatesRespMsg xmlns:ns0="${SERVICE_NS}" xmlns="${TYPES_NS}">` +
-        `<additionalInformation><countries>${countries}</countries></additionalInformation>${results}` +
+      '<env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/"><env:Header/><env:Body>' +
+        `<ns0:retrieveVatRatesRespMsg xmlns="${TYPES_NS}" xmlns:ns0="${SERVICE_NS}">` +
+        `<additionalInformation/>${results}` +
         '</ns0:retrieveVatRatesRespMsg></env:Body></env:Envelope>',
     );
   }

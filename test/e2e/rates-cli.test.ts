@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
@@ -50,25 +50,57 @@ describe('openvat rates sync|held|accept|reject', () => {
 
     sim.control({ tedb: { fault: null, announce: { country: 'DE', from: day, standard: 26 } } });
     sim.control({ tedb: { announce: { country: 'FI', from: day, standard: 24 } } });
+    sim.control({ tedb: { announce: { country: 'AT', from: day, reduced: [10, 13, 14] } } });
     const synced = await rates('sync');
     assert.equal(synced.status, 0, synced.stderr);
-    assert.match(synced.stdout, /rates synced: 1 change applied, 1 held, 0 withdrawn or superseded/);
+    assert.match(synced.stdout, /rates synced: 1 change applied, 2 held, 0 withdrawn or superseded/);
 
     const held = await rates('held');
     assert.equal(held.status, 0, held.stderr);
     const lines = held.stdout.trim().split('\n');
-    assert.equal(lines.length, 1);
-    const [id, country, from, what, why] = (lines[0] as string).split('\t');
+    assert.equal(lines.length, 2);
+    const [atId, atCountry] = (lines[0] as string).split('\t');
+    assert.equal(atCountry, 'at');
+    const [id, country, from, what, why] = (lines[1] as string).split('\t');
     assert.deepEqual([country, from, what], ['de', day, 'standard 26%, reduced 7%']);
     assert.match(why ?? '', /more than 5 points \(19% → 26%\)/);
-    assert.match(held.stderr, /1 held change/);
+    assert.match(held.stderr, /2 held changes/);
 
     const accepted = await rates('accept', id as string);
     assert.equal(accepted.status, 0, accepted.stderr);
     assert.match(accepted.stdout, new RegExp(`accepted: de from ${day}, standard 26%`));
+    const rejected = await rates('reject', atId as string);
+    assert.equal(rejected.status, 0, rejected.stderr);
     const again = await rates('reject', id as string);
     assert.equal(again.status, 2);
     assert.match(again.stderr, /is not held \(any more\)/);
+
+    // Both decisions are in the admin audit log, the CLI as the operator, as for `openvat keys`.
+    const t = await buildTestApp({ DATABASE_URL: databaseUrl });
+    try {
+      const admin = await t.container.admin.createKey('auditor', 'read');
+      const log = await t.app.inject({
+        method: 'GET',
+        url: '/admin/v1/audit-log',
+        headers: { authorization: `Bearer ${admin.key}` },
+      });
+      const operator = `cli (${userInfo().username}@${hostname()})`;
+      assert.deepEqual(
+        (log.json().data as { actor: unknown; action: string; target: { type: string; id: string } }[])
+          .filter((e) => e.target.type === 'rate_change')
+          .map((e) => [e.actor, e.action, e.target.id]),
+        [
+          [{ id: '00000000-0000-0000-0000-000000000000', name: operator }, 'rate_change.reject', atId],
+          [{ id: '00000000-0000-0000-0000-000000000000', name: operator }, 'rate_change.accept', id],
+        ],
+      );
+      const [release] = await t.container.ratesUpdates
+        .changes(['applied'])
+        .then((all) => all.filter((c) => c.id === id));
+      assert.equal(release?.decided_by, operator);
+    } finally {
+      await t.close();
+    }
     const unknown = await rates('accept', 'nope');
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /no rate change with id nope/);

@@ -23,7 +23,7 @@ function bodyFor(route: RouteEntry, accountId: string): object | undefined {
   if (route.url === '/admin/v1/accounts') return { name: 'Matrix' };
   if (route.url === '/admin/v1/keys') return { account_id: accountId, plan: 'pro', mode: 'test' };
   if (route.url.endsWith('/roll')) return { overlap_seconds: 60 };
-  if (route.url.endsWith('/revoke')) return undefined;
+  if (route.url.endsWith('/revoke') || route.url.startsWith('/admin/v1/rates/')) return undefined;
   return { metadata: { seen: 'yes' } };
 }
 
@@ -35,6 +35,8 @@ describe('admin authorization matrix', () => {
   const keys: Record<string, { authorization: string } | null> = {};
   let accountId = '';
   let keyId = '';
+  /** A held rate change for each decision route (each is decided once, by the admin key). */
+  const heldChanges: Record<string, string> = {};
 
   before(async () => {
     t = await buildTestApp({ OPENVAT_AUTH_FAILURES_PER_MINUTE: '100000' });
@@ -50,11 +52,42 @@ describe('admin authorization matrix', () => {
     keys.revoked = { authorization: `Bearer ${revoked.key}` };
     keys.read = { authorization: `Bearer ${read.key}` };
     keys.admin = { authorization: `Bearer ${admin.key}` };
+    for (const decision of ['accept', 'reject']) {
+      const id = t.container.ids.uuid();
+      await t.container.db.kysely
+        .insertInto('rate_changes')
+        .values({
+          id,
+          country_code: 'de',
+          valid_from: '2027-01-01',
+          rates: JSON.stringify({
+            standard_rate: 26,
+            reduced_rates: [7],
+            super_reduced_rate: null,
+            parking_rate: null,
+          }),
+          source: 'tedb',
+          learnt_at: '2026-11-27T10:00:00.000Z',
+          status: 'held',
+          reason: 'the matrix',
+          decided_at: null,
+          decided_by: null,
+        })
+        .execute();
+      heldChanges[decision] = id;
+    }
   });
   after(() => t.close());
 
   const pathOf = (route: RouteEntry) =>
-    route.url.replace(':id', route.url.startsWith('/admin/v1/accounts') ? accountId : keyId);
+    route.url.replace(
+      ':id',
+      route.url.startsWith('/admin/v1/accounts')
+        ? accountId
+        : route.url.startsWith('/admin/v1/rates/changes/')
+          ? (heldChanges[route.url.split('/').at(-1) as string] as string)
+          : keyId,
+    );
 
   it('every admin route is in the table with its role', () => {
     const routes = t.app.routeTable.filter((r) => r.url.startsWith('/admin/v1/'));

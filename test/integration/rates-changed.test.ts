@@ -255,13 +255,16 @@ for (const target of await databaseTargets()) {
       assert.equal(synced.kind, 'synced', JSON.stringify(synced));
       assert.deepEqual(await delivered(), [], 'a held change is not announced');
       const [held] = await t.container.ratesUpdates.changes(['held']);
-      assert.equal(
-        (await t.container.ratesUpdates.decide(held?.id as string, 'accept', 'ops')).kind,
-        'decided',
-      );
-      const accepted = await delivered();
+      const ops = await t.container.admin.createKey('ops', 'admin');
+      const accepted = await t.app.inject({
+        method: 'POST',
+        url: `/admin/v1/rates/changes/${held?.id}/accept`,
+        headers: { authorization: `Bearer ${ops.key}` },
+      });
+      assert.equal(accepted.statusCode, 200, accepted.body);
+      const announced = await delivered();
       assert.deepEqual(
-        accepted.map((d) => [
+        announced.map((d) => [
           d.data.country_code,
           d.data.status,
           d.data.before.standard_rate,
@@ -270,7 +273,7 @@ for (const target of await databaseTargets()) {
         [['de', 'announced', 19, 26]],
       );
 
-      sim.control({ tedb: { announce: { country: 'AT', from: '2026-11-27', standard: 21 } } });
+      sim.control({ tedb: { announce: { country: 'AT', from: '2026-11-28', standard: 21 } } });
       clock.set('2026-11-28T10:00:00Z');
       const again = await t.container.ratesUpdates.runIfDue();
       assert.equal(again?.kind, 'synced', JSON.stringify(again));
@@ -283,7 +286,7 @@ for (const target of await databaseTargets()) {
           d.data.before.standard_rate,
           d.data.after.standard_rate,
         ]),
-        [['at', 'in_force', '2026-11-27', 20, 21]],
+        [['at', 'in_force', '2026-11-28', 20, 21]],
       );
     });
 

@@ -115,7 +115,7 @@ for (const target of await databaseTargets()) {
       clock.set('2026-12-31T22:00:00Z');
       assert.equal(await rateOf(), 19);
       // Learnt (and served) after the answer above was built: no waiting for the next day.
-      sim.control({ tedb: { announce: { country: 'DE', from: '2026-12-01', standard: 20 } } });
+      sim.control({ tedb: { announce: { country: 'DE', from: '2026-12-31', standard: 20 } } });
       assert.equal((await t.container.ratesUpdates.syncNow()).kind, 'synced');
       assert.equal(await rateOf(), 20);
       sim.control({ tedb: { announce: { country: 'DE', from: '2027-01-01', standard: 21 } } });
@@ -157,19 +157,19 @@ for (const target of await databaseTargets()) {
       assert.equal((await get('/v1/rates/de?date=2027-01-01')).json().data.standard_rate, 19);
 
       const [at, de] = held;
-      assert.equal(
-        (await t.container.ratesUpdates.decide(de?.id as string, 'accept', 'test')).kind,
-        'decided',
-      );
-      assert.equal(
-        (await t.container.ratesUpdates.decide(at?.id as string, 'reject', 'test')).kind,
-        'decided',
-      );
-      assert.equal(
-        (await t.container.ratesUpdates.decide(at?.id as string, 'accept', 'test')).kind,
-        'not_held',
-      );
-      assert.equal((await t.container.ratesUpdates.decide('nope', 'accept', 'test')).kind, 'not_found');
+      const ops = await t.container.admin.createKey('ops', 'admin');
+      const decide = async (id: string, decision: 'accept' | 'reject') =>
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: `/admin/v1/rates/changes/${id}/${decision}`,
+            headers: { authorization: `Bearer ${ops.key}` },
+          })
+        ).statusCode;
+      assert.equal(await decide(de?.id as string, 'accept'), 200);
+      assert.equal(await decide(at?.id as string, 'reject'), 200);
+      assert.equal(await decide(at?.id as string, 'accept'), 400, 'not held any more');
+      assert.equal(await decide('0193a5b0-0000-7000-8000-000000000000', 'accept'), 404);
       assert.equal((await get('/v1/rates/de?date=2027-01-01')).json().data.standard_rate, 26);
       assert.equal((await get('/v1/rates/at?date=2027-01-01')).json().data.standard_rate, 20);
       assert.equal((await status()).held, 0);

@@ -145,7 +145,7 @@ export const AuditEntry = Type.Object({
   actor: Type.Object({ id: Type.String(), name: Type.String() }),
   action: Type.String({
     description:
-      '`account.create`, `account.update`, `key.create`, `key.update`, `key.revoke`, `key.roll`, `admin_key.create`, `admin_key.revoke`.',
+      '`account.create`, `account.update`, `key.create`, `key.update`, `key.revoke`, `key.roll`, `admin_key.create`, `admin_key.revoke`, `rate_change.accept`, `rate_change.reject`.',
   }),
   target: Type.Object({ type: Type.String(), id: Type.String() }),
   changes: Type.Record(Type.String(), Type.Unknown()),

@@ -14,7 +14,7 @@ import type { ApiKeyRow, KeyListFilter, KeysRepository } from './repository.js';
 /** One admin write, for the audit log: what was done to what, and the fields it changed. */
 export interface WriteRecord {
   action: string;
-  target_type: 'account' | 'key' | 'admin_key';
+  target_type: 'account' | 'key' | 'admin_key' | 'rate_change';
   target_id: string;
   changes: Record<string, unknown>;
 }

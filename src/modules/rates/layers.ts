@@ -6,6 +6,7 @@
  * curated period that starts the same day.
  */
 import type { CountryRates, RatePeriod, RatesDataset } from './dataset.js';
+import type { RateChangeRow } from './repository.js';
 
 /** The rates of one period, without its range. */
 export interface PeriodRates {
@@ -54,6 +55,24 @@ export function sameRates(a: PeriodRates, b: PeriodRates): boolean {
     a.reduced_rates.length === b.reduced_rates.length &&
     a.reduced_rates.every((rate, i) => rate === b.reduced_rates[i])
   );
+}
+
+/** The learnt changes of stored rows (a row without rates adds none), each with its row's id. */
+export function changesOfRows(rows: readonly RateChangeRow[]): (AppliedChange & { id: string })[] {
+  const changes: (AppliedChange & { id: string })[] = [];
+  for (const row of rows) {
+    const parsed = JSON.parse(row.rates) as PeriodRates | null;
+    if (parsed)
+      changes.push({
+        id: row.id,
+        country: row.country_code,
+        from: row.valid_from,
+        rates: parsed,
+        learntOn: row.learnt_at.slice(0, 10),
+        source: row.source,
+      });
+  }
+  return changes;
 }
 
 export function ratesOf(period: RatePeriod): PeriodRates {
@@ -129,8 +148,18 @@ export function layerChanges(
   overrides: readonly AppliedChange[] = [],
 ): LayeredDataset {
   const byCountry = new Map<string, AppliedChange[]>();
+  // Sorted by first day, then the day learnt; the sort is stable, so changes learnt the same day
+  // keep the order given (the repository's: by the instant learnt).
   for (const change of [...changes].sort((a, b) =>
-    a.from === b.from ? (a.learntOn < b.learntOn ? -1 : 1) : a.from < b.from ? -1 : 1,
+    a.from === b.from
+      ? a.learntOn === b.learntOn
+        ? 0
+        : a.learntOn < b.learntOn
+          ? -1
+          : 1
+      : a.from < b.from
+        ? -1
+        : 1,
   )) {
     const list = byCountry.get(change.country) ?? [];
     list.push(change);

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../../db/database.js';
 import type {
   Database,
@@ -45,7 +45,11 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
         .execute();
     },
 
-    /** Records what one sync learnt and retires what it replaces, in one transaction. */
+    /**
+     * Records what one sync learnt and retires what it replaces, in one transaction. An operator's
+     * decision is never retired: only changes no operator decided on are (`decided_at` null), so a
+     * release keeps its `decided_at` and `decided_by` whatever a sync finds later.
+     */
     async record(
       inserts: readonly RateChangeRow[],
       retire: readonly { id: string; status: 'superseded' | 'withdrawn'; at: string }[],
@@ -58,6 +62,7 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
             .set({ status: r.status, decided_at: r.at, decided_by: 'sync' })
             .where('id', '=', r.id)
             .where('status', 'in', ['applied', 'held'])
+            .where('decided_at', 'is', null)
             .execute();
         }
         if (inserts.length > 0)
@@ -68,15 +73,31 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
       });
     },
 
-    /** An operator's decision on a held change; false when it is not held (any more). */
-    async decide(id: string, status: 'applied' | 'rejected', at: string, by: string): Promise<boolean> {
-      const result = await db
-        .updateTable('rate_changes')
-        .set({ status, decided_at: at, decided_by: by })
-        .where('id', '=', id)
-        .where('status', '=', 'held')
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+    /**
+     * An operator's decision on a held change, and `recorded` (the audit log's entry) in the same
+     * transaction; false when it is not held (any more), and then nothing is recorded.
+     */
+    async decide(
+      id: string,
+      decision: { status: 'applied' | 'rejected'; at: string; by: string },
+      recorded: (trx: Transaction<Database>, row: RateChangeRow) => Promise<void>,
+    ): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('rate_changes')
+          .set({ status: decision.status, decided_at: decision.at, decided_by: decision.by })
+          .where('id', '=', id)
+          .where('status', '=', 'held')
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        const row = await trx
+          .selectFrom('rate_changes')
+          .selectAll()
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        await recorded(trx, row);
+        return true;
+      });
     },
 
     /**

@@ -3,8 +3,10 @@
  * serves, each named after the trap it avoids. The result follows the conventions of the curated
  * dataset (the European Commission's classic table of rates):
  *
- * 1. Not rates: `EXEMPTED`, `OUT_OF_SCOPE` and `NOT_APPLICABLE` rows (TEDB sends them with 0.0), and
- *    rows without a value, are dropped — read as bands they would zero-rate e.g. Danish newspapers.
+ * 1. Not rates: `EXEMPTED`, `OUT_OF_SCOPE` and `NOT_APPLICABLE` rows (TEDB sends them with 0.0), rows
+ *    without a value, and rows of 0% whatever their label (a zero rate also comes as a `REDUCED_RATE`
+ *    or `SUPER_REDUCED_RATE` of 0.0) are dropped — read as bands they would zero-rate e.g. Danish
+ *    newspapers, or make 0% a country's super-reduced rate; the classic table has no 0% band.
  * 2. Regional rates are not the country's: rows of category `REGION` (Austria's 19% for Jungholz and
  *    Mittelberg, Madeira, the Greek islands) and rows whose comment names the Canary Islands, the
  *    Azores or Madeira are dropped.
@@ -15,7 +17,7 @@
  *    other below 5% stays a reduced rate), one of 5% or more a reduced rate — except a row labelled
  *    `PARKING_RATE` with 12% or more, which is the parking rate and a reduced rate only when another
  *    row also applies it as one (Luxembourg's 14% is a parking rate only; Austria's 13% is both).
- * 5. Reduced rates are distinct, ascending, and below the standard rate.
+ * 5. Reduced rates are distinct, ascending, and below the standard rate, as is the parking rate.
  */
 import type { TedbRateRow } from '../../registries/tedb.js';
 
@@ -28,7 +30,7 @@ export interface TedbRates {
 
 export type TedbRatesOutcome =
   | { kind: 'rates'; rates: TedbRates }
-  /** The rows do not describe a country's rates (no standard rate, or a reduced rate above it). */
+  /** The rows do not describe a country's rates (no standard rate, or a reduced or parking rate above it). */
   | { kind: 'unusable'; reason: string };
 
 const NOT_RATES = new Set(['EXEMPTED', 'OUT_OF_SCOPE', 'NOT_APPLICABLE']);
@@ -36,7 +38,7 @@ const REGIONAL_COMMENT = /canar|azores|a[çc]ores|madeira|jungholz|mittelberg|is
 
 /** Whether a row is a rate of the whole country (rules 1 and 2). */
 export function isCountryRate(row: TedbRateRow): boolean {
-  if (row.value === null || NOT_RATES.has(row.rateType)) return false;
+  if (row.value === null || row.value === 0 || NOT_RATES.has(row.rateType)) return false;
   if (row.category?.identifier.toUpperCase() === 'REGION') return false;
   if (row.comment && REGIONAL_COMMENT.test(row.comment)) return false;
   return true;
@@ -62,6 +64,12 @@ export function ratesFromTedbRows(rows: readonly TedbRateRow[]): TedbRatesOutcom
     return {
       kind: 'unusable',
       reason: `a reduced rate of ${above}% is not below the standard rate of ${standard}%`,
+    };
+  }
+  if (parking !== null && parking >= standard) {
+    return {
+      kind: 'unusable',
+      reason: `the parking rate of ${parking}% is not below the standard rate of ${standard}%`,
     };
   }
   return {

@@ -4,8 +4,9 @@
  * operator's decisions on held changes.
  */
 import type { Clock } from '../../lib/clock.js';
+import type { RecordWrite } from '../keys/index.js';
 import type { RatesDataset } from './dataset.js';
-import { type AppliedChange, layerChanges, type PeriodRates } from './layers.js';
+import { type AppliedChange, changesOfRows, layerChanges, type PeriodRates } from './layers.js';
 import type { RatesChangedPublisher } from './publish.js';
 import type { RateChangeRow, RatesRepository } from './repository.js';
 import type { RatesService } from './service.js';
@@ -77,24 +78,6 @@ export function createRatesUpdates(deps: {
   let heldCount = 0;
   let statusCache: { status: RatesSyncStatus; until: number } | null = null;
 
-  /** The learnt changes to serve, each with the id of its row. */
-  function appliedChanges(applied: readonly RateChangeRow[]): (AppliedChange & { id: string })[] {
-    const changes: (AppliedChange & { id: string })[] = [];
-    for (const row of applied) {
-      const parsed = JSON.parse(row.rates) as PeriodRates | null;
-      if (parsed)
-        changes.push({
-          id: row.id,
-          country: row.country_code,
-          from: row.valid_from,
-          rates: parsed,
-          learntOn: row.learnt_at.slice(0, 10),
-          source: row.source,
-        });
-    }
-    return changes;
-  }
-
   /**
    * Serves what is applied in the database now (cheap when nothing changed), then publishes what
    * changed in the rates in force: what was just learnt or accepted, and periods that started.
@@ -105,7 +88,7 @@ export function createRatesUpdates(deps: {
     const applied = rows.filter((r) => r.status === 'applied');
     const next = applied.map((r) => `${r.id}`).join(',');
     const changed = next !== fingerprint;
-    const changes = appliedChanges(applied);
+    const changes = changesOfRows(applied);
     if (changed) {
       fingerprint = next;
       rates.replace(layerChanges(curated, changes, overrides));
@@ -184,13 +167,32 @@ export function createRatesUpdates(deps: {
       return (await repository.changes(statuses)).map(viewOf);
     },
 
-    /** Accepts (applies) or rejects a held change. */
-    async decide(id: string, decision: 'accept' | 'reject', by: string): Promise<DecideOutcome> {
+    /**
+     * Accepts (releases) or rejects a held change, on behalf of `operator`: `by` names them in the
+     * change's `decided_by`, `record` writes the admin audit log's entry in the same transaction.
+     */
+    async decide(
+      id: string,
+      decision: 'accept' | 'reject',
+      operator: { by: string; record: RecordWrite },
+    ): Promise<DecideOutcome> {
+      const status = decision === 'accept' ? 'applied' : 'rejected';
       const done = await repository.decide(
         id,
-        decision === 'accept' ? 'applied' : 'rejected',
-        clock.now().toISOString(),
-        by,
+        { status, at: clock.now().toISOString(), by: operator.by },
+        (trx, row) =>
+          operator.record(trx, {
+            action: `rate_change.${decision}`,
+            target_type: 'rate_change',
+            target_id: id,
+            changes: {
+              status: { from: 'held', to: status },
+              country_code: row.country_code,
+              valid_from: row.valid_from,
+              rates: JSON.parse(row.rates) as PeriodRates | null,
+              reason: row.reason,
+            },
+          }),
       );
       const row = await repository.change(id);
       if (!row) return { kind: 'not_found' };

@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ratesFromTedbRows } from '../../../src/modules/rates/tedb-rules.js';
-import { createTedbClient, type TedbOutcome, type TedbRateRow } from '../../../src/registries/tedb.js';
+import {
+  buildTedbRequest,
+  createTedbClient,
+  parseTedbResponse,
+  type TedbOutcome,
+  type TedbRateRow,
+} from '../../../src/registries/tedb.js';
 import type { SimulatorServer, SimulatorUrls } from '../../../src/simulators/server.js';
+import { recordedTedb, recordedTedbAnswer } from '../../fakes/tedb-recorded.js';
 import { type FixtureServer, startFixtureServer, startSimulator } from './helpers.js';
 
 const EU = ['AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'GR', 'ES', 'FI', 'FR', 'HR', 'HU', 'IE', 'IT'];
@@ -34,6 +41,7 @@ describe('TEDB client against the simulator', () => {
 
   it('sends the mandatory SOAPAction and the types namespace; without the header TEDB answers a bare 404', async () => {
     const outcome = await client().retrieveVatRates({ countries: ['DE'], situationOn: '2026-11-27' });
+    assert.deepEqual(outcome.kind === 'rates' && outcome.countries, ['DE']);
     assert.deepEqual(ratesFor(outcome, 'DE'), {
       standard_rate: 19,
       reduced_rates: [7],
@@ -43,6 +51,30 @@ describe('TEDB client against the simulator', () => {
     const bare = await fetch(urls.OPENVAT_TEDB_URL, { method: 'POST', body: '<x/>' });
     assert.equal(bare.status, 404);
     assert.equal(await bare.text(), '');
+  });
+
+  it('answers in the shape of the recorded answers: an empty additionalInformation, every row of a situation dated from its start', async () => {
+    const response = await fetch(urls.OPENVAT_TEDB_URL, {
+      method: 'POST',
+      headers: {
+        'content-type': 'text/xml;charset=UTF-8',
+        soapaction: 'urn:ec.europa.eu:taxud:tedb:services:v1:VatRetrievalService/RetrieveVatRates',
+      },
+      body: buildTedbRequest({ countries: ['AT', 'DE'], situationOn: '2026-11-27' }),
+    });
+    const body = await response.text();
+    const recorded = recordedTedbAnswer('stub-response.xml.gz');
+    // The same envelope as the recording's, up to the first row (whitespace between elements aside).
+    const opening = (xml: string) =>
+      xml.slice(0, xml.indexOf('<vatRateResults>')).replace(/>\s+</g, '><').replace(/\s+/g, ' ').trim();
+    assert.equal(opening(body), opening(recorded));
+    assert.doesNotMatch(body, /<countries>/);
+    const outcome = parseTedbResponse(response.status, body);
+    // Austria's situation began when its super-reduced 4.9% did: its 20% is dated from then too.
+    assert.deepEqual(
+      [...new Set(rowsOf(outcome).map((row) => `${row.country} ${row.situationOn}`))],
+      ['AT 2026-07-01', 'DE 2021-01-01'],
+    );
   });
 
   it('asks for Greece as EL and reports it as GR; dates with an offset are read as the day', async () => {
@@ -114,7 +146,7 @@ describe('TEDB client against the simulator', () => {
     });
   });
 
-  it('answers a range with each row dated from its own start, so announced changes can be found', async () => {
+  it('answers a range with every situation in it, each row dated from the day its situation began, so announced changes can be found', async () => {
     simulator.control({ tedb: { announce: { country: 'FI', from: '2027-03-01', standard: 26 } } });
     const range = await client().retrieveVatRates({
       countries: ['FI'],
@@ -154,7 +186,7 @@ describe('TEDB client against the simulator', () => {
     }
   });
 
-  it('a partial answer lists fewer countries than asked', async () => {
+  it('a partial answer has rows for fewer member states than asked', async () => {
     simulator.control({ tedb: { fault: 'partial' } });
     const outcome = await client().retrieveVatRates({ countries: EU, situationOn: '2026-11-27' });
     assert.equal(outcome.kind, 'rates');
@@ -208,6 +240,86 @@ describe('TEDB client against recorded answers', () => {
       /xmlns:t="urn:ec\.europa\.eu:taxud:tedb:services:v1:IVatRetrievalService:types"/,
     );
     assert.match(request?.body ?? '', /<t:isoCode>DE<\/t:isoCode>/);
+  });
+
+  it("reads which member states answered from the rows: HMRC's recorded answer for the 27 and Northern Ireland has an empty additionalInformation", async () => {
+    const recording = recordedTedbAnswer('stub-response.xml.gz');
+    assert.match(recording, /<additionalInformation\/>/);
+    server.use(() => ({ status: 200, headers: { 'content-type': 'text/xml' }, body: recording }));
+    const all = [...EU, 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'XI'];
+    const outcome = await createTedbClient({ url: server.url, timeoutMs: 5_000 }).retrieveVatRates({
+      countries: all,
+      from: '2021-01-01',
+      to: '2024-04-26',
+    });
+    const rows = rowsOf(outcome);
+    assert.equal(rows.length, 8803);
+    assert.deepEqual(outcome.kind === 'rates' && [...outcome.countries].sort(), [...all].sort());
+    assert.ok(rows.every((row) => row.category === null && row.comment === null));
+    // Every row of a situation is dated from the day that situation began: Germany's 19% since 2021 too.
+    const germany = rows.filter((row) => row.country === 'DE' && row.type === 'STANDARD');
+    assert.deepEqual(
+      [...new Set(germany.map((row) => row.situationOn))],
+      ['2021-01-01', '2021-07-01', '2022-01-01', '2022-07-01', '2023-01-01', '2023-07-01', '2024-01-01'],
+    );
+    // A zero rate labelled as a band (Italy's super-reduced 0.0) is no band of Italy's.
+    const italy = rows.filter((row) => row.country === 'IT' && row.situationOn === '2024-01-01');
+    assert.ok(italy.some((row) => row.rateType === 'SUPER_REDUCED_RATE' && row.value === 0));
+    assert.deepEqual(ratesFromTedbRows(italy), {
+      kind: 'rates',
+      rates: { standard_rate: 22, reduced_rates: [5, 10], super_reduced_rate: 4, parking_rate: null },
+    });
+  });
+
+  it("reads recorded rows with their CN codes, categories and comments (HMRC's example answer for Austria)", async () => {
+    const recording = recordedTedb(recordedTedbAnswer('example-response-at.xml.gz'));
+    server.use((request) => ({
+      status: 200,
+      headers: { 'content-type': 'text/xml' },
+      body: recording.answer(request.body),
+    }));
+    const outcome = await createTedbClient({ url: server.url, timeoutMs: 5_000 }).retrieveVatRates({
+      countries: ['AT'],
+      situationOn: '2024-06-01',
+    });
+    const rows = rowsOf(outcome);
+    assert.equal(rows.length, 30);
+    assert.deepEqual(outcome.kind === 'rates' && outcome.countries, ['AT']);
+    const regional = rows.find((row) => row.value === 19);
+    assert.equal(regional?.category?.identifier, 'REGION');
+    assert.equal(regional?.comment, 'Jungholz, Mittelberg');
+    // TEDB labels Austria's 13% a reduced rate only: no parking rate, unlike the classic table.
+    assert.deepEqual(ratesFor(outcome, 'AT'), {
+      standard_rate: 20,
+      reduced_rates: [10, 13],
+      super_reduced_rate: null,
+      parking_rate: null,
+    });
+  });
+
+  it('a connection that fails before any answer is tried once more (the query only reads); twice is a failure', async () => {
+    let calls = 0;
+    server.use(() => {
+      calls += 1;
+      return calls === 1
+        ? 'reset'
+        : {
+            status: 200,
+            headers: { 'content-type': 'text/xml' },
+            body: recordedTedb(recordedTedbAnswer('example-response-at.xml.gz')).answer(
+              '<isoCode>AT</isoCode><situationOn>2024-06-01</situationOn>',
+            ),
+          };
+    });
+    const client = createTedbClient({ url: server.url, timeoutMs: 5_000 });
+    const outcome = await client.retrieveVatRates({ countries: ['AT'], situationOn: '2024-06-01' });
+    assert.equal(rowsOf(outcome).length, 30);
+    assert.equal(calls, 2);
+    server.use(() => 'reset');
+    const before = server.requests.length;
+    const failed = await client.retrieveVatRates({ countries: ['AT'], situationOn: '2024-06-01' });
+    assert.equal(failed.kind === 'failure' && failed.reason, 'network');
+    assert.equal(server.requests.length - before, 2);
   });
 
   it('a row whose rate is not a percentage makes the whole answer unusable', async () => {
