@@ -81,13 +81,14 @@ describe('the import rules of docs/architecture.md', () => {
     );
   });
 
-  it("only route files (routes.ts, *-routes.ts), their schema modules and the outbox's response recorder import src/http/", () => {
+  it("only route files (routes.ts, *-routes.ts), their schema modules, module registrations (module.ts) and the outbox's response recorder import src/http/", () => {
     assert.deepEqual(
       violations(
         /^modules\//,
         (target, file) =>
           target.startsWith('http/') &&
           !/[/-](routes|schemas)\.ts$/.test(file) &&
+          !file.endsWith('/module.ts') &&
           file !== 'modules/outbox/reply.ts',
       ),
       [],
@@ -97,6 +98,42 @@ describe('the import rules of docs/architecture.md', () => {
   it('the simulators are used by the CLI only', () => {
     assert.deepEqual(
       violations(/^(?!cli\/|simulators\/)/, (target) => target.startsWith('simulators/')),
+      [],
+    );
+  });
+});
+
+describe('module registrations', () => {
+  const withRoutes = [
+    ...new Set(
+      graph
+        .map(({ file }) => /^modules\/([^/]+)\/(?:[^/]+-)?routes\.ts$/.exec(file)?.[1])
+        .filter((name): name is string => name !== undefined),
+    ),
+  ];
+  it('every module with routes has one registration (module.ts), and the list in src/app/modules.ts holds it', async () => {
+    const { MODULES } = await import('../../src/app/modules.js');
+    assert.ok(withRoutes.length > 10, 'the modules with routes are found');
+    assert.deepEqual(
+      withRoutes.filter((name) => !MODULES.some((module) => module.name === name)),
+      [],
+    );
+    assert.deepEqual(
+      MODULES.map((module) => module.name).filter(
+        (name) => !graph.some(({ file }) => file === `modules/${name}/module.ts`),
+      ),
+      [],
+      'a registration is named after its module folder',
+    );
+  });
+
+  it('buildApp registers no module route itself: it walks the list', () => {
+    const fromModules = [
+      ...readFileSync(join(SRC, 'app.ts'), 'utf8').matchAll(/import\s*\{([^}]*)\}\s*from\s*'\.\/modules\//g),
+    ].flatMap((m) => (m[1] ?? '').split(',').map((name) => name.trim()));
+    assert.ok(fromModules.length > 0, 'the imports of app.ts are read');
+    assert.deepEqual(
+      fromModules.filter((name) => /Routes$|^register/.test(name)),
       [],
     );
   });

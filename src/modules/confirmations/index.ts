@@ -4,3 +4,4 @@ export { toTaxauthCode } from './authority.js';
 export { hashRecord } from './chain.js';
 export type { ConfirmationsRepository } from './repository.js';
 export type { ConfirmationsService } from './service.js';
+export { evidenceSummary } from './service.js';
