@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { createManualClock } from '../../src/lib/clock.js';
-import { outcomeOf } from '../../src/modules/validation/live.js';
+import { outcomeOf } from '../../src/modules/validation/registry-outcomes.js';
 import type { RegistryResult, UnavailableReason } from '../../src/registries/port.js';
 import {
   type BreakerStore,
