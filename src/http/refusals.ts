@@ -8,6 +8,7 @@ import type { Refusal, RefusalReason } from '../lib/refusal.js';
  */
 export const REFUSAL_HTTP: Readonly<Record<RefusalReason, { status: number; code: ErrorCode }>> = {
   malformed: { status: 400, code: 'invalid_format' },
+  invalid_format: { status: 400, code: 'invalid_format' },
   country_unsupported: { status: 400, code: 'country_unsupported' },
   seller_country_unsupported: { status: 400, code: 'seller_country_unsupported' },
   requester_invalid: { status: 400, code: 'invalid_requester_vat' },

@@ -6,6 +6,8 @@
 export type RefusalReason =
   /** Not a possible value: a malformed number, date, field combination (`invalid_format`). */
   | 'malformed'
+  /** Not a possible VAT number, or one the registry refused as requester (validation). */
+  | 'invalid_format'
   | 'country_unsupported'
   | 'seller_country_unsupported'
   /** The requester VAT number cannot be used as given (confirm). */

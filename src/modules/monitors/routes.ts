@@ -93,8 +93,7 @@ export function monitorsRoutes(deps: {
         if (tooBig) throw errors.invalidRequest(tooBig);
         const outcome = await monitors.create(principalOf(request), body, request.ip);
         switch (outcome.kind) {
-          case 'invalid_format':
-          case 'country_unsupported':
+          case 'refused':
             throw refusalError(validationRefusal(outcome));
           case 'limit_reached':
             throw limitError(outcome);

@@ -4,19 +4,19 @@ import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { RatesService } from '../rates/index.js';
 import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
 import type { AnswerSource, LazySignal } from './answers.js';
-import type { ValidationData, ValidationOutcome, ValidationPort, ValidationRequest } from './types.js';
+import { answerRefusal, countryUnsupported, invalidFormat } from './refusals.js';
+import type { ValidationData, ValidationPort, ValidationRefusal, ValidationRequest } from './types.js';
 
-type ParseOutcome =
-  | { ok: true; vat: ParsedVatNumber }
-  | Extract<ValidationOutcome, { kind: 'invalid_format' | 'country_unsupported' }>;
+/** A parsed number, or why it cannot be one (`invalid_format`, `country_unsupported`). */
+export type ParseOutcome = { kind: 'ok'; vat: ParsedVatNumber } | ValidationRefusal;
 
 function parse(input: string, field: string): ParseOutcome {
   const parsed = parseVatNumber(input);
-  if (parsed.ok) return { ok: true, vat: parsed };
+  if (parsed.ok) return { kind: 'ok', vat: parsed };
   if (parsed.reason === 'unsupported_country') {
-    return { kind: 'country_unsupported', country: parsed.country, message: prefixed(field, parsed.message) };
+    return countryUnsupported(parsed.country, prefixed(field, parsed.message));
   }
-  return { kind: 'invalid_format', reason: parsed.reason, message: prefixed(field, parsed.message) };
+  return invalidFormat(parsed.reason, prefixed(field, parsed.message));
 }
 
 function prefixed(field: string, message: string): string {
@@ -89,11 +89,11 @@ export function createValidationService(deps: {
       override?: AnswerSource,
     ) {
       const target = parse(request.vatNumber, 'vat_number');
-      if (!('ok' in target)) return target;
+      if (target.kind !== 'ok') return target;
       let requester: ParsedVatNumber | null = null;
       if (request.requesterVatNumber) {
         const parsed = parse(request.requesterVatNumber, 'requester_vat_number');
-        if (!('ok' in parsed)) return parsed;
+        if (parsed.kind !== 'ok') return parsed;
         requester = parsed.vat;
       }
       const source = override ?? (principal.mode === 'test' ? sources.test : sources.live);
@@ -106,7 +106,7 @@ export function createValidationService(deps: {
         ...(request.clientWaiting ? { clientWaiting: true } : {}),
         ...(signal ? { signal } : {}),
       });
-      if (outcome.kind !== 'answer') return outcome;
+      if (outcome.kind !== 'answer') return answerRefusal(outcome);
       const now = clock.now();
       const data: ValidationData = {
         valid: outcome.valid,
