@@ -4,6 +4,7 @@ import { createKeyAdministration } from './container/administration.js';
 import { startBackground } from './container/background.js';
 import { createEvidence } from './container/evidence.js';
 import { createLiveRegistries } from './container/live-registries.js';
+import { createPeppol } from './container/peppol.js';
 import { createRatesUpdatesFor } from './container/rates.js';
 import { connectRedis } from './container/redis.js';
 import type { Container, Ports } from './container/types.js';
@@ -138,6 +139,15 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       wouldBeCached(request.query as ValidateQuery, request.principal.mode),
   });
   const decide = createDecideService({ validation, rates, clock });
+  const { peppol } = createPeppol({
+    config,
+    log,
+    db,
+    clock,
+    redis,
+    dns: ports.dns ?? systemDns,
+    onDegraded: live.onDegraded,
+  });
   const { confirmations, evidenceTimestamps, proofs } = createEvidence({
     config,
     ports,
@@ -293,6 +303,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     ),
     validation,
     decide,
+    peppol,
     liveAnswers,
     status: statusService,
     registryStatus: () => statusService.snapshot(),
