@@ -2,6 +2,8 @@
  * The shape of the configuration `loadConfig` (src/config.ts) returns: types only, so the readers of
  * src/config/ and the file that puts them together share it without importing each other.
  */
+import type { PeppolConfig } from './peppol.js';
+
 /** A daily UTC window (minutes since midnight; `end` may be below `start`: it spans midnight). */
 export interface QuietWindow {
   readonly country: string;
@@ -129,6 +131,8 @@ export interface Config {
     readonly burst: number;
     readonly burstWindowSeconds: number;
   };
+  /** The Peppol look-up (`GET /v1/peppol/{identifier}`): SML zone, DNS servers, SMP address rules. */
+  readonly peppol: PeppolConfig;
   readonly webhooks: {
     readonly allowPrivate: boolean;
     readonly backoffMs: number;
