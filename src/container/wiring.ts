@@ -25,14 +25,14 @@ import { createRatesService } from '../modules/rates/service.js';
 import { createUsageRepository } from '../modules/usage/repository.js';
 import { createUsageService } from '../modules/usage/service.js';
 import { createCachedAnswerCheck, type ValidateQuery } from '../modules/validation/index.js';
-import { systemDns } from '../modules/webhooks/url-guard.js';
 import { createValidationService } from '../modules/validation/service.js';
 import { createTestModeAnswers } from '../modules/validation/test-answers.js';
+import { systemDns } from '../modules/webhooks/url-guard.js';
 import { createKeyAdministration } from './administration.js';
 import { createEvidence } from './evidence.js';
 import { createLiveRegistries } from './live-registries.js';
-import { createPeppol } from './peppol.js';
 import type { Part } from './part.js';
+import { createPeppol } from './peppol.js';
 import { createRatesUpdatesFor } from './rates.js';
 import type { Container, Ports } from './types.js';
 import {
