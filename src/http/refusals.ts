@@ -1,5 +1,6 @@
-import { ApiError, type ErrorCode } from '../lib/errors.js';
+import type { ErrorCode } from '../lib/errors.js';
 import type { Refusal, RefusalReason } from '../lib/refusal.js';
+import { ApiError } from './api-error.js';
 
 /**
  * The one mapping of refusals to HTTP: every reason's status and code. A code may be answered with
