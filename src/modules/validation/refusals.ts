@@ -14,11 +14,11 @@ export function validationRefusal(
   const where = field ? { field } : {};
   switch (outcome.kind) {
     case 'invalid_format':
-      return refusal('malformed', message, { reason: outcome.reason, ...where });
+      return refusal('invalid_format', message, { reason: outcome.reason, ...where });
     case 'country_unsupported':
       return refusal('country_unsupported', message, { country: outcome.country, ...where });
     case 'requester_rejected':
-      return refusal('malformed', message, {
+      return refusal('invalid_format', message, {
         reason: 'requester',
         field: 'requester_vat_number',
         source: outcome.source,
