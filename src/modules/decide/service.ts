@@ -90,7 +90,7 @@ export interface DecideData {
 }
 
 export interface DecideResult {
-  kind: 'decided';
+  kind: 'ok';
   data: DecideData;
   meta: { source_status: SourceStatus; sources: DecideSource[] };
   /** The buyer's VAT number validity (null for the B2C form), for the audit record. */
@@ -306,7 +306,7 @@ export function createDecideService(deps: {
         decided_at: now.toISOString(),
       };
       return {
-        kind: 'decided',
+        kind: 'ok',
         data,
         meta: { source_status: worstStatus(sources.map((s) => s.source_status)), sources },
         valid: buyerOutcome ? buyerOutcome.data.valid : null,
