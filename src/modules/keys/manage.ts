@@ -161,7 +161,7 @@ export function createKeyManagement(deps: {
     async createKey(
       input: { account_id: string; plan: Plan; mode: Mode } & KeySettings,
       record: RecordWrite,
-    ): Promise<{ key: KeyRecord; secret: string } | Refusal> {
+    ): Promise<{ kind: 'ok'; key: KeyRecord; secret: string } | Refusal> {
       const invalid = checkSettings(input, clock.millis());
       if (invalid) return invalid;
       const now = clock.now().toISOString();
@@ -191,7 +191,7 @@ export function createKeyManagement(deps: {
       await announce({ hashes: [created.hash] });
       const row = await repository.findById(created.id);
       if (!row) throw new Error('created key not found');
-      return { key: await keyRecord(row), secret: created.key };
+      return { kind: 'ok', key: await keyRecord(row), secret: created.key };
     },
 
     async getKey(id: string): Promise<KeyRecord | null> {
@@ -212,7 +212,7 @@ export function createKeyManagement(deps: {
       id: string,
       patch: KeySettings,
       record: RecordWrite,
-    ): Promise<KeyRecord | Refusal | null> {
+    ): Promise<{ kind: 'ok'; key: KeyRecord } | Refusal | null> {
       const invalid = checkSettings(patch, clock.millis());
       if (invalid) return invalid;
       const updated = await db.transaction().execute(async (trx) => {
@@ -241,7 +241,7 @@ export function createKeyManagement(deps: {
       if (!updated) return null;
       if ('kind' in updated) return updated;
       await announce({ keyIds: [id] });
-      return keyRecord(updated);
+      return { kind: 'ok', key: await keyRecord(updated) };
     },
 
     async revokeKey(id: string, record: RecordWrite): Promise<KeyRecord | null> {
@@ -272,7 +272,7 @@ export function createKeyManagement(deps: {
       id: string,
       overlapSeconds: number,
       record: RecordWrite,
-    ): Promise<{ key: KeyRecord; secret: string } | Refusal | null> {
+    ): Promise<{ kind: 'ok'; key: KeyRecord; secret: string } | Refusal | null> {
       if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_OVERLAP_SECONDS)
         return refusal(
           'invalid_format',
@@ -294,7 +294,7 @@ export function createKeyManagement(deps: {
       await announce({ keyIds: [id], hashes: [rolled.hash] });
       const row = await repository.findById(rolled.id);
       if (!row) throw new Error('rolled key not found');
-      return { key: await keyRecord(row), secret: rolled.key };
+      return { kind: 'ok', key: await keyRecord(row), secret: rolled.key };
     },
   };
 }
