@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { peppol } from './config/peppol.js';
 import {
   admin,
   bearerSecret,
@@ -107,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
       burst: int(env, 'OPENVAT_CONFIRM_BURST', 10, 1, 100_000),
       burstWindowSeconds: int(env, 'OPENVAT_CONFIRM_BURST_WINDOW', 10, 1, 86_400),
     },
+    peppol: peppol(env),
     webhooks: {
       allowPrivate: bool(env, 'OPENVAT_WEBHOOKS_ALLOW_PRIVATE', false),
       backoffMs: int(env, 'OPENVAT_WEBHOOK_BACKOFF_MS', 30_000, 1, 86_400_000),
