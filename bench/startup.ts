@@ -82,7 +82,7 @@ export async function benchCliStartup() {
       .join(', ');
     updatePerformanceTable(
       'cli-startup',
-      `| CLI start-up on a prepared SQLite database, median of ${runs} alternated runs (${result.date}, \`${result.command}\`) | ${list} | \`openvat --version\`: ${result.versionMedianMs} ms | **${worst}×** at most (target ≤ 1.3: ${worst <= 1.3 ? 'met' : 'not met'}) <!-- bench:cli-startup --> |`,
+      `| CLI start-up on a prepared SQLite database, median of ${runs} alternated runs (${result.date}, \`${result.command}\`) | ${list} | \`openvat --version\`: ${result.versionMedianMs} ms | **${worst}×** at most (target ≤ 1.3: ${worst <= 1.3 ? 'met' : 'not met'}) |`,
     );
     return result;
   } finally {
@@ -140,7 +140,7 @@ export async function benchIdleMemory() {
     writeResult('idle-memory', result);
     updatePerformanceTable(
       'idle-memory',
-      `| Resident memory after ${idleSeconds} s idle, \`openvat serve\` on SQLite (${result.date}, \`${result.command}\`) | ${openvat} MB | bare Fastify, same Node: ${fastify} MB | **${ratio}×** (target ≤ 2: ${ratio <= 2 ? 'met' : 'not met'}) <!-- bench:idle-memory --> |`,
+      `| Resident memory after ${idleSeconds} s idle, \`openvat serve\` on SQLite (${result.date}, \`${result.command}\`) | ${openvat} MB | bare Fastify, same Node: ${fastify} MB | **${ratio}×** (target ≤ 2: ${ratio <= 2 ? 'met' : 'not met'}) |`,
     );
     return result;
   } finally {
