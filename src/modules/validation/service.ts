@@ -1,9 +1,10 @@
 import type { Clock } from '../../lib/clock.js';
 import { deepFreeze } from '../../lib/freeze.js';
+import { matchIdentity } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { RatesService } from '../rates/index.js';
 import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
-import type { AnswerSource, LazySignal } from './answers.js';
+import type { AnswerOutcome, AnswerSource, LazySignal } from './answers.js';
 import type { ValidationData, ValidationOutcome, ValidationPort, ValidationRequest } from './types.js';
 
 type ParseOutcome =
@@ -80,6 +81,21 @@ export function createValidationService(deps: {
     };
   }
 
+  /**
+   * The claim against the registered name and address (none for a number that is not valid) and
+   * the registry's own verdicts; the match never changes `valid`.
+   */
+  function identityMatch(
+    request: ValidationRequest,
+    outcome: Extract<AnswerOutcome, { kind: 'answer' }>,
+    vat: ParsedVatNumber,
+  ) {
+    const registered = outcome.valid
+      ? { name: outcome.name, address: outcome.address, country: vat.country }
+      : { country: vat.country };
+    return matchIdentity(request.claim ?? {}, registered, outcome.verdicts ?? {});
+  }
+
   return {
     parse,
     async validate(
@@ -105,6 +121,7 @@ export function createValidationService(deps: {
         ...(request.priority ? { priority: request.priority } : {}),
         ...(request.clientWaiting ? { clientWaiting: true } : {}),
         ...(signal ? { signal } : {}),
+        ...(request.claim ? { claim: request.claim } : {}),
       });
       if (outcome.kind !== 'answer') return outcome;
       const now = clock.now();
@@ -119,6 +136,8 @@ export function createValidationService(deps: {
         verify_id: outcome.consultationNumber,
         verified_at: outcome.checkedAt.toISOString(),
       };
+      const match = request.claim ? identityMatch(request, outcome, target.vat) : null;
+      if (match) data.match = match;
       return {
         kind: 'ok',
         data,

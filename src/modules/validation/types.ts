@@ -1,4 +1,5 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
+import type { ClaimedIdentity, IdentityMatch } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { AnswerSource, LazySignal } from './answers.js';
 
@@ -32,6 +33,8 @@ export interface ValidationData {
   /** The registry's consultation number when a requester was given, else null. */
   verify_id: string | null;
   verified_at: string;
+  /** The identity match, when the request gave company fields (`company_name`, …); else absent. */
+  match?: IdentityMatch;
 }
 
 /** `meta` of a validate response besides `request_id` and `latency_ms`. */
@@ -73,6 +76,8 @@ export interface ValidationRequest {
   priority?: 'interactive' | 'background';
   /** A client waits on an open connection: the registry work is bounded (see `AnswerQuery`). */
   clientWaiting?: boolean;
+  /** What the customer claims (`company_name`, …): compared with the registered name and address. */
+  claim?: ClaimedIdentity;
 }
 
 /** The one path every validation takes (single, batch items, decide's buyer and seller numbers). */
