@@ -11,10 +11,16 @@
 // PostgreSQL and Redis: TEST_DATABASE_URL and TEST_REDIS_URL when set (`off` leaves that service out);
 // otherwise a server listening on its standard local port (127.0.0.1:5432, database `test`, user
 // `postgres`; 127.0.0.1:6379) is used. The run says at its start which it used.
+//
+// What the tests make there is named after the run (`# run …` at the start, see
+// test-runner/resources.mjs): each test process drops its own as it exits, and at the end the run
+// drops its template database and anything still left, which it names and counts as a failure.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeLeftovers, dropLeftovers } from './test-runner/resources.mjs';
 
 function find(dir) {
   const out = [];
@@ -71,6 +77,12 @@ for (const service of services) {
   }
 }
 
+// Always a new id: a run started inside a test (test/unit/run-tests.test.ts) must not take the
+// outer run's, whose databases it would drop at its end.
+const run = randomBytes(3).toString('hex');
+process.env.OPENVAT_TEST_RUN = run;
+console.log(`# run ${run}: PostgreSQL schemas and databases t_${run}_…, Redis keys openvat-test:${run}:…`);
+
 const here = new URL('.', import.meta.url);
 const summaryDir = mkdtempSync(join(tmpdir(), 'openvat-tests-'));
 const summaryFile = join(summaryDir, 'summary.json');
@@ -108,6 +120,16 @@ const result = spawnSync(
   { stdio: 'inherit' },
 );
 
+const leftovers = await dropLeftovers({
+  run,
+  databaseUrl: process.env.TEST_DATABASE_URL,
+  redisUrl: process.env.TEST_REDIS_URL,
+  template: true,
+});
+const left = describeLeftovers(leftovers);
+for (const line of left) console.log(`# left behind by the tests (dropped now): ${line}`);
+// A server that cannot be reached held nothing of this run's (its tests skipped or failed): a notice.
+for (const error of leftovers.errors) console.log(`# notice: clean-up at the end of the run: ${error}`);
 let counts;
 try {
   counts = JSON.parse(readFileSync(summaryFile, 'utf8'));
@@ -121,5 +143,6 @@ if (counts === null) {
   process.exit(result.status || 1);
 }
 const todo = counts.todo > 0 ? `, ${counts.todo} todo` : '';
-console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${todo}`);
-process.exit(result.status ?? 1);
+const cleanNote = left.length > 0 ? ', not cleaned up' : '';
+console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${todo}${cleanNote}`);
+process.exit(left.length > 0 ? 1 : (result.status ?? 1));

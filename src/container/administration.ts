@@ -8,7 +8,7 @@ import { createAdminRepository } from '../modules/admin/repository.js';
 import { createAdminService } from '../modules/admin/service.js';
 import { createAuthFailures } from '../modules/keys/auth-failures.js';
 import { createKeyManagement } from '../modules/keys/manage.js';
-import { createKeyPropagation } from '../modules/keys/propagation.js';
+import { createKeyPropagation, type KeyPropagation } from '../modules/keys/propagation.js';
 import { createQuotaRepository } from '../modules/keys/quota-repository.js';
 import { createKeysRepository } from '../modules/keys/repository.js';
 import type { KeysService } from '../modules/keys/service.js';
@@ -16,9 +16,10 @@ import type { KeysService } from '../modules/keys/service.js';
 /**
  * The administration of keys: the limit on failed authentications, key changes told to every
  * instance (Redis pub/sub), admin keys with the audit log, and accounts and keys as the admin API
- * manages them.
+ * manages them. Nothing is subscribed here: a running service calls `startKeyPropagation` (a
+ * command that only changes keys has nothing to hear).
  */
-export async function createKeyAdministration(deps: {
+export function createKeyAdministration(deps: {
   config: Config;
   log: Logger;
   db: Db;
@@ -45,15 +46,6 @@ export async function createKeyAdministration(deps: {
     redisPrefix: config.redisPrefix,
     onError: (error) => log.warn({ err: error }, 'key changes: Redis unavailable'),
   });
-  // Without the subscription the other instances' changes still arrive, within OPENVAT_KEY_CACHE_MS.
-  await keyPropagation
-    .start()
-    .catch((error: unknown) =>
-      log.warn(
-        { err: error },
-        "key changes: cannot subscribe in Redis; other instances' changes apply within OPENVAT_KEY_CACHE_MS",
-      ),
-    );
   const admin = createAdminService({
     repository: createAdminRepository(db.kysely),
     clock,
@@ -72,4 +64,16 @@ export async function createKeyAdministration(deps: {
     ...secrets,
   });
   return { authFailures, keyPropagation, admin, manageKeys };
+}
+
+/** Subscribes to the other instances' key changes; without it they still apply within OPENVAT_KEY_CACHE_MS. */
+export async function startKeyPropagation(keyPropagation: KeyPropagation, log: Logger): Promise<void> {
+  await keyPropagation
+    .start()
+    .catch((error: unknown) =>
+      log.warn(
+        { err: error },
+        "key changes: cannot subscribe in Redis; other instances' changes apply within OPENVAT_KEY_CACHE_MS",
+      ),
+    );
 }

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { randomBase62 } from '../../src/lib/crypto.js';
 import { databaseTargets } from '../helpers/db.js';
 import { freePort, startServerProcess } from '../helpers/processes.js';
+import { postgresName } from '../helpers/resources.js';
 
 const exec = promisify(execFile);
 const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
@@ -336,7 +337,7 @@ describe('openvat accounts and openvat keys, against a running service and on it
 
 describe('openvat keys on a PostgreSQL DATABASE_URL', async () => {
   const target = (await databaseTargets()).find((t) => t.name === 'postgres');
-  const schema = `t_cli_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const schema = postgresName('cli');
   const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   let env: Record<string, string>;
 

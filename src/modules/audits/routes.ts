@@ -17,6 +17,7 @@ const AuditRecord = Type.Object({
     Type.Literal('validate_batch'),
     Type.Literal('confirm'),
     Type.Literal('monitor_check'),
+    Type.Literal('peppol'),
   ]),
   response: Type.Object(
     {},

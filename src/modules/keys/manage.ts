@@ -10,24 +10,9 @@ import { checkSettings, type KeySettings, settingColumns } from './key-settings.
 import type { Mode, Plan } from './plans.js';
 import type { QuotaRepository } from './quota-repository.js';
 import type { ApiKeyRow, KeyListFilter, KeysRepository } from './repository.js';
+import type { KeyChange, RecordWrite } from './writes.js';
 
-/** One admin write, for the audit log: what was done to what, and the fields it changed. */
-export interface WriteRecord {
-  action: string;
-  target_type: 'account' | 'key' | 'admin_key' | 'rate_change';
-  target_id: string;
-  changes: Record<string, unknown>;
-}
-
-/** Records a write inside the transaction that makes it. */
-export type RecordWrite = (trx: Kysely<Database>, write: WriteRecord) => Promise<void>;
-
-/** What the instances must forget after a change (see KeysService.forget). */
-export interface KeyChange {
-  keyIds?: string[];
-  accountIds?: string[];
-  hashes?: string[];
-}
+export type { KeyChange, RecordWrite, WriteRecord } from './writes.js';
 
 const MAX_OVERLAP_SECONDS = 7 * 86_400;
 

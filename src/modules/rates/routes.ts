@@ -9,7 +9,7 @@ import { checkDate, dateProblem } from '../../lib/dates.js';
 import { errors } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { rateLimitHeaders, type WindowLimiter } from '../../lib/window-limiter.js';
-import { type Playground, playgroundBudgetHeaders, playgroundLimited } from '../playground/index.js';
+import { type Playground, playgroundBudgetHeaders, playgroundLimited } from '../keys/index.js';
 import { vatRatesOfOneCountryDescription } from './schemas.js';
 import type { RatesAnswer, RatesService } from './service.js';
 
@@ -216,7 +216,7 @@ export function ratesRoutes(deps: {
       return demo.take(request.ip).then((budget) => {
         reply.headers(playgroundBudgetHeaders(budget));
         if (budget.wait === 0) return answer();
-        throw playgroundLimited(budget.wait);
+        throw playgroundLimited(budget);
       });
     }
     const wait = limiter.take(request.ip);

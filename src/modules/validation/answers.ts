@@ -1,7 +1,7 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { ClaimedIdentity, RegistryVerdicts } from '../identity-match/index.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
-import type { SourceStatus, ValidationSource } from './types.js';
+import type { SourceStatus, ValidationSource } from './sources.js';
 
 /**
  * Where validation answers come from: the live registries (behind cache and resilience) or the

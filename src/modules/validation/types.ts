@@ -2,9 +2,9 @@ import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { ClaimedIdentity, IdentityMatch } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { AnswerSource, LazySignal } from './answers.js';
+import type { SourceStatus, ValidationSource } from './sources.js';
 
-export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg';
-export type SourceStatus = 'live' | 'cached' | 'degraded';
+export type { SourceStatus, ValidationSource } from './sources.js';
 
 /** `data` of a validate response (DESIGN §2). */
 export interface ValidationData {
