@@ -25,10 +25,10 @@ export const CLAIM_MAX_LENGTH: Readonly<Record<IdentityField, number>> = {
  * The fields claimed, trimmed, from an object holding the request's parameters; `null` when none
  * is given (absent or blank), so a request without a claim stays exactly as before.
  */
-export function claimOf(input: Readonly<Record<string, unknown>>): ClaimedIdentity | null {
+export function claimOf(input: object): ClaimedIdentity | null {
   const claim: ClaimedIdentity = {};
   for (const field of IDENTITY_FIELDS) {
-    const value = input[CLAIM_PARAMETERS[field]];
+    const value = (input as Readonly<Record<string, unknown>>)[CLAIM_PARAMETERS[field]];
     if (typeof value === 'string' && value.trim() !== '') claim[field] = value.trim().replace(/\s+/g, ' ');
   }
   return Object.keys(claim).length > 0 ? claim : null;
