@@ -1,6 +1,7 @@
 import type { BatchItemsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { backoffDelay } from '../../registries/resilience.js';
+import type { ClaimedIdentity } from '../identity-match/index.js';
 import { type KeyState, principalOfStoredWork } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
 import {
@@ -15,6 +16,11 @@ import { itemResult } from './results.js';
 import type { ItemScheduler } from './scheduler.js';
 
 const RETRY_CAP_MS = 5 * 60_000;
+
+/** An item's stored claim (JSON written by `createJob`). */
+function storedClaim(json: string): ClaimedIdentity {
+  return JSON.parse(json) as ClaimedIdentity;
+}
 /**
  * Finished items are written in groups of up to 200 per transaction, and an item waits 10 ms for
  * others before its group is written: items finish one by one as their registry answers arrive, and
@@ -63,7 +69,11 @@ export function createItemProcessor(deps: {
     let outcome: ValidationOutcome;
     try {
       outcome = await validation.validate(
-        { vatNumber: item.vat_number, requesterVatNumber: row.requester_vat_number },
+        {
+          vatNumber: item.vat_number,
+          requesterVatNumber: row.requester_vat_number,
+          ...(item.claim ? { claim: storedClaim(item.claim) } : {}),
+        },
         principalOfStoredWork(row),
         signal,
       );

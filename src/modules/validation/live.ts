@@ -1,6 +1,11 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import type { RegistryAnswer, RegistryClient, RegistryStatusReader } from '../../registries/port.js';
+import type {
+  RegistryAnswer,
+  RegistryClient,
+  RegistryStatusReader,
+  RegistryTrader,
+} from '../../registries/port.js';
 import {
   type BreakerStore,
   type Coalescer,
@@ -9,6 +14,7 @@ import {
   createPermits,
   type Permits,
 } from '../../registries/resilience.js';
+import { type ClaimedIdentity, verdictsFromTraderMatch } from '../identity-match/index.js';
 import type { MetricsObserver } from '../metrics/index.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
@@ -76,6 +82,24 @@ function coalescingKey(query: AnswerQuery, call: Pick<RegistryCall, 'trader'>): 
     : `${vat.normalised}|${kind}${claim}`;
 }
 
+/** The claimed fields as the registry port sends them (VIES `trader*`). */
+function traderOf(claim: ClaimedIdentity): RegistryTrader {
+  const trader: RegistryTrader = {};
+  for (const field of ['name', 'street', 'postcode', 'city'] as const) {
+    const value = claim[field];
+    if (value) trader[field] = value;
+  }
+  return trader;
+}
+
+/**
+ * Whether a stored answer serves a query that claims company fields: only one holding a registered
+ * name or address to compare with; one with neither (VIES `---`) cannot, the registry's verdicts can.
+ */
+function storedServesClaim(row: RegistryAnswersTable, claim: ClaimedIdentity | undefined): boolean {
+  return !claim || row.name !== null || row.address !== null;
+}
+
 /** What the metrics call the result of a registry call. */
 function callOutcomeName(result: GuardedResult): string {
   if (result.kind === 'answer') return result.valid ? 'valid' : 'invalid';
@@ -107,6 +131,7 @@ function liveOutcome(result: RegistryAnswer, vat: ParsedVatNumber): AnswerOutcom
     checkedAt: result.checkedAt,
     fromStore: false,
     fresh,
+    ...(result.traderMatch ? { verdicts: verdictsFromTraderMatch(result.traderMatch) } : {}),
   };
 }
 
@@ -124,7 +149,7 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
   /** Keeps committed answers in memory (called by the outbox after the commit). */
   remember(answers: readonly RegistryAnswersTable[]): void;
   /** Whether a stored answer for this (normalised) number is within its TTL: it would be served. */
-  hasFresh(vatNumber: string): Promise<boolean>;
+  hasFresh(vatNumber: string, claimed?: boolean): Promise<boolean>;
 } {
   const { breaker, permits, coalescer } = resilienceStores(options);
   const permitWaitMs = options.permitWaitMs ?? 5_000;
@@ -153,6 +178,7 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
       requester: query.requester,
       priority: query.priority ?? 'interactive',
       clientWaiting: query.clientWaiting === true,
+      ...(query.claim ? { trader: traderOf(query.claim) } : {}),
     };
   }
 
@@ -192,7 +218,13 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     const client = options.clientFor(vat.country);
     if (!client) return fallback.noRegistry(vat);
     const stored = await storedAnswers.storedAnswer(vat.normalised);
-    if (query.useCache && !requester && stored && storedAnswers.isFresh(stored))
+    if (
+      query.useCache &&
+      !requester &&
+      stored &&
+      storedAnswers.isFresh(stored) &&
+      storedServesClaim(stored, query.claim)
+    )
       return storedAnswers.storedOutcome(stored, 'cached');
     const result = await sharedCall(query, callFor(query, client));
     if (result === CALLER_GONE) return fallback.callerGone(client.source, vat);
@@ -214,7 +246,10 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     answer,
     applyStatus,
     remember: storedAnswers.remember,
-    hasFresh: storedAnswers.hasFresh,
+    hasFresh: async (vatNumber: string, claimed = false) => {
+      const row = await storedAnswers.storedAnswer(vatNumber);
+      return row !== null && storedAnswers.isFresh(row) && (!claimed || storedServesClaim(row, {}));
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { deepFreeze } from '../../lib/freeze.js';
+import { matchIdentity } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { RatesService } from '../rates/index.js';
 import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
@@ -87,6 +88,21 @@ export function createValidationService(deps: {
     };
   }
 
+  /**
+   * The claim against the registered name and address (none for a number that is not valid) and
+   * the registry's own verdicts; the match never changes `valid`.
+   */
+  function identityMatch(
+    request: ValidationRequest,
+    outcome: Extract<AnswerOutcome, { kind: 'answer' }>,
+    vat: ParsedVatNumber,
+  ) {
+    const registered = outcome.valid
+      ? { name: outcome.name, address: outcome.address, country: vat.country }
+      : { country: vat.country };
+    return matchIdentity(request.claim ?? {}, registered, outcome.verdicts ?? {});
+  }
+
   /** The number to validate and the requester, parsed; or why one of them cannot be a VAT number. */
   function parseRequest(
     request: ValidationRequest,
@@ -150,9 +166,13 @@ export function createValidationService(deps: {
       ...(request.priority ? { priority: request.priority } : {}),
       ...(request.clientWaiting ? { clientWaiting: true } : {}),
       ...(signal ? { signal } : {}),
+      ...(request.claim ? { claim: request.claim } : {}),
     });
     if (outcome.kind !== 'answer') return answerRefusal(outcome);
-    return shaped(parsed.target, outcome);
+    const ok = shaped(parsed.target, outcome);
+    const match = request.claim ? identityMatch(request, outcome, parsed.target) : null;
+    if (match) ok.data.match = match;
+    return ok;
   }
 
   return { parse, validate };

@@ -1,5 +1,6 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { Refusal } from '../../lib/refusal.js';
+import type { ClaimedIdentity, IdentityMatch } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { AnswerSource, LazySignal } from './answers.js';
 import type { SourceStatus, ValidationSource } from './sources.js';
@@ -33,6 +34,8 @@ export interface ValidationData {
   /** The registry's consultation number when a requester was given, else null. */
   verify_id: string | null;
   verified_at: string;
+  /** The identity match, when the request gave company fields (`company_name`, …); else absent. */
+  match?: IdentityMatch;
 }
 
 /** `meta` of a validate response besides `request_id` and `latency_ms`. */
@@ -86,6 +89,8 @@ export interface ValidationRequest {
   priority?: 'interactive' | 'background';
   /** A client waits on an open connection: the registry work is bounded (see `AnswerQuery`). */
   clientWaiting?: boolean;
+  /** What the customer claims (`company_name`, …): compared with the registered name and address. */
+  claim?: ClaimedIdentity;
 }
 
 /** The one path every validation takes (single, batch items, decide's buyer and seller numbers). */

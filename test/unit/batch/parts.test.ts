@@ -49,6 +49,7 @@ describe('the item scheduler', () => {
     job_id: job,
     position: 0,
     vat_number: `${country}123`,
+    claim: null,
     country,
     rank: 0,
     status: 'pending',
