@@ -160,7 +160,7 @@ export interface paths {
                                 created_at: string;
                                 /** @description False when the response was recorded but could not be written to the client (its connection closed first); the client never received it. */
                                 delivered: boolean;
-                                endpoint: "validate" | "decide" | "validate_batch" | "confirm" | "monitor_check";
+                                endpoint: "validate" | "decide" | "validate_batch" | "confirm" | "monitor_check" | "peppol";
                                 /** Format: date-time */
                                 expires_at: string;
                                 latency_ms: number | null;
@@ -1919,6 +1919,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/peppol/{identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Can this company receive e-invoices over Peppol?
+         * @description Whether a company can receive e-invoices over Peppol. `identifier` is a VAT number (normalised and checked as `validate` does; every participant identifier it may be registered under is looked up: its country's VAT scheme and the national identifiers it contains), a participant identifier `ICD:value`, or `iso6523-actorid-upis::ICD:value`. Each is asked of the Peppol SML over DNS, then of its SMP. NXDOMAIN is "not registered"; a DNS failure never is: a stored answer is served with `source_status: "degraded"`, or the answer is `502 registry_unavailable` with `Retry-After`.
+         *
+         *     Test keys (`svc_test_…`) never send a DNS query; every other identifier is not registered:
+         *
+         *     | VAT number | Participant | Answer |
+         *     |---|---|---|
+         *     | `BE0999000030` | `0208:0999000030` | registered, BIS Billing 3.0 invoices and credit notes, business card |
+         *     | `BE0999000030` | `9925:be0999000030` | the same company under its VAT number |
+         *     | `DE999000009` | `9930:de999000009` | registered, XRechnung 3.0 invoices only (`can_receive_invoices: true`) |
+         *     | `NO999000002` | `0192:999000002` | registered, orders only (`can_receive_invoices: false`) |
+         *     | `NL999000001B01` | `9944:nl999000001b01` | registered, `smp_status: "unavailable"` (`can_receive_invoices: null`) |
+         *     | `ATU99990019` | `9914:atu99990019` | 502 `registry_unavailable` with `Retry-After` (the SML answers SERVFAIL) |
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `false` asks the SML and the SMPs again. */
+                    cache?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    /**
+                     * @description A VAT number with its country prefix (`BE0677424046`), a participant identifier `ICD:value` (`0208:0677424046`), or `iso6523-actorid-upis::ICD:value`.
+                     * @example BE0999000030
+                     */
+                    identifier: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PeppolData"];
+                            meta: {
+                                /** @description True when every participant was answered from the store. */
+                                cached: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the oldest stored part was obtained; null when none.
+                                 */
+                                cached_at: string | null;
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                                /** @enum {string} */
+                                source: "peppol";
+                                /**
+                                 * @description `live`: asked now (or partly); `cached`: stored answers within their TTL; `degraded`: the SML could not be asked and an older stored answer was served.
+                                 * @enum {string}
+                                 */
+                                source_status: "live" | "cached" | "degraded";
+                                /** @description Age of that part in seconds; null when none. */
+                                stale_seconds: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rates": {
         parameters: {
             query?: never;
@@ -3376,6 +3480,48 @@ export interface components {
                  */
                 request_id: string;
             };
+        };
+        /** PeppolData */
+        PeppolData: {
+            /** @description A registered participant lists a Peppol BIS Billing 3.0 invoice or one of an EN 16931 CIUS; null when no registered participant’s SMP could be read. */
+            can_receive_invoices: boolean | null;
+            /**
+             * Format: date-time
+             * @description When the oldest part of the answer was obtained.
+             */
+            checked_at: string;
+            /** @description The normalised VAT number, or `iso6523-actorid-upis::ICD:value`. */
+            identifier: string;
+            /** @description Every identifier looked up, in the order of the mapping (docs/peppol.md). */
+            participants: {
+                /** @description The business card its SMP publishes (Peppol Directory), as declared; null when none. */
+                business_card: {
+                    country_code: string | null;
+                    name: string;
+                } | null;
+                /** @description What the SMP lists for it; null when the SMP could not be read. */
+                document_types: {
+                    /** @description The document type identifier `scheme::value`, as the SMP lists it. */
+                    id: string;
+                    /** @description An invoice of Peppol BIS Billing 3.0, of another CIUS of EN 16931 (XRechnung among them) or of EN 16931 itself. */
+                    invoice: boolean;
+                    /** @description Its name in the Peppol document types code list; null when not listed. */
+                    name: string | null;
+                }[] | null;
+                /** @description The scheme (ISO 6523 ICD), e.g. `0208`. */
+                icd: string;
+                /** @description `ICD:value`, the value in lower case, e.g. `0208:0677424046`. */
+                id: string;
+                /** @description The SML publishes a record for it (NXDOMAIN or NODATA: false). A DNS failure is never false: the answer is then a stored one or 502. */
+                registered: boolean;
+                /** @description The scheme ID of the Peppol code list, e.g. `BE:EN`. */
+                scheme_name: string;
+                smp_status: ("ok" | "not_found" | "unavailable" | "refused" | "no_smp") | null;
+                /** @description The SMP base URL the SML gives; null when none. */
+                smp_url: string | null;
+            }[];
+            /** @description At least one participant is registered in the SML. */
+            reachable: boolean;
         };
         /** Proof */
         Proof: {
