@@ -147,6 +147,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     redis,
     dns: ports.dns ?? systemDns,
     onDegraded: live.onDegraded,
+    observer: metrics.observer,
   });
   const { confirmations, evidenceTimestamps, proofs } = createEvidence({
     config,

@@ -107,6 +107,15 @@ for (const target of await databaseTargets()) {
       );
       assert.equal(enterprise.document_types?.[0]?.name, 'Peppol BIS Billing UBL Invoice V3');
       assert.deepEqual(enterprise.business_card, { name: 'Nordlicht Trading BV', country_code: 'BE' });
+      const metrics = await t.container.metrics.scrape();
+      assert.match(
+        metrics,
+        /openvat_registry_calls_total\{registry="peppol-sml",country="BE",outcome="registered"\} [1-9]/,
+      );
+      assert.match(
+        metrics,
+        /openvat_registry_calls_total\{registry="peppol-smp",country="BE",outcome="ok"\} [1-9]/,
+      );
       assert.deepEqual(
         { ...body.meta, request_id: undefined, latency_ms: undefined },
         {
@@ -178,6 +187,13 @@ for (const target of await databaseTargets()) {
         assert.equal(response.json().error.code, 'registry_unavailable');
         assert.equal(response.json().error.details.source, 'peppol');
         assert.equal(response.headers['retry-after'], '30');
+      }
+      const metrics = await t.container.metrics.scrape();
+      for (const outcome of ['servfail', 'refused', 'timeout']) {
+        assert.match(
+          metrics,
+          new RegExp(`registry="peppol-sml",country="[A-Z]+",outcome="${outcome}"\\} [1-9]`),
+        );
       }
       // Nothing was stored: the next look-up asks again.
       const before = asked(sml, '9914:atu99990019');
