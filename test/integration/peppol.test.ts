@@ -195,6 +195,10 @@ for (const target of await databaseTargets()) {
           new RegExp(`registry="peppol-sml",country="[A-Z]+",outcome="${outcome}"\\} [1-9]`),
         );
       }
+      const status = (await t.app.inject({ method: 'GET', url: '/v1/status' })).json().data.peppol;
+      assert.equal(status.sml_zone, ZONE);
+      assert.equal(status.last_failure_at, clock.now().toISOString());
+      assert.match(status.last_failure, /SML could not be asked/);
       // Nothing was stored: the next look-up asks again.
       const before = asked(sml, '9914:atu99990019');
       await lookup('ATU99990019');
