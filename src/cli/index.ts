@@ -72,7 +72,9 @@ program.addCommand(createRatesCommands(config));
 
 program
   .command('simulate')
-  .description('serve local simulators of VIES, HMRC, the Swiss UID register, Brønnøysund and eVatR')
+  .description(
+    'serve local simulators of VIES, HMRC, the Swiss UID register, Brønnøysund, eVatR and the Peppol SML and SMPs',
+  )
   .addOption(
     new Option('--port <port>', 'port to listen on').default(9099).argParser((v) => {
       const n = Number(v);
@@ -82,7 +84,16 @@ program
   )
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('--latency <ms>', 'added latency per upstream call in milliseconds', '0')
-  .action(async (options: { port: number; host: string; latency: string }) => {
+  .addOption(
+    new Option('--dns-port <port>', 'UDP and TCP port of the simulated Peppol SML (DNS)')
+      .default(9053)
+      .argParser((v) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('not a port number');
+        return n;
+      }),
+  )
+  .action(async (options: { port: number; host: string; latency: string; dnsPort: number }) => {
     const { runSimulator } = await import('./simulate.js');
     await runSimulator(options);
   });

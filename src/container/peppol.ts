@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
+import type { MetricsObserver } from '../modules/metrics/service.js';
 import { createParticipantFetch } from '../modules/peppol/fetch.js';
 import { createPeppolAnswersRepository } from '../modules/peppol/repository.js';
 import { createPeppolService, type PeppolService } from '../modules/peppol/service.js';
@@ -40,6 +41,7 @@ export function createPeppol(deps: {
   redis: Redis | null;
   dns: DnsResolver;
   onDegraded: (error: unknown) => void;
+  observer: Pick<MetricsObserver, 'registryCall'>;
 }): { peppol: PeppolService; sml: SmlClient } {
   const { config, log, db, clock, redis } = deps;
   const settings = config.peppol;
@@ -72,7 +74,7 @@ export function createPeppol(deps: {
     : createCoalescer();
   const peppol = createPeppolService({
     repository: createPeppolAnswersRepository(db.kysely),
-    fetchParticipant: createParticipantFetch({ sml, smp }),
+    fetchParticipant: createParticipantFetch({ sml, smp, observer: deps.observer }),
     coalescer,
     clock,
     zone: sml.zone,

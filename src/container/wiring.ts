@@ -166,6 +166,7 @@ export function wireParts(b: Base, part: MakePart) {
       redis,
       dns: ports.dns ?? systemDns,
       onDegraded: live.get().onDegraded,
+      observer: metrics.get().observer,
     }),
   );
   const evidence = part('evidence', () => {

@@ -2,7 +2,9 @@
  * The combined simulator server behind `openvat simulate`: VIES (`/vies/rest-api`,
  * `/vies/services/checkVatService`), HMRC (`/hmrc`), the Swiss UID register
  * (`/bfs/V5.0/PublicServices.svc`), Brønnøysund (`/brreg`), eVatR (`/evatr`) and the Commission's
- * TEDB rates service (`/tedb/ws/`) on one port.
+ * TEDB rates service (`/tedb/ws/`) on one port, with the Peppol SMPs (`/peppol-smp/<name>`) and the
+ * Peppol SML's participant list (`/peppol-sml`); the SML's DNS server listens on a port of its own
+ * (`peppolSml.listen`, as `openvat simulate` does).
  *
  * Controls over HTTP: `POST /_control` with `{"vies": {...}, "hmrc": {...}}` (per module, or `"all"`),
  * or a bare command object applied to every module; answers the new settings per module.
@@ -15,6 +17,8 @@ import { createBrregSimulator } from './brreg.js';
 import { sendJson } from './controls.js';
 import { createEvatrSimulator } from './evatr.js';
 import { createHmrcSimulator } from './hmrc.js';
+import { createPeppolSmlSimulator } from './peppol-sml.js';
+import { createPeppolSmpSimulator } from './peppol-smp.js';
 import { createTedbSimulator } from './tedb.js';
 import type { SimulatorModule } from './types.js';
 import { createViesSimulator } from './vies.js';
@@ -69,6 +73,8 @@ export function createSimulatorServer(options: SimulatorServerOptions = {}): Sim
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
       ...(options.now ? { now: options.now } : {}),
     }),
+    peppolSmp: createPeppolSmpSimulator(common),
+    peppolSml: createPeppolSmlSimulator(),
   });
 }
 

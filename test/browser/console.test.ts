@@ -146,6 +146,7 @@ describe('the admin console in a browser', { skip }, () => {
         'webhooks',
         'monitors',
         'usage',
+        'peppol',
         'validate_batch',
       ]) {
         await page.uncheck(`#edit-scopes input[value="${scope}"]`);

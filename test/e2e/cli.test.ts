@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { buildTestApp } from '../helpers/app.js';
 import { builtCli } from '../helpers/cli.js';
 
 const exec = promisify(execFile);
+
 const CLI = builtCli;
 
 async function cli(args: string[], env: Record<string, string> = {}) {
@@ -203,5 +205,46 @@ describe('the CLI', () => {
     }
     assert.match(out, /export HMRC_CLIENT_ID=dev\n/);
     assert.match(out, /export HMRC_CLIENT_SECRET=dev\n/);
+  });
+
+  it('simulate serves a Peppol SML over DNS and its SMPs: a look-up with the printed settings runs offline', async () => {
+    const child = spawn(process.execPath, [...CLI, 'simulate', '--port', '0', '--dns-port', '0'], {
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk) => {
+          out += chunk;
+          if (out.includes('PEPPOL_ALLOW_PRIVATE_SMP=true\n')) resolve();
+        });
+        child.once('exit', () => reject(new Error(`simulate exited: ${out}`)));
+      });
+      const printed = Object.fromEntries(
+        [...out.matchAll(/export (PEPPOL_[A-Z_]+)=(\S+)/g)].map((m) => [m[1] as string, m[2] as string]),
+      );
+      assert.match(printed.PEPPOL_DNS_SERVERS ?? '', /^127\.0\.0\.1:\d+$/);
+      const t = await buildTestApp(printed);
+      try {
+        const live = await t.key('free', 'live');
+        const res = await t.app.inject({
+          method: 'GET',
+          url: '/v1/peppol/BE0999000030',
+          headers: live.headers,
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(res.json().data.reachable, true);
+        assert.equal(res.json().data.can_receive_invoices, true);
+        assert.match(
+          res.json().data.participants[0].smp_url,
+          /^http:\/\/127\.0\.0\.1:\d+\/peppol-smp\/invoices$/,
+        );
+      } finally {
+        await t.close();
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });

@@ -49,6 +49,12 @@ describe('GET /v1/status and /ready', () => {
         last_error: null,
         next_run_at: null,
       },
+      peppol: {
+        sml_zone: 'participant.sml.prod.tech.peppol.org',
+        last_success_at: null,
+        last_failure_at: null,
+        last_failure: null,
+      },
     });
     assert.ok(isUuidV7(empty.json().meta.request_id));
 

@@ -107,6 +107,15 @@ for (const target of await databaseTargets()) {
       );
       assert.equal(enterprise.document_types?.[0]?.name, 'Peppol BIS Billing UBL Invoice V3');
       assert.deepEqual(enterprise.business_card, { name: 'Nordlicht Trading BV', country_code: 'BE' });
+      const metrics = await t.container.metrics.scrape();
+      assert.match(
+        metrics,
+        /openvat_registry_calls_total\{registry="peppol-sml",country="BE",outcome="registered"\} [1-9]/,
+      );
+      assert.match(
+        metrics,
+        /openvat_registry_calls_total\{registry="peppol-smp",country="BE",outcome="ok"\} [1-9]/,
+      );
       assert.deepEqual(
         { ...body.meta, request_id: undefined, latency_ms: undefined },
         {
@@ -179,6 +188,17 @@ for (const target of await databaseTargets()) {
         assert.equal(response.json().error.details.source, 'peppol');
         assert.equal(response.headers['retry-after'], '30');
       }
+      const metrics = await t.container.metrics.scrape();
+      for (const outcome of ['servfail', 'refused', 'timeout']) {
+        assert.match(
+          metrics,
+          new RegExp(`registry="peppol-sml",country="[A-Z]+",outcome="${outcome}"\\} [1-9]`),
+        );
+      }
+      const status = (await t.app.inject({ method: 'GET', url: '/v1/status' })).json().data.peppol;
+      assert.equal(status.sml_zone, ZONE);
+      assert.equal(status.last_failure_at, clock.now().toISOString());
+      assert.match(status.last_failure, /SML could not be asked/);
       // Nothing was stored: the next look-up asks again.
       const before = asked(sml, '9914:atu99990019');
       await lookup('ATU99990019');

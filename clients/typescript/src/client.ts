@@ -35,6 +35,8 @@ import type {
   MonitorSummaryResponse,
   MonitorUpdateBody,
   MonitorUpdateResponse,
+  PeppolParams,
+  PeppolResponse,
   RateQuery,
   RateResponse,
   RatesQuery,
@@ -268,6 +270,17 @@ export class OpenVat {
       path: '/v1/validate/batch',
       body: { ...params, async: false },
       idempotent: false,
+      options,
+    });
+  }
+
+  /** `GET /v1/peppol/{identifier}`: whether the company can receive e-invoices over Peppol, and which. */
+  peppol(params: PeppolParams, options?: RequestOptions): Promise<Envelope<PeppolResponse>> {
+    return this.request({
+      method: 'GET',
+      path: `/v1/peppol/${enc(params.identifier)}`,
+      query: { cache: params.cache === undefined ? undefined : String(params.cache) },
+      idempotent: true,
       options,
     });
   }

@@ -2274,6 +2274,23 @@ export interface paths {
                                 };
                                 /** @description Instances alive by their heartbeat. */
                                 instances: number | null;
+                                /** @description The Peppol SML as the answering instance last saw it (see docs/peppol.md). */
+                                peppol: {
+                                    /** @description Why, then. */
+                                    last_failure: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description The SML last could not be asked.
+                                     */
+                                    last_failure_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description The SML last answered.
+                                     */
+                                    last_success_at: string | null;
+                                    /** @description `PEPPOL_SML_ZONE`: the SML zone asked. */
+                                    sml_zone: string;
+                                };
                                 /** @description The rates sync (see docs/rates.md). */
                                 rates: {
                                     /** @description Whether the daily sync with TEDB runs (`OPENVAT_TEDB_URL` not `off`). */

@@ -82,6 +82,14 @@ export type ValidateBatchResponse = AnswerOf<'/v1/validate/batch', 'post', 200>;
 export type BatchJobResponse = Success<'/v1/validate/batch/{id}', 'get'>;
 export type BatchJob = BatchJobResponse['data'];
 
+export interface PeppolParams {
+  /** A VAT number, `ICD:value` or `iso6523-actorid-upis::ICD:value`. */
+  identifier: string;
+  /** `false` asks the SML and SMPs again. */
+  cache?: boolean;
+}
+export type PeppolResponse = Success<'/v1/peppol/{identifier}', 'get'>;
+
 export type DecideBody = RequestBody<'/v1/decide', 'post'>;
 export type DecideResponse = Success<'/v1/decide', 'post'>;
 

@@ -4,6 +4,7 @@ import { PACKAGE } from '../../http/package.js';
 import { ErrorEnvelope } from '../../http/schemas.js';
 import type { EvidenceTimestamps } from '../evidence-timestamps/index.js';
 import type { KeyManagement } from '../keys/index.js';
+import type { PeppolStatus } from '../peppol/types.js';
 import type { RatesUpdates } from '../rates/index.js';
 import type { StatusSnapshot } from '../status/index.js';
 import type { RequireAdmin } from './auth.js';
@@ -24,6 +25,7 @@ export interface AdminSlice {
   readonly status: { snapshot(): Promise<StatusSnapshot> };
   readonly ratesUpdates: RatesUpdates;
   readonly evidenceTimestamps: Pick<EvidenceTimestamps, 'status'>;
+  readonly peppol: { status(): PeppolStatus };
 }
 
 export const adminModule = defineModule({
@@ -57,5 +59,6 @@ async function statusOf(c: AdminSlice) {
     ...(await c.status.snapshot()),
     rates: await c.ratesUpdates.status(),
     evidence_timestamps: await c.evidenceTimestamps.status(),
+    peppol: c.peppol.status(),
   };
 }

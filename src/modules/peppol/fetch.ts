@@ -7,6 +7,7 @@
 
 import type { SmlClient } from '../../registries/peppol-sml.js';
 import type { BusinessCardResult, ServiceGroupResult, SmpClient } from '../../registries/peppol-smp.js';
+import type { MetricsObserver } from '../metrics/service.js';
 import type { ParticipantId } from './identifiers.js';
 import type { SmpStatus, StoredParticipant } from './types.js';
 
@@ -19,8 +20,24 @@ export type FetchedParticipant =
   | { kind: 'answer'; participant: StoredParticipant; ttlSeconds: number }
   | { kind: 'unavailable'; message: string };
 
-export function createParticipantFetch(deps: { sml: SmlClient; smp: SmpClient }) {
+export function createParticipantFetch(deps: {
+  sml: SmlClient;
+  smp: SmpClient;
+  /** Told of every SML and SMP exchange (`peppol-sml` and `peppol-smp`, by the scheme's country). */
+  observer?: Pick<MetricsObserver, 'registryCall'>;
+  now?: () => number;
+}) {
   const { sml, smp } = deps;
+  const now = deps.now ?? Date.now;
+
+  function observe(registry: string, participant: ParticipantId, outcome: string, startedAt: number) {
+    deps.observer?.registryCall({
+      registry,
+      country: participant.scheme.country,
+      outcome,
+      durationMs: now() - startedAt,
+    });
+  }
 
   function base(participant: ParticipantId): Pick<StoredParticipant, 'id' | 'icd'> {
     return { id: participant.id, icd: participant.icd };
@@ -54,8 +71,10 @@ export function createParticipantFetch(deps: { sml: SmlClient; smp: SmpClient })
     smlTtl: number,
     signal: AbortSignal,
   ): Promise<FetchedParticipant> {
+    const startedAt = now();
     const group = await smp.serviceGroup(smpUrl, participant.id, signal);
     const read = fromServiceGroup(group);
+    observe('peppol-smp', participant, read.status, startedAt);
     // A card is only asked of an SMP that answered for the participant.
     const card =
       read.status === 'ok' ? fromCard(await smp.businessCard(smpUrl, participant.id, signal)) : null;
@@ -78,7 +97,14 @@ export function createParticipantFetch(deps: { sml: SmlClient; smp: SmpClient })
     participant: ParticipantId,
     signal: AbortSignal,
   ): Promise<FetchedParticipant> {
+    const startedAt = now();
     const found = await sml.lookup(participant.id, signal);
+    observe(
+      'peppol-sml',
+      participant,
+      found.kind === 'unavailable' ? found.detail.toLowerCase() : found.kind,
+      startedAt,
+    );
     switch (found.kind) {
       case 'unavailable':
         return { kind: 'unavailable', message: `The Peppol SML could not be asked: ${found.message}` };

@@ -15,7 +15,14 @@ import type { FetchParticipant } from './fetch.js';
 import { PARTICIPANT_ID_SCHEME, type ParticipantId, parsePeppolIdentifier } from './identifiers.js';
 import type { PeppolAnswersRepository } from './repository.js';
 import { testParticipant } from './test-answers.js';
-import type { PeppolMeta, PeppolOutcome, PeppolPort, PeppolRequest, StoredParticipant } from './types.js';
+import type {
+  PeppolMeta,
+  PeppolOutcome,
+  PeppolPort,
+  PeppolRequest,
+  PeppolStatus,
+  StoredParticipant,
+} from './types.js';
 
 /** Seconds a client is told to wait after the SML could not be asked. */
 export const PEPPOL_RETRY_AFTER_SECONDS = 30;
@@ -63,8 +70,14 @@ export function createPeppolService(deps: {
   clock: Clock;
   /** The SML zone, part of the coalescing key. */
   zone: string;
-}): PeppolPort & { parse: typeof parse } {
+}): PeppolPort & { parse: typeof parse; status(): PeppolStatus } {
   const { repository, fetchParticipant, coalescer, clock, zone } = deps;
+  const health: PeppolStatus = {
+    sml_zone: zone,
+    last_success_at: null,
+    last_failure_at: null,
+    last_failure: null,
+  };
 
   async function livePart(
     participant: ParticipantId,
@@ -83,12 +96,15 @@ export function createPeppolService(deps: {
       signal,
     );
     if (fetched.kind === 'unavailable') {
+      health.last_failure_at = clock.now().toISOString();
+      health.last_failure = fetched.message.slice(0, 300);
       if (row && stored) {
         return { kind: 'stored', participant: stored, checkedAt: new Date(row.checked_at), stale: true };
       }
       return fetched;
     }
     const checkedAt = clock.now();
+    health.last_success_at = checkedAt.toISOString();
     return {
       kind: 'live',
       participant: fetched.participant,
@@ -170,7 +186,12 @@ export function createPeppolService(deps: {
     };
   }
 
-  return { parse, lookup };
+  /** The SML as this instance last saw it (live keys' look-ups only). */
+  function status(): PeppolStatus {
+    return { ...health };
+  }
+
+  return { parse, lookup, status };
 }
 
 export type PeppolService = ReturnType<typeof createPeppolService>;

@@ -72,6 +72,14 @@ export interface PeppolRequest {
   signal?: AbortSignal;
 }
 
+/** What `GET /v1/status` tells of the Peppol SML, as this instance last saw it. */
+export interface PeppolStatus {
+  sml_zone: string;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  last_failure: string | null;
+}
+
 /** The one path every Peppol look-up takes (the route, and validate's `include=peppol`). */
 export interface PeppolPort {
   lookup(request: PeppolRequest, principal: Pick<ApiKeyPrincipal, 'mode'>): Promise<PeppolOutcome>;

@@ -1,5 +1,6 @@
 import { defineModule } from '../../http/module.js';
 import type { EvidenceTimestamps } from '../evidence-timestamps/index.js';
+import type { PeppolService } from '../peppol/service.js';
 import type { RatesUpdates } from '../rates/index.js';
 import { statusRoutes } from './routes.js';
 import type { StatusService } from './service.js';
@@ -9,6 +10,7 @@ export interface StatusSlice {
   readonly status: StatusService;
   readonly ratesUpdates: Pick<RatesUpdates, 'status'>;
   readonly evidenceTimestamps: Pick<EvidenceTimestamps, 'status'>;
+  readonly peppol: Pick<PeppolService, 'status'>;
 }
 
 export const statusModule = defineModule({
@@ -19,5 +21,6 @@ export const statusModule = defineModule({
       status: c.status,
       ratesSync: () => c.ratesUpdates.status(),
       timestamps: () => c.evidenceTimestamps.status(),
+      peppol: () => c.peppol.status(),
     }),
 });

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { baseMeta } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { TimestampStatus } from '../evidence-timestamps/index.js';
+import type { PeppolStatus } from '../peppol/types.js';
 import { registryStatusDescription } from './schemas.js';
 import type { StatusService } from './service.js';
 
@@ -68,6 +69,18 @@ const EvidenceTimestampsStatus = Type.Object(
   { description: 'Trusted timestamps (RFC 3161) of the evidence chain head (see docs/evidence.md).' },
 );
 
+const PeppolStatusSchema = Type.Object(
+  {
+    sml_zone: Type.String({ description: '`PEPPOL_SML_ZONE`: the SML zone asked.' }),
+    last_success_at: Nullable(Type.String({ format: 'date-time', description: 'The SML last answered.' })),
+    last_failure_at: Nullable(
+      Type.String({ format: 'date-time', description: 'The SML last could not be asked.' }),
+    ),
+    last_failure: Nullable(Type.String({ description: 'Why, then.' })),
+  },
+  { description: 'The Peppol SML as the answering instance last saw it (see docs/peppol.md).' },
+);
+
 /** What `GET /v1/status` answers in `data` (and `GET /admin/v1/status` for operators). */
 export const StatusData = Type.Object({
   shared: Type.Boolean({
@@ -77,6 +90,7 @@ export const StatusData = Type.Object({
   registries: Type.Array(RegistryStatus),
   rates: RatesSyncStatus,
   evidence_timestamps: EvidenceTimestampsStatus,
+  peppol: PeppolStatusSchema,
 });
 
 /** What `GET /v1/status` tells of the rates sync. */
@@ -94,6 +108,7 @@ export function statusRoutes(deps: {
   status: StatusService;
   ratesSync: () => Promise<RatesSyncState>;
   timestamps: () => Promise<TimestampStatus>;
+  peppol: () => PeppolStatus;
 }) {
   return async function register(app: FastifyInstance) {
     app.get(
@@ -114,6 +129,7 @@ export function statusRoutes(deps: {
           ...(await deps.status.snapshot()),
           rates: await deps.ratesSync(),
           evidence_timestamps: await deps.timestamps(),
+          peppol: deps.peppol(),
         };
         reply.header('cache-control', 'public, max-age=2');
         return { data, meta: baseMeta(request, reply) };
