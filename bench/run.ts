@@ -19,6 +19,7 @@ import { benchRates } from './rates.js';
 import { benchRegistries } from './registries.js';
 import { benchScale } from './scale.js';
 import { benchSlowClients } from './slow-clients.js';
+import { benchCliStartup, benchIdleMemory } from './startup.js';
 import { benchTransport } from './transport.js';
 import { benchValidateTestMode } from './validate.js';
 import { benchWebhooks } from './webhooks.js';
@@ -58,6 +59,10 @@ const benches: Record<string, Bench> = {
   transport: () => benchTransport(),
   // The PostgreSQL figures need BENCH_POSTGRES_URL; without it only SQLite is measured. PAID_SECONDS (5) per round.
   paid: () => benchPaid(),
+  // CLI_RUNS (15) alternated runs of each command.
+  'cli-startup': () => benchCliStartup(),
+  // IDLE_SECONDS (20) of idling before the resident memory is read.
+  'idle-memory': () => benchIdleMemory(),
   // PAID_MEMORY_MINUTES (10), PAID_MEMORY_SAMPLE_SECONDS (30), PAID_MEMORY_PAUSE_SECONDS (30).
   'paid-memory': () => benchPaidMemory(),
   // BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/test), BENCH_REDIS_URL (redis://127.0.0.1:6379),

@@ -17,9 +17,18 @@
 // drops its template database and anything still left, which it names and counts as a failure.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describeLeftovers, dropLeftovers } from './test-runner/resources.mjs';
 
 function find(dir) {
@@ -48,6 +57,58 @@ const files = (roots.length > 0 ? roots : ['test', 'clients/typescript/test'])
 if (files.length === 0) {
   console.error(`No test file matches ${filters.map((f) => `"${f}"`).join(' or ')}.`);
   process.exit(1);
+}
+
+// The slowest files first, so that the last minutes of a run are not one long file alone: by the
+// time each file's tests took in the last run on this machine (node_modules/.cache/openvat-tests/),
+// else as measured when test-runner/durations.json was written, else by tier.
+const durationsFile = join('node_modules', '.cache', 'openvat-tests', 'durations.json');
+function readDurations(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+const known = {
+  ...readDurations(new URL('test-runner/durations.json', import.meta.url)),
+  ...readDurations(durationsFile),
+};
+const guess = (f) =>
+  known[f] ?? (f.includes('/e2e/') ? 30_000 : /\/(integration|browser)\//.test(f) ? 10_000 : 1_000);
+files.sort((a, b) => guess(b) - guess(a) || a.localeCompare(b));
+
+// Tests that spawn the CLI run the built one (test/helpers/cli.ts): dist/ is rebuilt first when a
+// file under src/ is newer than it.
+function newest(dir) {
+  let latest = 0;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = statSync(path);
+    latest = Math.max(latest, stat.isDirectory() ? newest(path) : stat.mtimeMs);
+  }
+  return latest;
+}
+const spawnsCli = files.some((f) =>
+  /helpers\/(cli|processes|evidence-cli)\.js/.test(readFileSync(f, 'utf8')),
+);
+if (spawnsCli) {
+  const built = join('dist', 'cli', 'index.js');
+  const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
+  if (Math.max(newest('src'), statSync('tsconfig.build.json').mtimeMs) > builtAt) {
+    console.log('# dist/ is older than src/: building it (tsc -p tsconfig.build.json)');
+    const tsc = spawnSync(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'],
+      {
+        stdio: 'inherit',
+      },
+    );
+    if (tsc.status !== 0) {
+      console.error('the build failed: the tests that spawn the CLI need dist/');
+      process.exit(1);
+    }
+  }
 }
 
 const services = [
@@ -141,6 +202,18 @@ try {
 if (counts === null) {
   console.log('the test run ended without a summary');
   process.exit(result.status || 1);
+}
+const measured = Object.fromEntries(
+  Object.entries(counts.durations ?? {}).map(([file, ms]) => [relative(process.cwd(), file), Math.round(ms)]),
+);
+try {
+  mkdirSync(dirname(durationsFile), { recursive: true });
+  writeFileSync(
+    durationsFile,
+    `${JSON.stringify({ ...readDurations(durationsFile), ...measured }, null, 1)}\n`,
+  );
+} catch {
+  // only the order of the next run depends on it
 }
 const todo = counts.todo > 0 ? `, ${counts.todo} todo` : '';
 const cleanNote = left.length > 0 ? ', not cleaned up' : '';

@@ -47,5 +47,7 @@ if npm install --dry-run --ignore-scripts --no-audit --no-fund 2>&1 | grep EBADE
   exit 1
 fi
 echo "PASS: no EBADENGINE warning on Node $version"
+# OPENVAT_IDLE_CHECK=1: four idle servers on this Node first (scripts/ci/idle-check.sh).
+if [ "${OPENVAT_IDLE_CHECK:-}" = 1 ]; then bash scripts/ci/idle-check.sh; fi
 if [ "${OPENVAT_NODE_TESTS_CHECK_ONLY:-}" = 1 ]; then exit 0; fi
 npm test -- "$@"

@@ -5,16 +5,8 @@ import type { Config } from '../config.js';
 import { connectRedis } from '../container/redis.js';
 import { registerErrorHandling } from '../http/errors.js';
 import { AJV_OPTIONS, ErrorEnvelope } from '../http/schemas.js';
-import { systemClock } from '../lib/clock.js';
-import { createIdGenerator } from '../lib/ids.js';
-import { createAdminRepository } from '../modules/admin/repository.js';
 import { adminRoutes } from '../modules/admin/routes.js';
 import type { AdminPrincipal } from '../modules/admin/service.js';
-import { createAdminService } from '../modules/admin/service.js';
-import { createKeyManagement } from '../modules/keys/manage.js';
-import { createKeyPropagation } from '../modules/keys/propagation.js';
-import { createQuotaRepository } from '../modules/keys/quota-repository.js';
-import { createKeysRepository } from '../modules/keys/repository.js';
 import { type AdminBackend, pathWithQuery } from './admin-api.js';
 import { cliActor } from './cli-actor.js';
 import { openExistingDatabase } from './database.js';
@@ -43,31 +35,15 @@ export async function localAdminBackend(config: Config): Promise<AdminBackend> {
     throw error;
   }
   const log = pino({ level: config.logLevel }, pino.destination(2));
-  const ids = createIdGenerator();
-  const propagation = createKeyPropagation({
-    // This process answers no API request: nothing of its own to forget.
-    keys: { forget: () => {} },
-    redis,
-    redisPrefix: config.redisPrefix,
-    onError: (error) =>
-      console.error(
-        `openvat: warning: cannot tell the running instances through Redis (${(error as Error).message}); they apply this change within OPENVAT_KEY_CACHE_MS.`,
-      ),
+  // The keys and administration parts alone (the same services as the admin API's): this process
+  // answers no API request, so nothing else is made.
+  const { createCoreContainer } = await import('../container.js');
+  const container = await createCoreContainer(config, { db, redis, log }).catch(async (error: unknown) => {
+    redis?.disconnect();
+    await db.close();
+    throw error;
   });
-  const admin = createAdminService({
-    repository: createAdminRepository(db.kysely),
-    clock: systemClock,
-    ids,
-    auditRetentionDays: config.admin.auditRetentionDays,
-  });
-  const manage = createKeyManagement({
-    db: db.kysely,
-    repository: createKeysRepository(db.kysely),
-    quotas: { repository: createQuotaRepository(db.kysely), planDefaults: config.keyMonthlyQuota },
-    clock: systemClock,
-    ids,
-    announce: (change) => propagation.announce(change),
-  });
+  const { admin, manageKeys: manage, ids } = container;
   const { id, name, role } = cliActor();
   const principal: AdminPrincipal = { id, name, role };
   const app = Fastify({ logger: false, genReqId: () => ids.uuid(), ajv: { customOptions: AJV_OPTIONS } });
@@ -109,8 +85,7 @@ export async function localAdminBackend(config: Config): Promise<AdminBackend> {
     },
     async close() {
       await app.close();
-      redis?.disconnect();
-      await db.close();
+      await container.close();
     },
   };
 }

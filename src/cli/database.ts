@@ -29,5 +29,6 @@ export function openExistingDatabase(databaseUrl: string): Db {
       `no database at ${missing} (DATABASE_URL=${databaseUrl}); check DATABASE_URL, or create it with "openvat migrate"`,
     );
   }
-  return createDatabase(databaseUrl);
+  // A command's writes are few: SQLite's own checkpoints suffice, without a thread of their own.
+  return createDatabase(databaseUrl, { checkpointMs: 0 });
 }

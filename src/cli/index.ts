@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
-import { createDatabase } from '../db/database.js';
 import { createAccountsCommands } from './accounts.js';
 import { adminErrorCannotRun } from './admin-api.js';
 import { createAdminKeysCommands } from './admin-keys.js';
@@ -54,6 +53,7 @@ program
   .command('migrate')
   .description('apply database migrations and exit (a new database, with its directory, when there is none)')
   .action(async () => {
+    const { createDatabase } = await import('../db/database.js');
     // The way to make a new database anywhere: its directory is created too.
     const db = createDatabase(config().databaseUrl, { createDirectory: true });
     await db.migrate();

@@ -115,9 +115,13 @@ export function createMonitorsCommands(config: () => Config): Command {
   async function open(key: string): Promise<{ container: Container; principal: ApiKeyPrincipal }> {
     const c = config();
     // Reads the key from the database: a missing SQLite file is refused, not created empty.
-    await openExistingDatabase(c.databaseUrl).close();
-    const { createContainer } = await import('../container.js');
-    const container = await createContainer(c);
+    const db = openExistingDatabase(c.databaseUrl);
+    const { createCoreContainer } = await import('../container.js');
+    // The monitors and keys parts alone: the running service's scheduler runs the checks.
+    const container = await createCoreContainer(c, { db }).catch(async (error: unknown) => {
+      await db.close();
+      throw error;
+    });
     const principal = await container.keys.authenticate(key);
     if (!principal) {
       await container.close();

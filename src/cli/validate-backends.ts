@@ -103,10 +103,14 @@ export function remoteValidator(options: {
 
 export async function directValidator(config: Config, key: string | undefined) {
   // Reads keys from the database: a missing SQLite file is refused, not created empty.
-  await openExistingDatabase(config.databaseUrl).close();
-  const { createContainer } = await import('../container.js');
+  const db = openExistingDatabase(config.databaseUrl);
+  const { createCoreContainer } = await import('../container.js');
   const { rollup } = await import('../modules/batch/service.js');
-  const container = await createContainer(config);
+  // Only the parts a validation needs are made (keys, validation, the outbox): no worker, sync or poll.
+  const container = await createCoreContainer(config, { db }).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
   let principal: ApiKeyPrincipal | null = null;
   if (key) {
     principal = await container.keys.authenticate(key);

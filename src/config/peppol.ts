@@ -3,22 +3,12 @@
  * private address (or over plain http) may be called, and the timeouts of a DNS query and of an
  * SMP request.
  */
-import { type DnsServer, isDnsName, parseDnsServer } from '../registries/dns.js';
-import { SML_ZONES } from '../registries/peppol-sml.js';
+import { type DnsServer, isDnsName, parseDnsServer } from '../lib/dns-names.js';
+import { SML_ZONES } from '../lib/sml-zones.js';
 import { bool, ConfigError, type Env, int, optional, str } from './readers.js';
+import type { PeppolConfig } from './types.js';
 
-export interface PeppolConfig {
-  /** `PEPPOL_SML_ZONE`: the SML zone, e.g. `participant.sml.prod.tech.peppol.org`. */
-  readonly smlZone: string;
-  /** `PEPPOL_DNS_SERVERS`: the resolvers asked in turn; null = the system's. */
-  readonly dnsServers: readonly DnsServer[] | null;
-  /** `PEPPOL_ALLOW_PRIVATE_SMP`: SMPs at private addresses and over plain http may be called. */
-  readonly allowPrivateSmp: boolean;
-  /** `PEPPOL_DNS_TIMEOUT_MS`: one DNS query (each server is asked in turn). */
-  readonly dnsTimeoutMs: number;
-  /** `PEPPOL_SMP_TIMEOUT_MS`: one SMP request. */
-  readonly smpTimeoutMs: number;
-}
+export type { PeppolConfig };
 
 function zone(env: Env): string {
   const value = str(env, 'PEPPOL_SML_ZONE', SML_ZONES.peppolProduction)

@@ -2,13 +2,26 @@
  * The shape of the configuration `loadConfig` (src/config.ts) returns: types only, so the readers of
  * src/config/ and the file that puts them together share it without importing each other.
  */
-import type { PeppolConfig } from './peppol.js';
+import type { DnsServer } from '../lib/dns-names.js';
 
 /** A daily UTC window (minutes since midnight; `end` may be below `start`: it spans midnight). */
 export interface QuietWindow {
   readonly country: string;
   readonly start: number;
   readonly end: number;
+}
+
+export interface PeppolConfig {
+  /** `PEPPOL_SML_ZONE`: the SML zone, e.g. `participant.sml.prod.tech.peppol.org`. */
+  readonly smlZone: string;
+  /** `PEPPOL_DNS_SERVERS`: the resolvers asked in turn; null = the system's. */
+  readonly dnsServers: readonly DnsServer[] | null;
+  /** `PEPPOL_ALLOW_PRIVATE_SMP`: SMPs at private addresses and over plain http may be called. */
+  readonly allowPrivateSmp: boolean;
+  /** `PEPPOL_DNS_TIMEOUT_MS`: one DNS query (each server is asked in turn). */
+  readonly dnsTimeoutMs: number;
+  /** `PEPPOL_SMP_TIMEOUT_MS`: one SMP request. */
+  readonly smpTimeoutMs: number;
 }
 
 export interface Config {

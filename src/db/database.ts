@@ -1,4 +1,5 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
@@ -11,7 +12,6 @@ import {
   sql,
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import pg from 'pg';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -176,6 +176,8 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
  */
 function postgresPool(url: string, max: number, schema: string | undefined, statementTimeoutMs: number) {
   // A name in pg_stat_activity (the URL's `application_name` wins), to count an instance's connections.
+  // Loaded only for a PostgreSQL URL: a SQLite service or command does not load the driver.
+  const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
   const pool = new pg.Pool({ connectionString: url, max, application_name: 'openvat' });
   const settings = [
     ...(schema ? [`SET search_path TO ${schema}`] : []),

@@ -8,12 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { randomBase62 } from '../../src/lib/crypto.js';
+import { builtCli } from '../helpers/cli.js';
 import { databaseTargets } from '../helpers/db.js';
 import { freePort, startServerProcess } from '../helpers/processes.js';
 import { postgresName } from '../helpers/resources.js';
 
 const exec = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 const ADMIN_KEY = `svc_admin_${randomBase62(32)}`;
 const FUTURE = '2030-06-30T12:00:00.000Z';
 

@@ -3,11 +3,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { createDatabase } from '../../src/db/database.js';
+import { builtCli } from '../helpers/cli.js';
 import { databaseTargets } from '../helpers/db.js';
 import { freePort } from '../helpers/processes.js';
 import { postgresName } from '../helpers/resources.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 
 interface Instance {
   child: ChildProcess;

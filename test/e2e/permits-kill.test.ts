@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
 import { createPermits, type RedisLike } from '../../src/registries/resilience.js';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
+import { builtCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/processes.js';
 import { redisSkip } from '../helpers/redis.js';
 import { redisPrefix } from '../helpers/resources.js';
@@ -60,7 +61,7 @@ describe('permits of a killed instance (real server process)', { skip, timeout: 
 
     sim.control({ vies: { hang: ['DE'] } });
     const port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'serve'], {
+    child = spawn(process.execPath, [...builtCli, 'serve'], {
       cwd: ROOT,
       env: {
         ...process.env,

@@ -45,7 +45,7 @@ describe('the import rules of docs/architecture.md', () => {
     assert.ok(graph.length > 100, 'every source file is read');
     assert.ok(
       graph.some(
-        ({ file, imports }) => file === 'container.ts' && imports.includes('modules/outbox/service.ts'),
+        ({ file, imports }) => file === 'container/wiring.ts' && imports.includes('modules/outbox/service.ts'),
       ),
       'imports are resolved to paths under src/',
     );
@@ -83,7 +83,18 @@ describe('the import rules of docs/architecture.md', () => {
     );
   });
 
-  it("only route files (routes.ts, *-routes.ts), their schema modules, module registrations (module.ts) and the outbox's response recorder import src/http/", () => {
+  it("only route code imports src/http/ (where the HTTP errors and their statuses are): route files (routes.ts, *-routes.ts), their schema modules, module registrations (module.ts), the request hooks that check keys (keys: auth, auth-failures, key-limit, quota; admin: auth) and the outbox's response recorder", () => {
+    const hooks = new Set([
+      'modules/keys/auth.ts',
+      'modules/keys/auth-failures.ts',
+      'modules/keys/key-limit.ts',
+      'modules/keys/quota.ts',
+      'modules/admin/auth.ts',
+    ]);
+    assert.ok(
+      graph.some(({ file, imports }) => hooks.has(file) && imports.includes('http/api-error.ts')),
+      'the hooks are seen importing the HTTP errors',
+    );
     assert.deepEqual(
       violations(
         /^modules\//,
@@ -91,8 +102,16 @@ describe('the import rules of docs/architecture.md', () => {
           target.startsWith('http/') &&
           !/[/-](routes|schemas)\.ts$/.test(file) &&
           !file.endsWith('/module.ts') &&
+          !hooks.has(file) &&
           file !== 'modules/outbox/reply.ts',
       ),
+      [],
+    );
+  });
+
+  it('no file outside src/http/ and route code names an HTTP error: src/lib/, src/db/, src/registries/, src/jobs/ and src/config import none', () => {
+    assert.deepEqual(
+      violations(/^(lib|db|registries|jobs|config)(\.ts$|\/)/, (target) => target.startsWith('http/')),
       [],
     );
   });

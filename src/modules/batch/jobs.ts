@@ -298,7 +298,7 @@ export function createJobStore(deps: {
       // No registry is asked for a number that cannot be one: its answer is known now.
       failed += 1;
       const outcome = validation.parse(vatNumber, 'vat_number');
-      const result = 'ok' in outcome ? null : itemResult(outcome);
+      const result = outcome.kind === 'ok' ? null : itemResult(outcome);
       return { ...base, status: 'done', ok: 0, result: JSON.stringify(result), finished_at: now };
     });
     const row: BatchJobsTable = {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { type ApiError, errors } from '../../http/api-error.js';
 import { bearerToken } from '../../lib/bearer.js';
-import { type ApiError, errors, planList, seconds } from '../../lib/errors.js';
+import { planList, seconds } from '../../lib/errors.js';
 import { addressAllowed } from './allowlist.js';
 import { type AuthFailures, tooManyFailures } from './auth-failures.js';
 import { type Playground, type PlaygroundBudget, playgroundBudgetHeaders } from './demo-key.js';

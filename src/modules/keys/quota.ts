@@ -1,6 +1,6 @@
 import type { FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import type { Clock } from '../../lib/clock.js';
-import { errors } from '../../lib/errors.js';
 import type { Operation, Plan } from './plans.js';
 import type { QuotaRepository } from './quota-repository.js';
 import type { ApiKeyPrincipal } from './service.js';

@@ -5,7 +5,7 @@ import type { PeppolOutcome } from './types.js';
 export function peppolRefusal(outcome: Exclude<PeppolOutcome, { kind: 'ok' }>): Refusal {
   switch (outcome.kind) {
     case 'invalid_format':
-      return refusal('malformed', outcome.message, { reason: outcome.reason, field: 'identifier' });
+      return refusal('invalid_format', outcome.message, { reason: outcome.reason, field: 'identifier' });
     case 'country_unsupported':
       return refusal('country_unsupported', outcome.message, { country: outcome.country });
     case 'unavailable':

@@ -27,6 +27,6 @@ export function createCachedAnswerCheck(deps: {
     if (mode !== 'live' || !query.vat_number || query.requester_vat_number || query.cache === 'false')
       return false;
     const parsed = deps.validation.parse(query.vat_number, 'vat_number');
-    return 'ok' in parsed && deps.liveAnswers.hasFresh(parsed.vat.normalised, claimOf(query) !== null);
+    return parsed.kind === 'ok' && deps.liveAnswers.hasFresh(parsed.vat.normalised, claimOf(query) !== null);
   };
 }

@@ -87,7 +87,7 @@ export function validationRoutes(deps: {
           response: { 200: Envelope(Type.Ref('ValidationData'), ValidationMetaFields), ...errorResponses },
         },
       },
-      async (request, reply) => {
+      async function validateOne(request, reply) {
         const principal = principalOf(request);
         const query = request.query;
         const claim = claimOf(query);

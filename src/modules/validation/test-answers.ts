@@ -111,82 +111,87 @@ function testVerdicts(claim: ClaimedIdentity | undefined, compare: boolean): Reg
   return verdicts;
 }
 
+type LiveLike = Extract<AnswerOutcome, { kind: 'answer' }>;
+
+/** The live answer a test key gets for this number: valid, with a placeholder company. */
+function placeholderAnswer(query: AnswerQuery, now: Date): LiveLike {
+  const number = query.vat.normalised;
+  const verify = query.requester ? consultationNumber(number, query.requester.normalised) : null;
+  const placeholder =
+    number === 'DE100000008' || BY_NUMBER.get(number) === 'verdicts_not_processed'
+      ? TEST_COMPANY
+      : { name: `Test Company ${number}`, address: `1 Test Street\n${query.vat.isoCountry}` };
+  return {
+    kind: 'answer',
+    // The registry a live key would get the answer from: clients see the same `source` values.
+    source: sourceForPrefix(query.vat.country) ?? 'vies',
+    sourceStatus: 'live',
+    valid: true,
+    ...placeholder,
+    consultationNumber: verify,
+    checkedAt: now,
+    fromStore: false,
+  };
+}
+
+/** What the magic number's behaviour makes of the placeholder answer. */
+function behave(behaviour: TestBehaviour, live: LiveLike, query: AnswerQuery, now: Date): AnswerOutcome {
+  const { source } = live;
+  switch (behaviour) {
+    case 'valid_with_company':
+      return live;
+    case 'valid_without_company':
+      return { ...live, name: null, address: null };
+    case 'invalid':
+      return { ...live, valid: false, name: null, address: null };
+    case 'registry_down':
+      return {
+        kind: 'unavailable',
+        source,
+        message:
+          'The DE registry is unavailable (MS_UNAVAILABLE) and no earlier answer is stored; retry later.',
+        retryAfterSeconds: 60,
+      };
+    case 'registry_throttled':
+      return {
+        kind: 'unavailable',
+        source,
+        message:
+          'The DE registry is throttling requests (MS_MAX_CONCURRENT_REQ) and no earlier answer is stored.',
+        retryAfterSeconds: 5,
+      };
+    case 'registry_down_stale':
+      // Degraded answers never carry a consultation number: only a live call yields one.
+      return {
+        ...live,
+        sourceStatus: 'degraded',
+        consultationNumber: null,
+        checkedAt: new Date(now.getTime() - 31 * DAY_S * 1000),
+        fromStore: true,
+      };
+    case 'cached':
+      return query.useCache && !query.requester
+        ? { ...live, sourceStatus: 'cached', checkedAt: new Date(now.getTime() - 3_600_000), fromStore: true }
+        : live;
+    case 'verdicts_without_company':
+      return { ...live, name: null, address: null, verdicts: testVerdicts(query.claim, true) };
+    case 'verdicts_not_processed':
+      return { ...live, verdicts: testVerdicts(query.claim, false) };
+    case 'rate_limited':
+      return {
+        kind: 'rate_limited',
+        message: 'Test mode: this number always answers as rate limited.',
+        retryAfterSeconds: 30,
+      };
+  }
+}
+
 /** Test mode: answers from the magic-number table; never touches the network or the database. */
 export function createTestModeAnswers(deps: { clock: Clock }): AnswerSource {
-  return {
-    async answer(query: AnswerQuery): Promise<AnswerOutcome> {
-      const now = deps.clock.now();
-      const number = query.vat.normalised;
-      const behaviour = BY_NUMBER.get(number) ?? 'valid_with_company';
-      const verify = query.requester ? consultationNumber(number, query.requester.normalised) : null;
-      // The registry a live key would get the answer from: clients see the same `source` values.
-      const source = sourceForPrefix(query.vat.country) ?? 'vies';
-      const placeholder =
-        number === 'DE100000008' || behaviour === 'verdicts_not_processed'
-          ? TEST_COMPANY
-          : { name: `Test Company ${number}`, address: `1 Test Street\n${query.vat.isoCountry}` };
-      const live = {
-        kind: 'answer' as const,
-        source,
-        sourceStatus: 'live' as const,
-        valid: true,
-        ...placeholder,
-        consultationNumber: verify,
-        checkedAt: now,
-        fromStore: false,
-      };
-      switch (behaviour) {
-        case 'valid_with_company':
-          return live;
-        case 'valid_without_company':
-          return { ...live, name: null, address: null };
-        case 'invalid':
-          return { ...live, valid: false, name: null, address: null };
-        case 'registry_down':
-          return {
-            kind: 'unavailable',
-            source,
-            message:
-              'The DE registry is unavailable (MS_UNAVAILABLE) and no earlier answer is stored; retry later.',
-            retryAfterSeconds: 60,
-          };
-        case 'registry_throttled':
-          return {
-            kind: 'unavailable',
-            source,
-            message:
-              'The DE registry is throttling requests (MS_MAX_CONCURRENT_REQ) and no earlier answer is stored.',
-            retryAfterSeconds: 5,
-          };
-        case 'registry_down_stale':
-          // Degraded answers never carry a consultation number: only a live call yields one.
-          return {
-            ...live,
-            sourceStatus: 'degraded',
-            consultationNumber: null,
-            checkedAt: new Date(now.getTime() - 31 * DAY_S * 1000),
-            fromStore: true,
-          };
-        case 'cached':
-          return query.useCache && !query.requester
-            ? {
-                ...live,
-                sourceStatus: 'cached',
-                checkedAt: new Date(now.getTime() - 3_600_000),
-                fromStore: true,
-              }
-            : live;
-        case 'verdicts_without_company':
-          return { ...live, name: null, address: null, verdicts: testVerdicts(query.claim, true) };
-        case 'verdicts_not_processed':
-          return { ...live, verdicts: testVerdicts(query.claim, false) };
-        case 'rate_limited':
-          return {
-            kind: 'rate_limited',
-            message: 'Test mode: this number always answers as rate limited.',
-            retryAfterSeconds: 30,
-          };
-      }
-    },
-  };
+  async function answer(query: AnswerQuery): Promise<AnswerOutcome> {
+    const now = deps.clock.now();
+    const behaviour = BY_NUMBER.get(query.vat.normalised) ?? 'valid_with_company';
+    return behave(behaviour, placeholderAnswer(query, now), query, now);
+  }
+  return { answer };
 }
