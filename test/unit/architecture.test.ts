@@ -45,7 +45,8 @@ describe('the import rules of docs/architecture.md', () => {
     assert.ok(graph.length > 100, 'every source file is read');
     assert.ok(
       graph.some(
-        ({ file, imports }) => file === 'container/wiring.ts' && imports.includes('modules/outbox/service.ts'),
+        ({ file, imports }) =>
+          file === 'container/wiring.ts' && imports.includes('modules/outbox/service.ts'),
       ),
       'imports are resolved to paths under src/',
     );
