@@ -133,6 +133,11 @@ for (const target of await databaseTargets()) {
       const stored = await validate(t, key.key, a);
       assert.equal(stored.statusCode, 200, stored.body);
       assert.equal(stored.json().meta.cached, true);
+      // …also with company fields, compared with the stored name…
+      const claimed = await validate(t, key.key, a, `&company_name=Company%20${a}`);
+      assert.equal(claimed.statusCode, 200, claimed.body);
+      assert.equal(claimed.json().meta.cached, true);
+      assert.equal(claimed.json().data.match.name.result, 'match');
       // …but not a forced live call, nor a call with a requester (always live).
       assert.equal((await validate(t, key.key, a, '&cache=false')).statusCode, 429);
       assert.equal((await validate(t, key.key, a, `&requester_vat_number=${b}`)).statusCode, 429);
