@@ -115,6 +115,8 @@ export interface Config {
     readonly bfsUrl: string;
     readonly brregUrl: string;
     readonly evatrUrl: string;
+    /** The Commission's EOS EORI validation service (SOAP); HMRC's EORI API is under `hmrcUrl`. */
+    readonly eosUrl: string;
     readonly timeoutMs: number;
     /** Concurrent calls per registry and member state. */
     readonly concurrencyPerCountry: number;
@@ -246,6 +248,11 @@ export function loadConfig(env: Env = process.env): Config {
       bfsUrl: url(env, 'BFS_URL', 'https://www.uid-wse.admin.ch/V5.0/PublicServices.svc'),
       brregUrl: url(env, 'BRREG_URL', 'https://data.brreg.no'),
       evatrUrl: url(env, 'EVATR_URL', 'https://api.evatr.vies.bzst.de/app'),
+      eosUrl: url(
+        env,
+        'EOS_URL',
+        'https://ec.europa.eu/taxation_customs/dds2/eos/validation/services/validation',
+      ),
       timeoutMs: int(env, 'OPENVAT_REGISTRY_TIMEOUT_MS', 10_000, 100, 120_000),
       concurrencyPerCountry: int(env, 'OPENVAT_REGISTRY_CONCURRENCY', 2, 1, 1_000),
       deadlineMs: int(env, 'OPENVAT_REGISTRY_DEADLINE_MS', 8_000, 0, 600_000),

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { type Config, ConfigError, DEFAULT_DATABASE_URL } from './config.js';
 import { createKeyAdministration } from './container/administration.js';
 import { startBackground } from './container/background.js';
+import { createEoriChecks } from './container/eori.js';
 import { createEvidence } from './container/evidence.js';
 import { createLiveRegistries } from './container/live-registries.js';
 import { createRatesUpdatesFor } from './container/rates.js';
@@ -138,6 +139,15 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
       wouldBeCached(request.query as ValidateQuery, request.principal.mode),
   });
   const decide = createDecideService({ validation, rates, clock });
+  const { eori, eoriAnswers } = createEoriChecks({
+    config,
+    db,
+    clock,
+    redis,
+    metrics,
+    guards: { breaker, permits },
+    onDegraded: live.onDegraded,
+  });
   const { confirmations, evidenceTimestamps, proofs } = createEvidence({
     config,
     ports,
@@ -293,6 +303,8 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     ),
     validation,
     decide,
+    eori,
+    eoriAnswers,
     liveAnswers,
     status: statusService,
     registryStatus: () => statusService.snapshot(),

@@ -1,8 +1,9 @@
 /**
  * The combined simulator server behind `openvat simulate`: VIES (`/vies/rest-api`,
- * `/vies/services/checkVatService`), HMRC (`/hmrc`), the Swiss UID register
- * (`/bfs/V5.0/PublicServices.svc`), Brønnøysund (`/brreg`), eVatR (`/evatr`) and the Commission's
- * TEDB rates service (`/tedb/ws/`) on one port.
+ * `/vies/services/checkVatService`), HMRC (`/hmrc`, its VAT and its EORI API), the Swiss UID
+ * register (`/bfs/V5.0/PublicServices.svc`), Brønnøysund (`/brreg`), eVatR (`/evatr`), the
+ * Commission's EOS EORI service (`/eos/validation/services/validation`) and its TEDB rates service
+ * (`/tedb/ws/`) on one port.
  *
  * Controls over HTTP: `POST /_control` with `{"vies": {...}, "hmrc": {...}}` (per module, or `"all"`),
  * or a bare command object applied to every module; answers the new settings per module.
@@ -13,8 +14,10 @@ import type { AddressInfo } from 'node:net';
 import { createBfsSimulator } from './bfs.js';
 import { createBrregSimulator } from './brreg.js';
 import { sendJson } from './controls.js';
+import { createEosSimulator } from './eos.js';
 import { createEvatrSimulator } from './evatr.js';
 import { createHmrcSimulator } from './hmrc.js';
+import { createHmrcEoriSimulator } from './hmrc-eori.js';
 import { createTedbSimulator } from './tedb.js';
 import type { SimulatorModule } from './types.js';
 import { createViesSimulator } from './vies.js';
@@ -36,6 +39,7 @@ export interface SimulatorUrls {
   BFS_URL: string;
   BRREG_URL: string;
   EVATR_URL: string;
+  EOS_URL: string;
   OPENVAT_TEDB_URL: string;
 }
 
@@ -44,7 +48,7 @@ export interface SimulatorServer {
   /** `base` is `http://host:port`; `urls` are where `createSimulatorServer` mounts each module. */
   listen(port: number, host?: string): Promise<{ port: number; base: string; urls: SimulatorUrls }>;
   close(): Promise<void>;
-  /** By name: `vies`, `hmrc`, `bfs`, `brreg`, `evatr`. */
+  /** By name: `vies`, `hmrc`, `hmrcEori`, `bfs`, `brreg`, `evatr`, `eos`, `tedb`. */
   modules: Record<string, SimulatorModule>;
   /** Same as `POST /_control`. */
   control(command: Record<string, unknown>): Record<string, unknown>;
@@ -62,6 +66,8 @@ export function createSimulatorServer(options: SimulatorServerOptions = {}): Sim
   return serveSimulators({
     vies: createViesSimulator(common),
     hmrc: createHmrcSimulator({ ...common, ...options.hmrc }),
+    hmrcEori: createHmrcEoriSimulator(common),
+    eos: createEosSimulator(common),
     bfs: createBfsSimulator(common),
     brreg: createBrregSimulator(common),
     tedb: createTedbSimulator(common),
@@ -186,6 +192,7 @@ export function serveSimulators(modules: Record<string, SimulatorModule>): Simul
               BFS_URL: `${base}/bfs/V5.0/PublicServices.svc`,
               BRREG_URL: `${base}/brreg`,
               EVATR_URL: `${base}/evatr/app`,
+              EOS_URL: `${base}/eos/validation/services/validation`,
               OPENVAT_TEDB_URL: `${base}/tedb/ws/`,
             },
           });

@@ -17,6 +17,8 @@ const AuditRecord = Type.Object({
     Type.Literal('validate_batch'),
     Type.Literal('confirm'),
     Type.Literal('monitor_check'),
+    Type.Literal('eori'),
+    Type.Literal('eori_batch'),
   ]),
   response: Type.Object(
     {},

@@ -13,7 +13,8 @@ export type Operation =
   | 'confirm'
   | 'audits'
   | 'usage'
-  | 'monitors';
+  | 'monitors'
+  | 'eori';
 
 const INCLUDED: Record<Operation, readonly Plan[]> = {
   validate: ['free', 'starter', 'pro', 'business'],
@@ -25,6 +26,7 @@ const INCLUDED: Record<Operation, readonly Plan[]> = {
   webhooks: ['pro', 'business'],
   confirm: ['business'],
   monitors: ['pro', 'business'],
+  eori: ['free', 'starter', 'pro', 'business'],
 };
 
 const OPERATION_NAMES: Record<Operation, string> = {
@@ -36,6 +38,7 @@ const OPERATION_NAMES: Record<Operation, string> = {
   webhooks: 'Webhook management',
   confirm: 'Qualified confirmation',
   monitors: 'Monitoring',
+  eori: 'EORI validation',
 };
 
 export function plansFor(operation: Operation): readonly Plan[] {

@@ -11,6 +11,7 @@ export const SCOPES = [
   'webhooks',
   'monitors',
   'usage',
+  'eori',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -23,6 +24,7 @@ const SCOPE_OF: Record<Operation, Scope> = {
   webhooks: 'webhooks',
   monitors: 'monitors',
   usage: 'usage',
+  eori: 'eori',
 };
 
 /** The scope a route's operation needs. */
