@@ -147,6 +147,7 @@ describe('the admin console in a browser', { skip }, () => {
         'monitors',
         'usage',
         'validate_batch',
+        'eori',
       ]) {
         await page.uncheck(`#edit-scopes input[value="${scope}"]`);
       }
