@@ -88,6 +88,11 @@ export function loadConfig(env: Env = process.env): Config {
       bfsUrl: url(env, 'BFS_URL', 'https://www.uid-wse.admin.ch/V5.0/PublicServices.svc'),
       brregUrl: url(env, 'BRREG_URL', 'https://data.brreg.no'),
       evatrUrl: url(env, 'EVATR_URL', 'https://api.evatr.vies.bzst.de/app'),
+      eosUrl: url(
+        env,
+        'EOS_URL',
+        'https://ec.europa.eu/taxation_customs/dds2/eos/validation/services/validation',
+      ),
       timeoutMs: int(env, 'OPENVAT_REGISTRY_TIMEOUT_MS', 10_000, 100, 120_000),
       concurrencyPerCountry: int(env, 'OPENVAT_REGISTRY_CONCURRENCY', 2, 1, 1_000),
       deadlineMs: int(env, 'OPENVAT_REGISTRY_DEADLINE_MS', 8_000, 0, 600_000),

@@ -6,6 +6,7 @@ import { batchModule } from '../modules/batch/module.js';
 import { confirmationsModule } from '../modules/confirmations/module.js';
 import { dashboardModule } from '../modules/dashboard/module.js';
 import { decideModule } from '../modules/decide/module.js';
+import { eoriModule } from '../modules/eori/module.js';
 import { guidesModule } from '../modules/guides/module.js';
 import { metricsModule } from '../modules/metrics/module.js';
 import { monitorsModule } from '../modules/monitors/module.js';
@@ -31,6 +32,7 @@ export const MODULES: readonly ModuleRegistration<Container>[] = [
   decideModule,
   peppolModule,
   batchModule,
+  eoriModule,
   auditsModule,
   confirmationsModule,
   proofsModule,

@@ -91,7 +91,7 @@ function withSettings(command: Command, update: boolean): Command {
     )
     .option(
       '--scopes <list>',
-      'operations the key may call, comma-separated (validate, validate_batch, decide, confirm, audits, webhooks, monitors, usage, peppol); all: every one its plan allows',
+      'operations the key may call, comma-separated (validate, validate_batch, decide, confirm, audits, webhooks, monitors, usage, peppol, eori); all: every one its plan allows',
       parseScopes,
     )
     .option(

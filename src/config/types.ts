@@ -103,6 +103,8 @@ export interface Config {
     readonly bfsUrl: string;
     readonly brregUrl: string;
     readonly evatrUrl: string;
+    /** The Commission's EOS EORI validation service (SOAP); HMRC's EORI API is under `hmrcUrl`. */
+    readonly eosUrl: string;
     readonly timeoutMs: number;
     /** Concurrent calls per registry and member state. */
     readonly concurrencyPerCountry: number;

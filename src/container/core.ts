@@ -51,6 +51,7 @@ export async function createCoreContainer(config: Config, ports: Ports = {}): Pr
     monthlyQuota,
     decide,
     peppol,
+    eori,
     evidence,
     webhooks,
     webhookWorker,
@@ -175,6 +176,12 @@ export async function createCoreContainer(config: Config, ports: Ports = {}): Pr
     },
     get peppol() {
       return peppol.get().peppol;
+    },
+    get eori() {
+      return eori.get().eori;
+    },
+    get eoriAnswers() {
+      return eori.get().eoriAnswers;
     },
     get liveAnswers() {
       return live.get().liveAnswers;

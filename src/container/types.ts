@@ -14,6 +14,8 @@ import type { BatchService } from '../modules/batch/service.js';
 import type { BurstLimiter } from '../modules/confirmations/burst.js';
 import type { ConfirmationsService } from '../modules/confirmations/service.js';
 import type { DecideService } from '../modules/decide/service.js';
+import type { EoriAnswersRepository } from '../modules/eori/repository.js';
+import type { EoriCheckService } from '../modules/eori/service.js';
 import type { EventsService } from '../modules/events/service.js';
 import type { TsaClient } from '../modules/evidence-timestamps/client.js';
 import type { EvidenceTimestamps } from '../modules/evidence-timestamps/service.js';
@@ -117,6 +119,10 @@ export interface Container {
   readonly decide: DecideService;
   /** Peppol reachability: the SML over DNS, then the SMPs. */
   readonly peppol: PeppolService;
+  /** EORI numbers checked with the Commission's EOS (EU, XI) and HMRC (GB). */
+  readonly eori: EoriCheckService;
+  /** The stored EORI answers (written with the response that obtained them). */
+  readonly eoriAnswers: EoriAnswersRepository;
   /** The live answer source with its permits and breakers (exposed for tests and metrics). */
   readonly liveAnswers: LiveAnswers;
   /** Registry breakers, permits and instances, for `GET /v1/status` and `/ready`. */

@@ -29,6 +29,7 @@ import { createValidationService } from '../modules/validation/service.js';
 import { createTestModeAnswers } from '../modules/validation/test-answers.js';
 import { systemDns } from '../modules/webhooks/url-guard.js';
 import { createKeyAdministration } from './administration.js';
+import { createEoriChecks } from './eori.js';
 import { createEvidence } from './evidence.js';
 import { createLiveRegistries } from './live-registries.js';
 import type { Part } from './part.js';
@@ -169,6 +170,18 @@ export function wireParts(b: Base, part: MakePart) {
       observer: metrics.get().observer,
     }),
   );
+  const eori = part('eori', () => {
+    const { breaker, permits, onDegraded } = live.get();
+    return createEoriChecks({
+      config,
+      db,
+      clock,
+      redis,
+      metrics: metrics.get(),
+      guards: { breaker, permits },
+      onDegraded,
+    });
+  });
   const evidence = part('evidence', () => {
     const { breaker, permits } = live.get();
     return createEvidence({
@@ -284,6 +297,7 @@ export function wireParts(b: Base, part: MakePart) {
     monthlyQuota,
     decide,
     peppol,
+    eori,
     evidence,
     webhooks,
     webhookWorker,

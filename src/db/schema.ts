@@ -65,6 +65,23 @@ export interface PeppolAnswersTable {
   expires_at: string;
 }
 
+/** The last answer of an EORI service (EOS or HMRC) per number: the cache and the degraded answer. */
+export interface EoriAnswersTable {
+  /** Canonical: country code and identifier, upper case (`DE123456789012345`, `GB123456789000`). */
+  eori: string;
+  /** `eos` or `hmrc`. */
+  source: string;
+  valid: number;
+  name: string | null;
+  street: string | null;
+  postal_code: string | null;
+  city: string | null;
+  country: string | null;
+  /** The service's own word, e.g. `0 Valid`, `valid: true`. */
+  upstream_status: string;
+  checked_at: string;
+}
+
 /** A receiver registered by an API key. The secret is kept because every attempt is signed anew. */
 export interface WebhookEndpointsTable {
   id: string;
@@ -223,6 +240,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   registry_answers: RegistryAnswersTable;
   peppol_answers: PeppolAnswersTable;
+  eori_answers: EoriAnswersTable;
   confirmations: ConfirmationsTable;
   confirmation_chain_head: ConfirmationChainHeadTable;
   confirmation_idempotency: ConfirmationIdempotencyTable;

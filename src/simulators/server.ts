@@ -1,8 +1,8 @@
 /**
  * The combined simulator server behind `openvat simulate`: VIES (`/vies/rest-api`,
- * `/vies/services/checkVatService`), HMRC (`/hmrc`), the Swiss UID register
- * (`/bfs/V5.0/PublicServices.svc`), Brønnøysund (`/brreg`), eVatR (`/evatr`) and the Commission's
- * TEDB rates service (`/tedb/ws/`) on one port, with the Peppol SMPs (`/peppol-smp/<name>`) and the
+ * `/vies/services/checkVatService`), HMRC (`/hmrc`, its VAT and its EORI API), the Swiss UID register
+ * (`/bfs/V5.0/PublicServices.svc`), Brønnøysund (`/brreg`), eVatR (`/evatr`), the Commission's EOS EORI service
+ * (`/eos/validation/services/validation`) and its TEDB rates service (`/tedb/ws/`) on one port, with the Peppol SMPs (`/peppol-smp/<name>`) and the
  * Peppol SML's participant list (`/peppol-sml`); the SML's DNS server listens on a port of its own
  * (`peppolSml.listen`, as `openvat simulate` does).
  *
@@ -15,8 +15,10 @@ import type { AddressInfo } from 'node:net';
 import { createBfsSimulator } from './bfs.js';
 import { createBrregSimulator } from './brreg.js';
 import { sendJson } from './controls.js';
+import { createEosSimulator } from './eos.js';
 import { createEvatrSimulator } from './evatr.js';
 import { createHmrcSimulator } from './hmrc.js';
+import { createHmrcEoriSimulator } from './hmrc-eori.js';
 import { createPeppolSmlSimulator } from './peppol-sml.js';
 import { createPeppolSmpSimulator } from './peppol-smp.js';
 import { createTedbSimulator } from './tedb.js';
@@ -40,6 +42,7 @@ export interface SimulatorUrls {
   BFS_URL: string;
   BRREG_URL: string;
   EVATR_URL: string;
+  EOS_URL: string;
   OPENVAT_TEDB_URL: string;
 }
 
@@ -48,7 +51,7 @@ export interface SimulatorServer {
   /** `base` is `http://host:port`; `urls` are where `createSimulatorServer` mounts each module. */
   listen(port: number, host?: string): Promise<{ port: number; base: string; urls: SimulatorUrls }>;
   close(): Promise<void>;
-  /** By name: `vies`, `hmrc`, `bfs`, `brreg`, `evatr`. */
+  /** By name: `vies`, `hmrc`, `hmrcEori`, `bfs`, `brreg`, `evatr`, `eos`, `tedb`. */
   modules: Record<string, SimulatorModule>;
   /** Same as `POST /_control`. */
   control(command: Record<string, unknown>): Record<string, unknown>;
@@ -66,6 +69,8 @@ export function createSimulatorServer(options: SimulatorServerOptions = {}): Sim
   return serveSimulators({
     vies: createViesSimulator(common),
     hmrc: createHmrcSimulator({ ...common, ...options.hmrc }),
+    hmrcEori: createHmrcEoriSimulator(common),
+    eos: createEosSimulator(common),
     bfs: createBfsSimulator(common),
     brreg: createBrregSimulator(common),
     tedb: createTedbSimulator(common),
@@ -192,6 +197,7 @@ export function serveSimulators(modules: Record<string, SimulatorModule>): Simul
               BFS_URL: `${base}/bfs/V5.0/PublicServices.svc`,
               BRREG_URL: `${base}/brreg`,
               EVATR_URL: `${base}/evatr/app`,
+              EOS_URL: `${base}/eos/validation/services/validation`,
               OPENVAT_TEDB_URL: `${base}/tedb/ws/`,
             },
           });

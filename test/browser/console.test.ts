@@ -148,6 +148,7 @@ describe('the admin console in a browser', { skip }, () => {
         'usage',
         'peppol',
         'validate_batch',
+        'eori',
       ]) {
         await page.uncheck(`#edit-scopes input[value="${scope}"]`);
       }

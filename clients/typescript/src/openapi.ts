@@ -160,7 +160,7 @@ export interface paths {
                                 created_at: string;
                                 /** @description False when the response was recorded but could not be written to the client (its connection closed first); the client never received it. */
                                 delivered: boolean;
-                                endpoint: "validate" | "decide" | "validate_batch" | "confirm" | "monitor_check" | "peppol";
+                                endpoint: "validate" | "decide" | "validate_batch" | "confirm" | "monitor_check" | "peppol" | "eori" | "eori_batch";
                                 /** Format: date-time */
                                 expires_at: string;
                                 latency_ms: number | null;
@@ -825,6 +825,248 @@ export interface paths {
                                     stale_seconds: number | null;
                                     vat_number: string;
                                 }[];
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/eori/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check one EORI number
+         * @description Normalises the number (any case, spaces, dots, dashes; `EL` is read as Greece's `GR`, `UK` as `GB`) and checks its format locally: a country code, then up to 15 letters and digits; GB and XI numbers 12 to 15 digits. EU and XI numbers are checked by the Commission's EOS service, GB numbers by HMRC. An outage, an error page, a fault, a timeout or throttling is never reported as `valid: false`: a stored answer is served with `source_status: "degraded"`, or the answer is `502 registry_unavailable` with `Retry-After`. Answers are cached (valid 30 days, not valid 1 day); `cache=false` asks the service. A number that cannot be an EORI number is `400 invalid_format` with `error.details.reason` = `country`, `characters` or `length`.
+         *
+         *     Test keys (`svc_test_…`) never call a service:
+         *
+         *     | EORI number | Answer with a `svc_test_` key |
+         *     |---|---|
+         *     | `DE100000000000001` | 200, valid, name and address (`source: "eos"`) |
+         *     | `DE200000000000002` | 200, valid, `company: null` (nothing published) |
+         *     | `DE300000000000003` | 200, `valid: false` |
+         *     | `DE400000000000004` | 502 `registry_unavailable` with `Retry-After` (service down, nothing stored) |
+         *     | `DE500000000000005` | 200, valid, `source_status: "degraded"`, `cached_at` 31 days ago (service down, older answer served) |
+         *     | `DE700000000000007` | 200, valid, `cached: true`, `source_status: "cached"` (1 hour old) |
+         *     | `XI100000000001` | 200, valid, name and address (`source: "eos"`) |
+         *     | `GB100000000001` | 200, valid, name and address (`source: "hmrc"`) |
+         *     | `GB300000000003` | 200, `valid: false` (`source: "hmrc"`) |
+         *     | `GB400000000004` | 502 `registry_unavailable` with `Retry-After` (`source: "hmrc"`) |
+         *     | any other well-formed number | 200, valid, placeholder trader `Test Trader <number>` |
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `false` forces a call to the service. */
+                    cache?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    /**
+                     * @description The EORI number, written any common way (`de 1234-5678.9012 345`, `GB123456789000`).
+                     * @example DE100000000000001
+                     */
+                    number: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["EoriData"];
+                            meta: {
+                                /** @description True when the answer was stored earlier. */
+                                cached: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the stored answer was obtained; null for a live answer.
+                                 */
+                                cached_at: string | null;
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                                /**
+                                 * @description The service that answers for the number: `eos` (the Commission's, EU and XI numbers) or `hmrc` (GB numbers); for test keys, the one a live key would ask.
+                                 * @enum {string}
+                                 */
+                                source: "eos" | "hmrc";
+                                /**
+                                 * @description `live`: the service answered now; `cached`: a stored answer within its TTL; `degraded`: the service is down or throttling and an older stored answer was served.
+                                 * @enum {string}
+                                 */
+                                source_status: "live" | "cached" | "degraded";
+                                /** @description Age of the stored answer in seconds; null for a live answer. */
+                                stale_seconds: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/eori/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a batch of EORI numbers
+         * @description Checks up to 100 EORI numbers; each distinct number is asked once, in requests of at most 10 per service. Normalises the number (any case, spaces, dots, dashes; `EL` is read as Greece's `GR`, `UK` as `GB`) and checks its format locally: a country code, then up to 15 letters and digits; GB and XI numbers 12 to 15 digits. EU and XI numbers are checked by the Commission's EOS service, GB numbers by HMRC. An outage, an error page, a fault, a timeout or throttling is never reported as `valid: false`: a stored answer is served with `source_status: "degraded"`, or the answer is `502 registry_unavailable` with `Retry-After`. Answers are cached (valid 30 days, not valid 1 day); `cache=false` asks the service. A malformed number fails alone (its item is `ok: false` with `invalid_format`) and is never sent, so it never costs the others their answer. Test keys answer from the table of `GET /v1/eori/{number}`.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description `false` forces a call to the service. */
+                    cache?: "true" | "false";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Unknown fields are ignored. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The EORI numbers, written any common way; at most 100 (more is `400 batch_too_large`). */
+                        eori_numbers: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description One per input number, in input order. */
+                                results: ({
+                                    data: components["schemas"]["EoriData"];
+                                    meta: {
+                                        /**
+                                         * @description The service that answers for the number: `eos` (the Commission's, EU and XI numbers) or `hmrc` (GB numbers); for test keys, the one a live key would ask.
+                                         * @enum {string}
+                                         */
+                                        source: "eos" | "hmrc";
+                                        /**
+                                         * @description `live`: the service answered now; `cached`: a stored answer within its TTL; `degraded`: the service is down or throttling and an older stored answer was served.
+                                         * @enum {string}
+                                         */
+                                        source_status: "live" | "cached" | "degraded";
+                                    };
+                                    /** @enum {boolean} */
+                                    ok: true;
+                                } | {
+                                    error: {
+                                        /** @description Why this number has no answer: `invalid_format` (it cannot be an EORI number; `reason` says why) or `registry_unavailable` (retry later). */
+                                        code: "invalid_format" | "registry_unavailable";
+                                        message: string;
+                                        /** @enum {string} */
+                                        reason?: "country" | "characters" | "length";
+                                    };
+                                    /** @enum {boolean} */
+                                    ok: false;
+                                })[];
+                                summary: {
+                                    /** @description Numbers without an answer: malformed, or the service unavailable. */
+                                    failed: number;
+                                    invalid: number;
+                                    total: number;
+                                    valid: number;
+                                };
+                            };
+                            meta: {
+                                /** @description True when every answer was a stored one (none live). */
+                                cached: boolean;
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                                /**
+                                 * @description The worst status among the answers: `degraded` over `cached` over `live`.
+                                 * @enum {string}
+                                 */
+                                source_status: "live" | "cached" | "degraded";
+                                /** @description Answers per service (`eos`, `hmrc`) and `source_status`. */
+                                sources: {
+                                    [key: string]: {
+                                        cached: number;
+                                        degraded: number;
+                                        live: number;
+                                    };
+                                };
                             };
                         };
                     };
@@ -2321,7 +2563,7 @@ export interface paths {
                                     last_success_at: string | null;
                                     /** @description Calls of the answering instance waiting for a permit. */
                                     queued: number;
-                                    registry: "vies" | "hmrc" | "bfs" | "brreg" | "evatr";
+                                    registry: "vies" | "hmrc" | "bfs" | "brreg" | "evatr" | "eos" | "hmrc_eori";
                                     retry_after_seconds: number | null;
                                 }[];
                                 /** @description Whether limits and breakers are shared through Redis now. */
@@ -2418,7 +2660,7 @@ export interface paths {
                                 operations: {
                                     /** @description Of those, answers with a status of 400 or more. */
                                     errors: number;
-                                    /** @description `validate`, `batch`, `decide`, `confirm`, `audits`, `webhooks` or `usage`. */
+                                    /** @description `validate`, `batch`, `decide`, `confirm`, `eori`, `audits`, `webhooks`, `monitors` or `usage`. */
                                     operation: string;
                                     /** @description Requests answered. */
                                     requests: number;
@@ -3501,6 +3743,31 @@ export interface components {
             vat_name: string;
             vat_number_format: string;
             vat_number_regex: string;
+        };
+        /** EoriData */
+        EoriData: {
+            /** @description As the service publishes it; null when the number is not valid or the trader did not agree to publication. */
+            company: {
+                address: {
+                    city: string | null;
+                    /** @description As the service gives it. */
+                    country: string | null;
+                    postal_code: string | null;
+                    street: string | null;
+                } | null;
+                name: string | null;
+            } | null;
+            /** @description The code the number carries: an EU member state (`GR` for Greece), `XI` or `GB`. */
+            country_code: string;
+            /** @description Canonical: country code and identifier, upper case, no separators. */
+            eori: string;
+            /** @description Whether the service holds the number as a registered EORI number (EOS `status` 0, HMRC `valid: true`). */
+            valid: boolean;
+            /**
+             * Format: date-time
+             * @description When the service checked the number.
+             */
+            verified_at: string;
         };
         /** Error */
         ErrorEnvelope: {

@@ -18,6 +18,8 @@ const AuditRecord = Type.Object({
     Type.Literal('confirm'),
     Type.Literal('monitor_check'),
     Type.Literal('peppol'),
+    Type.Literal('eori'),
+    Type.Literal('eori_batch'),
   ]),
   response: Type.Object(
     {},

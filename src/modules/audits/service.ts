@@ -7,7 +7,15 @@ import { AUDIT_RETENTION_DAYS } from '../keys/index.js';
 import { PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { AuditsRepository } from './repository.js';
 
-export type AuditEndpoint = 'validate' | 'decide' | 'validate_batch' | 'confirm' | 'monitor_check' | 'peppol';
+export type AuditEndpoint =
+  | 'validate'
+  | 'decide'
+  | 'validate_batch'
+  | 'confirm'
+  | 'monitor_check'
+  | 'peppol'
+  | 'eori'
+  | 'eori_batch';
 
 export interface AuditInput {
   requestId: string;

@@ -14,7 +14,8 @@ export type Operation =
   | 'audits'
   | 'usage'
   | 'monitors'
-  | 'peppol';
+  | 'peppol'
+  | 'eori';
 
 const INCLUDED: Record<Operation, readonly Plan[]> = {
   validate: ['free', 'starter', 'pro', 'business'],
@@ -27,6 +28,7 @@ const INCLUDED: Record<Operation, readonly Plan[]> = {
   webhooks: ['pro', 'business'],
   confirm: ['business'],
   monitors: ['pro', 'business'],
+  eori: ['free', 'starter', 'pro', 'business'],
 };
 
 const OPERATION_NAMES: Record<Operation, string> = {
@@ -39,6 +41,7 @@ const OPERATION_NAMES: Record<Operation, string> = {
   confirm: 'Qualified confirmation',
   monitors: 'Monitoring',
   peppol: 'Peppol reachability',
+  eori: 'EORI validation',
 };
 
 export function plansFor(operation: Operation): readonly Plan[] {

@@ -12,6 +12,7 @@ export const SCOPES = [
   'monitors',
   'usage',
   'peppol',
+  'eori',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -25,6 +26,7 @@ const SCOPE_OF: Record<Operation, Scope> = {
   monitors: 'monitors',
   usage: 'usage',
   peppol: 'peppol',
+  eori: 'eori',
 };
 
 /** The scope a route's operation needs. */

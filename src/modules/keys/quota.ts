@@ -17,18 +17,20 @@ const QUOTA_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'decide',
   'batch',
   'confirm',
+  'eori',
 ]);
 
 /**
  * Whether requests of a route count against a key's monthly quota: those that ask a registry or the
- * authority (or, for a test key, its fixed table): `GET /v1/validate`, `GET /v1/peppol/{identifier}`
- * and the `POST`s of decide,
- * batch and confirm (a batch request counts as one call). Reading a job or a confirmation does not.
+ * authority (or, for a test key, its fixed table): `GET /v1/validate`, `GET /v1/peppol/{identifier}`,
+ * `GET /v1/eori/{number}` and the `POST`s of decide, batch, confirm and the EORI batch (a batch
+ * request counts as one call). Reading a job or a confirmation does not.
  */
 export function countsAgainstQuota(method: string, operation: Operation): boolean {
   return (
     operation === 'validate' ||
     operation === 'peppol' ||
+    (operation === 'eori' && method === 'GET') ||
     (method === 'POST' && QUOTA_OPERATIONS.has(operation))
   );
 }

@@ -8,7 +8,9 @@ import { registryStatusDescription } from './schemas.js';
 import type { StatusService } from './service.js';
 
 const RegistryStatus = Type.Object({
-  registry: Type.Union(['vies', 'hmrc', 'bfs', 'brreg', 'evatr'].map((r) => Type.Literal(r))),
+  registry: Type.Union(
+    ['vies', 'hmrc', 'bfs', 'brreg', 'evatr', 'eos', 'hmrc_eori'].map((r) => Type.Literal(r)),
+  ),
   country: Nullable(Type.String({ description: 'VAT prefix (`DE`, `EL`, `XI`, …); null for eVatR.' })),
   breaker: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')], {
     description:

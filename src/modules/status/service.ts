@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { BreakerPhase, BreakerStore, Permits } from '../../registries/resilience.js';
 import type { InstancesRepository } from './repository.js';
 
-export type RegistryName = 'vies' | 'hmrc' | 'bfs' | 'brreg' | 'evatr';
+export type RegistryName = 'vies' | 'hmrc' | 'bfs' | 'brreg' | 'evatr' | 'eos' | 'hmrc_eori';
 
 export interface RegistryStatusRow {
   registry: RegistryName;
@@ -30,7 +30,7 @@ export interface StatusSnapshot {
 export const HEARTBEAT_MS = 10_000;
 const ALIVE_MS = 3 * HEARTBEAT_MS;
 
-const REGISTRIES = new Set<string>(['vies', 'hmrc', 'bfs', 'brreg', 'evatr']);
+const REGISTRIES = new Set<string>(['vies', 'hmrc', 'bfs', 'brreg', 'evatr', 'eos', 'hmrc_eori']);
 
 /**
  * The operator's view of the registries (breaker, in-flight and waiting calls, last success and

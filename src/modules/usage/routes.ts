@@ -29,7 +29,8 @@ const UsageReport = Type.Object({
   operations: Type.Array(
     Type.Object({
       operation: Type.String({
-        description: '`validate`, `batch`, `decide`, `confirm`, `audits`, `webhooks` or `usage`.',
+        description:
+          '`validate`, `batch`, `decide`, `confirm`, `eori`, `audits`, `webhooks`, `monitors` or `usage`.',
       }),
       ...Count,
     }),
