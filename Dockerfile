@@ -7,7 +7,7 @@
 # With DATABASE_URL=postgres://… (and REDIS_URL) it is one instance of the scaled shape.
 # docs/deployment.md ("Container image and cluster shapes") has the details.
 
-# Node 22 LTS: better-sqlite3 12 aborts on Node 24.19+ (docs/development.md).
+# Node 22 LTS, until the container checks (scripts/ci/container.sh) pass on Node 24 (docs/development.md).
 ARG NODE_VERSION=22
 ARG DEBIAN_RELEASE=bookworm
 

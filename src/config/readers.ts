@@ -5,16 +5,11 @@
  */
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import type { Config } from '../config.js';
+import { parseEvidenceKey } from '../lib/evidence-key.js';
 import { weakness } from '../lib/secret-strength.js';
-import { parseEvidenceKey } from '../modules/confirmations/anchor.js';
+import type { Config, QuietWindow } from './types.js';
 
-/** A daily UTC window (minutes since midnight; `end` may be below `start`: it spans midnight). */
-export interface QuietWindow {
-  readonly country: string;
-  readonly start: number;
-  readonly end: number;
-}
+export type { QuietWindow } from './types.js';
 
 /** `DE=21:00-00:30,FR=03:00-04:00`: prefixes with daily UTC windows. */
 export function parseQuietWindows(name: string, raw: string): QuietWindow[] {

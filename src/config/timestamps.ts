@@ -6,8 +6,8 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Config } from '../config.js';
 import { ConfigError, duration, type Env, int, optional, tsaUrls } from './readers.js';
+import type { Config } from './types.js';
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 

@@ -50,6 +50,7 @@ export async function createCoreContainer(config: Config, ports: Ports = {}): Pr
     validation,
     monthlyQuota,
     decide,
+    peppol,
     evidence,
     webhooks,
     webhookWorker,
@@ -171,6 +172,9 @@ export async function createCoreContainer(config: Config, ports: Ports = {}): Pr
     },
     get decide() {
       return decide.get();
+    },
+    get peppol() {
+      return peppol.get().peppol;
     },
     get liveAnswers() {
       return live.get().liveAnswers;

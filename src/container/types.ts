@@ -27,6 +27,7 @@ import type { Metrics } from '../modules/metrics/service.js';
 import type { MonitorsService } from '../modules/monitors/service.js';
 import type { SendRecorded } from '../modules/outbox/reply.js';
 import type { Outbox } from '../modules/outbox/service.js';
+import type { PeppolService } from '../modules/peppol/service.js';
 import type { Playground } from '../modules/playground/playground.js';
 import type { ProofsService } from '../modules/proofs/service.js';
 import type { TimestampLookup } from '../modules/proofs/timestamps.js';
@@ -114,6 +115,8 @@ export interface Container {
   readonly validation: ValidationService;
   /** Decide: the VAT treatment of a sale. */
   readonly decide: DecideService;
+  /** Peppol reachability: the SML over DNS, then the SMPs. */
+  readonly peppol: PeppolService;
   /** The live answer source with its permits and breakers (exposed for tests and metrics). */
   readonly liveAnswers: LiveAnswers;
   /** Registry breakers, permits and instances, for `GET /v1/status` and `/ready`. */

@@ -27,10 +27,12 @@ import { createUsageService } from '../modules/usage/service.js';
 import { createCachedAnswerCheck, type ValidateQuery } from '../modules/validation/index.js';
 import { createValidationService } from '../modules/validation/service.js';
 import { createTestModeAnswers } from '../modules/validation/test-answers.js';
+import { systemDns } from '../modules/webhooks/url-guard.js';
 import { createKeyAdministration } from './administration.js';
 import { createEvidence } from './evidence.js';
 import { createLiveRegistries } from './live-registries.js';
 import type { Part } from './part.js';
+import { createPeppol } from './peppol.js';
 import { createRatesUpdatesFor } from './rates.js';
 import type { Container, Ports } from './types.js';
 import {
@@ -155,6 +157,17 @@ export function wireParts(b: Base, part: MakePart) {
   const decide = part('decide', () =>
     createDecideService({ validation: validation.get().service, rates: rates.get().service, clock }),
   );
+  const peppol = part('peppol', () =>
+    createPeppol({
+      config,
+      log,
+      db,
+      clock,
+      redis,
+      dns: ports.dns ?? systemDns,
+      onDegraded: live.get().onDegraded,
+    }),
+  );
   const evidence = part('evidence', () => {
     const { breaker, permits } = live.get();
     return createEvidence({
@@ -269,6 +282,7 @@ export function wireParts(b: Base, part: MakePart) {
     validation,
     monthlyQuota,
     decide,
+    peppol,
     evidence,
     webhooks,
     webhookWorker,

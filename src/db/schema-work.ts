@@ -29,6 +29,8 @@ export interface BatchItemsTable {
   job_id: string;
   position: number;
   vat_number: string;
+  /** What the item claims about the company (`{"name": …, "city": …}` as JSON); null for a plain number. */
+  claim: string | null;
   /** The number's prefix (`XX` when it has none): items are claimed interleaved by country. */
   country: string;
   /** Ordinal of the item among its job's items of the same country. */

@@ -57,6 +57,14 @@ export interface RegistryAnswersTable {
   checked_at: string;
 }
 
+/** The last Peppol look-up of a participant identifier (`ICD:value`), its part of the answer as JSON. */
+export interface PeppolAnswersTable {
+  participant_id: string;
+  answer: string;
+  checked_at: string;
+  expires_at: string;
+}
+
 /** A receiver registered by an API key. The secret is kept because every attempt is signed anew. */
 export interface WebhookEndpointsTable {
   id: string;
@@ -214,6 +222,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   registry_answers: RegistryAnswersTable;
+  peppol_answers: PeppolAnswersTable;
   confirmations: ConfirmationsTable;
   confirmation_chain_head: ConfirmationChainHeadTable;
   confirmation_idempotency: ConfirmationIdempotencyTable;

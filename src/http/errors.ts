@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError, type ErrorCode, isConnectionFailure, MALFORMED_CODE } from '../lib/errors.js';
+import { type ErrorCode, isConnectionFailure, MALFORMED_CODE } from '../lib/errors.js';
+import { ApiError } from './api-error.js';
 import { redactUrl } from './log-redaction.js';
 import { baseMeta } from './meta.js';
 import { WHOLE_NUMBER_RANGE, wholeNumberMessage } from './schemas.js';

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../lib/errors.js';
 import { unstorableText } from '../lib/json-text.js';
+import { errors } from './api-error.js';
 import { jsonErrorMessage } from './server-limits.js';
 
 /**

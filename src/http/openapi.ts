@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { type ApiError, errors } from '../lib/errors.js';
+import { type ApiError, errors } from './api-error.js';
 import { PACKAGE } from './package.js';
 import { registerReference } from './reference-page.js';
 

@@ -1,5 +1,6 @@
-import { ApiError, type ErrorCode } from '../lib/errors.js';
+import type { ErrorCode } from '../lib/errors.js';
 import type { Refusal, RefusalReason } from '../lib/refusal.js';
+import { ApiError } from './api-error.js';
 
 /**
  * The one mapping of refusals to HTTP: every reason's status and code. A code may be answered with
@@ -7,7 +8,7 @@ import type { Refusal, RefusalReason } from '../lib/refusal.js';
  * follows the reason, not the code.
  */
 export const REFUSAL_HTTP: Readonly<Record<RefusalReason, { status: number; code: ErrorCode }>> = {
-  malformed: { status: 400, code: 'invalid_format' },
+  invalid_format: { status: 400, code: 'invalid_format' },
   country_unsupported: { status: 400, code: 'country_unsupported' },
   seller_country_unsupported: { status: 400, code: 'seller_country_unsupported' },
   requester_invalid: { status: 400, code: 'invalid_requester_vat' },
@@ -24,11 +25,11 @@ export const REFUSAL_HTTP: Readonly<Record<RefusalReason, { status: number; code
   rate_limited: { status: 429, code: 'rate_limited' },
   // The hosted contract's 502 for an upstream registry failure.
   registry_unavailable: { status: 502, code: 'registry_unavailable' },
-  authority_rejected: { status: 400, code: 'taxauth_rejected' },
-  authority_session_limit: { status: 429, code: 'taxauth_session_limit' },
+  taxauth_rejected: { status: 400, code: 'taxauth_rejected' },
+  taxauth_session_limit: { status: 429, code: 'taxauth_session_limit' },
   authority_unavailable: { status: 503, code: 'taxauth_unavailable' },
   authority_unreachable: { status: 502, code: 'taxauth_unavailable' },
-  authority_error: { status: 503, code: 'taxauth_server_error' },
+  taxauth_server_error: { status: 503, code: 'taxauth_server_error' },
   // Until an operator acknowledges the chain head (docs/evidence.md): no Retry-After.
   evidence_unverified: { status: 503, code: 'evidence_unverified' },
 };

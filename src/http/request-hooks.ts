@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../lib/errors.js';
+import { errors } from './api-error.js';
 
 /**
  * The hooks every request goes through: its start time, its id in the answer's headers, the

@@ -39,20 +39,6 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  */
 export const MALFORMED_CODE = 'invalid_format' satisfies ErrorCode;
 
-/** An error meant for the API client: a status, a code from the closed list and a clear message. */
-export class ApiError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: Record<string, unknown>,
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
 /** `1 second`, `30 seconds`. */
 export function seconds(n: number): string {
   return `${n} ${n === 1 ? 'second' : 'seconds'}`;
@@ -63,35 +49,6 @@ export function planList(plans: readonly string[]): string {
   const names = plans.map((p) => p.charAt(0).toUpperCase() + p.slice(1));
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 }
-
-export const errors = {
-  unauthorized: (
-    message = 'A valid API key is required: send "Authorization: Bearer svc_live_…" or "svc_test_…".',
-  ) => new ApiError(401, 'unauthorized', message),
-  planRequired: (operation: string, plans: readonly string[], message?: string) =>
-    new ApiError(
-      402,
-      'plan_required',
-      message ?? `${operation} is not included in this key's plan; it needs the ${planList(plans)} plan.`,
-      { required_plans: [...plans] },
-    ),
-  /** The key's scopes do not include the operation. */
-  scopeNotAllowed: (message: string) => new ApiError(403, 'scope_not_allowed', message),
-  /** The key's address allowlist does not include the client's address. */
-  ipNotAllowed: (message: string) => new ApiError(403, 'ip_not_allowed', message),
-  /** A malformed request (body, query, header or path): `400 invalid_format`, as in the hosted contract. */
-  invalidRequest: (message: string, details?: Record<string, unknown>) =>
-    new ApiError(400, MALFORMED_CODE, message, details),
-  notFound: (message = 'Not found.') => new ApiError(404, 'not_found', message),
-  rateLimited: (retryAfterSeconds: number, message?: string) =>
-    new ApiError(
-      429,
-      'rate_limited',
-      message ?? `Too many requests; retry after ${seconds(retryAfterSeconds)}.`,
-      { retry_after_seconds: retryAfterSeconds },
-      { 'retry-after': String(retryAfterSeconds) },
-    ),
-};
 
 /** Node's codes for a connection that could not be made or was lost. */
 const CONNECTION_CODES = new Set([

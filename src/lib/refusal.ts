@@ -1,11 +1,13 @@
 /**
- * Why a request is refused, in the domain's words. Services return a `Refusal` (they never throw for
- * a refusal and never name an HTTP status); `src/http/refusals.ts` gives each reason its status and
- * its code from the closed list of `errors.ts`, in one table.
+ * Why a request is refused. Services return `{ kind: 'ok', … } | Refusal` (they never throw for a
+ * refusal and never name an HTTP status); `src/http/refusals.ts` gives each reason its status and
+ * its code from the closed list of `errors.ts`, in one table. A reason that becomes one code alone is
+ * named as that code; where a code is answered for several reasons (`invalid_requester_vat`,
+ * `idempotency_conflict`, `taxauth_unavailable`), each reason says which.
  */
 export type RefusalReason =
-  /** Not a possible value: a malformed number, date, field combination (`invalid_format`). */
-  | 'malformed'
+  /** Not a possible value: a malformed number, date, field combination. */
+  | 'invalid_format'
   | 'country_unsupported'
   | 'seller_country_unsupported'
   /** The requester VAT number cannot be used as given (confirm). */
@@ -27,15 +29,15 @@ export type RefusalReason =
   /** A VAT registry could not answer and no stored answer may be served. */
   | 'registry_unavailable'
   /** The tax authority refused the request as malformed. */
-  | 'authority_rejected'
+  | 'taxauth_rejected'
   /** The tax authority's limit of qualified confirmations was reached. */
-  | 'authority_session_limit'
+  | 'taxauth_session_limit'
   /** The tax authority says it is unavailable, or calls to it are paused. */
   | 'authority_unavailable'
   /** The tax authority could not be reached or did not answer in time. */
   | 'authority_unreachable'
   /** The tax authority failed with a server error or an unreadable answer. */
-  | 'authority_error'
+  | 'taxauth_server_error'
   /** The evidence chain head cannot be verified, so no confirmation may be appended (confirm). */
   | 'evidence_unverified';
 

@@ -25,6 +25,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Answer, NaptrAnswer, NaptrData, SoaAnswer, StringAnswer } from 'dns-packet';
+import { SML_ZONES } from '../lib/sml-zones.js';
 import {
   type DnsMessage,
   type DnsServer,
@@ -35,17 +36,7 @@ import {
 } from './dns.js';
 import type { UnavailableReason } from './port.js';
 
-/** SML zones. OpenPeppol's own SML replaced the European Commission's on 2026-03-19 (peppol-commons ESML). */
-export const SML_ZONES = Object.freeze({
-  /** OpenPeppol production SML, from 2026-03-19. */
-  peppolProduction: 'participant.sml.prod.tech.peppol.org',
-  /** OpenPeppol test SML, from 2026-03-19. */
-  peppolTest: 'participant.sml.test.tech.peppol.org',
-  /** The European Commission's production SML (DIGIT), before. */
-  ecProduction: 'edelivery.tech.ec.europa.eu',
-  /** The European Commission's acceptance SML (SMK), before. */
-  ecAcceptance: 'acc.edelivery.tech.ec.europa.eu',
-});
+export { SML_ZONES };
 
 export const PARTICIPANT_SCHEME_LABEL = 'iso6523-actorid-upis';
 export const META_SMP_SERVICE = 'Meta:SMP';

@@ -7,8 +7,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { CheckOutcome } from './vies.js';
 import { SOAP_MATCH_CODES, traderSent } from './vies-approx.js';
+import type { CheckOutcome } from './vies-outcome.js';
 
 const soapParser = new XMLParser({
   ignoreAttributes: true,

@@ -34,7 +34,8 @@ import {
   sendJson,
   simulatedCompany,
 } from './controls.js';
-import { approximateMatch, NO_TRADER, type SimTrader, type SimTraderMatch } from './vies-approx.js';
+import { approximateMatch, NO_TRADER, type SimTrader } from './vies-approx.js';
+import type { CheckOutcome } from './vies-outcome.js';
 import { readSoapRequest, soapAnswer, soapFault } from './vies-soap.js';
 
 /** The member states the simulated VIES answers for (the same list the client knows). */
@@ -68,6 +69,7 @@ export type ViesSimulatorOptions = RegistrySimulatorOptions;
 
 export type ViesSimulator = ControlledSimulator;
 
+export type { CheckOutcome } from './vies-outcome.js';
 export { soapDate, soapFault } from './vies-soap.js';
 
 interface CheckInput {
@@ -78,24 +80,6 @@ interface CheckInput {
   /** The trader fields sent for approximate matching. */
   trader?: SimTrader;
 }
-
-export type CheckOutcome =
-  | { kind: 'hang' }
-  | { kind: 'service_down' }
-  | { kind: 'error'; code: string }
-  | {
-      kind: 'answer';
-      countryCode: string;
-      vatNumber: string;
-      valid: boolean;
-      name: string;
-      address: string;
-      requestIdentifier: string;
-      requestDate: Date;
-      trader: SimTrader;
-      /** The member state's verdicts on the trader fields (all `NOT_PROCESSED` when none was sent). */
-      traderMatch: SimTraderMatch;
-    };
 
 /** What the simulator answers for a number, ignoring controls (for tests and documentation). */
 export function expectedViesAnswer(

@@ -8,11 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { randomBase62 } from '../../src/lib/crypto.js';
+import { builtCli } from '../helpers/cli.js';
 import { databaseTargets } from '../helpers/db.js';
 import { freePort, startServerProcess } from '../helpers/processes.js';
+import { postgresName } from '../helpers/resources.js';
 
 const exec = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 const ADMIN_KEY = `svc_admin_${randomBase62(32)}`;
 const FUTURE = '2030-06-30T12:00:00.000Z';
 
@@ -336,7 +338,7 @@ describe('openvat accounts and openvat keys, against a running service and on it
 
 describe('openvat keys on a PostgreSQL DATABASE_URL', async () => {
   const target = (await databaseTargets()).find((t) => t.name === 'postgres');
-  const schema = `t_cli_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const schema = postgresName('cli');
   const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   let env: Record<string, string>;
 

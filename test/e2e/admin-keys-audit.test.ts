@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,11 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { randomBase62 } from '../../src/lib/crypto.js';
+import { builtCli } from '../helpers/cli.js';
 import { databaseTargets } from '../helpers/db.js';
 import { startServerProcess } from '../helpers/processes.js';
+import { postgresName } from '../helpers/resources.js';
 
 const exec = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 
 interface Entry {
   actor: { id: string; name: string };
@@ -54,7 +55,7 @@ for (const target of await databaseTargets()) {
         databaseUrl = `sqlite:${join(dir, 'openvat.db')}`;
         return;
       }
-      schema = `t_audit_${process.pid}_${randomBytes(4).toString('hex')}`;
+      schema = postgresName('audit');
       client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
       await client.connect();
       await client.query(`CREATE SCHEMA ${schema}`);

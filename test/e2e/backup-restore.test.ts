@@ -6,9 +6,10 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
+import { builtCli } from '../helpers/cli.js';
 import { createKeyIn, createKillableService, type KillableService } from '../helpers/processes.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 
 function cli(
   args: string[],

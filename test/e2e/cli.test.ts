@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { builtCli } from '../helpers/cli.js';
 
 const exec = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   try {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp } from '../helpers/app.js';
+import { builtCli } from '../helpers/cli.js';
 
 /** `openvat evidence verify` as an operator runs it: a separate process on the same DATABASE_URL. */
 describe('openvat evidence verify', () => {
@@ -33,14 +34,10 @@ describe('openvat evidence verify', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   function verify(...args: string[]) {
-    return spawnSync(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/index.ts', 'evidence', 'verify', ...args],
-      {
-        env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
-        encoding: 'utf8',
-      },
-    );
+    return spawnSync(process.execPath, [...builtCli, 'evidence', 'verify', ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
   }
 
   async function sql(run: (db: import('../../src/db/database.js').Db) => Promise<unknown>) {

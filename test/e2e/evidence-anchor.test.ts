@@ -8,13 +8,14 @@ import { after, before, describe, it } from 'node:test';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { hashRecord } from '../../src/modules/confirmations/chain.js';
 import { buildTestApp } from '../helpers/app.js';
+import { builtCli } from '../helpers/cli.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const PRIVATE_PEM = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 const PUBLIC_PEM = publicKey.export({ format: 'pem', type: 'spki' }).toString();
 
 function cli(databaseUrl: string, args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
+  return spawnSync(process.execPath, [...builtCli, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OPENVAT_EVIDENCE_KEY: '', ...env },
     encoding: 'utf8',
   });

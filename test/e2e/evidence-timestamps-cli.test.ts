@@ -9,6 +9,7 @@ import { createHeadSigner, parseEvidenceKey } from '../../src/modules/confirmati
 import { hashRecord } from '../../src/modules/confirmations/chain.js';
 import { startTestTsa, type TestTsa } from '../fakes/tsa.js';
 import { buildTestApp } from '../helpers/app.js';
+import { builtCli } from '../helpers/cli.js';
 
 const { privateKey } = generateKeyPairSync('ed25519');
 const PRIVATE_PEM = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
@@ -59,7 +60,7 @@ describe('openvat evidence verify and export-token with trusted timestamps', () 
   });
 
   function cli(...args: string[]) {
-    return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'evidence', ...args], {
+    return spawnSync(process.execPath, [...builtCli, 'evidence', ...args], {
       env: {
         ...process.env,
         DATABASE_URL: databaseUrl,

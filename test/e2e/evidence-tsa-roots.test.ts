@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { pinRoots, startTestTsa, type TestTsa } from '../fakes/tsa.js';
 import { buildTestApp } from '../helpers/app.js';
 import { databaseTargets } from '../helpers/db.js';
 import { assertOneLine, cli } from '../helpers/evidence-cli.js';
+import { postgresName } from '../helpers/resources.js';
 
 const { privateKey } = generateKeyPairSync('ed25519');
 const PRIVATE_PEM = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
@@ -39,7 +40,7 @@ function runDocumented(dir: string) {
 /** A fresh database of the target, by URL (a SQLite file, or a PostgreSQL schema of its own). */
 async function freshDatabase(name: 'sqlite' | 'postgres', dir: string) {
   if (name === 'sqlite') return { url: `sqlite:${join(dir, 'openvat.sqlite')}`, drop: async () => {} };
-  const schema = `t_roots_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const schema = postgresName('roots');
   const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { createDatabase } from '../../src/db/database.js';
+import { builtCli } from '../helpers/cli.js';
 import { databaseTargets } from '../helpers/db.js';
 import { freePort } from '../helpers/processes.js';
+import { postgresName } from '../helpers/resources.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 
 interface Instance {
   child: ChildProcess;
@@ -57,7 +58,7 @@ async function start(env: Record<string, string>): Promise<Instance> {
 /** A fresh, empty PostgreSQL schema, named by a URL the service takes, and a way to read it. */
 async function emptyDatabase() {
   const url = process.env.TEST_DATABASE_URL as string;
-  const schema = `t_first_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const schema = postgresName('first');
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {

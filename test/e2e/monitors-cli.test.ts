@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { createDatabase } from '../../src/db/database.js';
 import { buildTestApp } from '../helpers/app.js';
+import { builtCli } from '../helpers/cli.js';
 
 describe('openvat monitors import|export|list', () => {
   let dir: string;
@@ -25,7 +26,7 @@ describe('openvat monitors import|export|list', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   function cli(...args: string[]) {
-    return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'monitors', ...args], {
+    return spawnSync(process.execPath, [...builtCli, 'monitors', ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
       encoding: 'utf8',
     });
@@ -90,17 +91,7 @@ describe('openvat monitors import|export|list', () => {
     );
     const validated = spawnSync(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/index.ts',
-        'validate-file',
-        file,
-        '--key',
-        key,
-        '--out',
-        join(dir, 'v.csv'),
-      ],
+      [...builtCli, 'validate-file', file, '--key', key, '--out', join(dir, 'v.csv')],
       { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, encoding: 'utf8' },
     );
     assert.equal(validated.status, 0, validated.stderr);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,8 +10,10 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
 import { createPermits, type RedisLike } from '../../src/registries/resilience.js';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
+import { builtCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/processes.js';
 import { redisSkip } from '../helpers/redis.js';
+import { redisPrefix } from '../helpers/resources.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const skip = await redisSkip();
@@ -35,7 +36,7 @@ describe('permits of a killed instance (real server process)', { skip, timeout: 
   let sim: SimulatorServer;
   let redis: Redis;
   let child: ChildProcess | undefined;
-  const prefix = `openvat-test:${randomBytes(4).toString('hex')}:`;
+  const prefix = redisPrefix('permitskill');
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'openvat-permits-'));
@@ -60,7 +61,7 @@ describe('permits of a killed instance (real server process)', { skip, timeout: 
 
     sim.control({ vies: { hang: ['DE'] } });
     const port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'serve'], {
+    child = spawn(process.execPath, [...builtCli, 'serve'], {
       cwd: ROOT,
       env: {
         ...process.env,

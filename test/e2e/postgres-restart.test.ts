@@ -8,6 +8,7 @@ import pg from 'pg';
 import { createDatabase } from '../../src/db/database.js';
 import { databaseTargets } from '../helpers/db.js';
 import { createKeyIn, migrateWithLiveKey, startServerProcess } from '../helpers/processes.js';
+import { postgresName } from '../helpers/resources.js';
 
 const postgres = (await databaseTargets()).find((target) => target.name === 'postgres');
 
@@ -56,7 +57,7 @@ async function pgProxy(
 describe('PostgreSQL ends the service’s connections', {
   skip: postgres?.skip ?? 'no PostgreSQL target',
 }, () => {
-  const schema = `restart_${randomBytes(4).toString('hex')}`;
+  const schema = postgresName('restart');
   const application = `openvat-restart-${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   let child: ChildProcess | null = null;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
 import { buildTestApp } from '../helpers/app.js';
+import { builtCli } from '../helpers/cli.js';
 
 describe('openvat rates sync|held|accept|reject', () => {
   let dir: string;
@@ -31,7 +32,7 @@ describe('openvat rates sync|held|accept|reject', () => {
     return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', 'src/cli/index.ts', 'rates', ...args],
+        [...builtCli, 'rates', ...args],
         { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
         (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );

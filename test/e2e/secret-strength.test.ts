@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { randomBase62 } from '../../src/lib/crypto.js';
+import { builtCli } from '../helpers/cli.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 
 /** `openvat serve` with `env` added; its exit code and stderr once it exits (it must, at once). */
 function serve(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
+import { builtCli } from '../helpers/cli.js';
 
 const run = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 
 async function freePort(): Promise<number> {
   const server = createServer();

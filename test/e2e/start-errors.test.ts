@@ -3,11 +3,12 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { builtCli } from '../helpers/cli.js';
 
 // Absolute, so that a command can run in another directory (the default DATABASE_URL is relative).
-const CLI = ['--import', import.meta.resolve('tsx'), resolve('src/cli/index.ts')];
+const CLI = builtCli;
 
 /** `openvat serve` with `env` added; resolves with its exit code and stderr once it exits (it must). */
 function serve(

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { detectDelimiter, formatCsvRow, parseCsv, readInput } from '../../src/cli/csv.js';
 import { createDatabase } from '../../src/db/database.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { builtCli } from '../helpers/cli.js';
 
 describe('the CSV reader of validate-file', () => {
   it('parses quoted fields with delimiters, quotes and line breaks, a BOM and CRLF', () => {
@@ -79,7 +80,7 @@ describe('openvat validate-file', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   function cli(...args: string[]) {
-    return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'validate-file', ...args], {
+    return spawnSync(process.execPath, [...builtCli, 'validate-file', ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
       encoding: 'utf8',
     });
@@ -253,14 +254,10 @@ describe('openvat validate-file', () => {
   it('creates no output when the database or the key cannot be used', () => {
     const input = join(dir, 'nodb.csv');
     writeFileSync(input, 'DE100000008\n');
-    const res = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/index.ts', 'validate-file', input, '--key', testKey],
-      {
-        env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'none.sqlite')}`, LOG_LEVEL: 'silent' },
-        encoding: 'utf8',
-      },
-    );
+    const res = spawnSync(process.execPath, [...builtCli, 'validate-file', input, '--key', testKey], {
+      env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'none.sqlite')}`, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
     assert.equal(res.status, 2, res.stderr);
     assert.match(res.stderr, /no database at/);
     const badKey = cli(input, '--key', 'svc_test_nope');
@@ -318,7 +315,7 @@ describe('openvat validate-file', () => {
       const child = spawn(
         process.execPath,
         [
-          ...['--import', 'tsx', 'src/cli/index.ts', 'validate-file', input],
+          ...[...builtCli, 'validate-file', input],
           ...['--url', `http://127.0.0.1:${port}`, '--key', testKey, '--sync'],
         ],
         { env: { ...process.env, DATABASE_URL: 'sqlite::memory:' } },
@@ -420,18 +417,7 @@ describe('openvat validate-file', () => {
         const { spawn } = await import('node:child_process');
         const child = spawn(
           process.execPath,
-          [
-            '--import',
-            'tsx',
-            'src/cli/index.ts',
-            'validate-file',
-            input,
-            '--url',
-            url,
-            '--key',
-            key,
-            ...extra,
-          ],
+          [...builtCli, 'validate-file', input, '--url', url, '--key', key, ...extra],
           { env: { ...process.env, DATABASE_URL: 'sqlite::memory:' } },
         );
         let stderr = '';
@@ -452,18 +438,7 @@ describe('openvat validate-file', () => {
       const { spawn } = await import('node:child_process');
       const child = spawn(
         process.execPath,
-        [
-          '--import',
-          'tsx',
-          'src/cli/index.ts',
-          'validate-file',
-          input,
-          '--url',
-          url,
-          '--key',
-          starter,
-          '--sync',
-        ],
+        [...builtCli, 'validate-file', input, '--url', url, '--key', starter, '--sync'],
         { env: { ...process.env, DATABASE_URL: 'sqlite::memory:' } },
       );
       let stderr = '';
@@ -495,7 +470,7 @@ describe('openvat validate-file in-process, on a database of several accounts', 
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'validate-file', ...args], {
+    spawnSync(process.execPath, [...builtCli, 'validate-file', ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
       encoding: 'utf8',
     });

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { type Container, createContainer } from '../../src/container.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.js';
+import { builtCli } from '../helpers/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -36,7 +37,7 @@ interface Server {
 
 async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'serve'], {
+  const child = spawn(process.execPath, [...builtCli, 'serve'], {
     cwd: ROOT,
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: 'pipe',

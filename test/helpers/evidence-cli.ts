@@ -1,8 +1,9 @@
 /** The CLI as an evidence test runs it: a real process, without the caller's time-stamping settings. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { builtCli } from './cli.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 
 /** `openvat <args>` with `env` added (and no `OPENVAT_TSA_*` of the caller's). */
 export function cli(args: string[], env: Record<string, string>) {

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
+import { builtCli } from './cli.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+const CLI = builtCli;
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
 export async function freePort(): Promise<number> {

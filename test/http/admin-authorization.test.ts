@@ -12,6 +12,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 import { snapshot } from '../helpers/db-snapshot.js';
 import { redisSkip } from '../helpers/redis.js';
+import { redisPrefix } from '../helpers/resources.js';
 
 // Probed before any suite starts (a busy event loop could make a probe time out).
 const redisSkipReason = await redisSkip();
@@ -166,7 +167,7 @@ for (const target of targets) {
   }, () => {
     let db: TestDb;
     const instances: Array<{ app: FastifyInstance; container: Container }> = [];
-    const prefix = `openvat-test-${process.pid}-${Date.now()}-${target.name}:`;
+    const prefix = redisPrefix(`admin${target.name}`);
 
     before(async () => {
       db = await target.open();

@@ -9,6 +9,7 @@ import { type Container, createContainer } from '../../src/container.js';
 import { createManualClock } from '../../src/lib/clock.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 import { redisSkip } from '../helpers/redis.js';
+import { redisPrefix } from '../helpers/resources.js';
 
 // Probed before any suite starts (a busy event loop could make the probe time out).
 const redisSkipReason = await redisSkip();
@@ -160,7 +161,7 @@ describe('failed authentications counted across instances in Redis', { skip: red
   const clock = createManualClock('2026-11-23T11:00:10.000Z');
   const instances: Array<{ app: FastifyInstance; container: Container }> = [];
   let redis: Redis;
-  const prefix = `openvat-test-${process.pid}-${Date.now()}:`;
+  const prefix = redisPrefix('lookups');
 
   before(() => {
     redis = new Redis(process.env.TEST_REDIS_URL as string);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { errors, planList, seconds } from '../../src/lib/errors.js';
+import { errors } from '../../src/http/api-error.js';
+import { planList, seconds } from '../../src/lib/errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 async function closedPort(): Promise<number> {

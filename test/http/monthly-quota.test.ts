@@ -7,6 +7,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { wellFormedNumbers } from '../helpers/batch-numbers.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 import { redisSkip } from '../helpers/redis.js';
+import { redisPrefix } from '../helpers/resources.js';
 
 // Monthly quotas on /v1 through the admin API's keys, on SQLite and PostgreSQL: counted per UTC
 // month, stored answers not counted, and exact across two instances on one database.
@@ -208,7 +209,7 @@ for (const target of await databaseTargets()) {
         const env: Record<string, string> = withRedis
           ? {
               REDIS_URL: process.env.TEST_REDIS_URL as string,
-              OPENVAT_REDIS_PREFIX: `quota-test-${process.pid}-${target.name}:`,
+              OPENVAT_REDIS_PREFIX: redisPrefix(`quota${target.name}`),
             }
           : {};
         const a = await instance(env);

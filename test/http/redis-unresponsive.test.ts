@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
 import { euNumbers } from '../helpers/batch-numbers.js';
 import { redisSkip } from '../helpers/redis.js';
+import { redisPrefix } from '../helpers/resources.js';
 
 const skip = await redisSkip();
 
@@ -61,7 +61,7 @@ describe('a Redis that stops answering after the start (REDIS_URL)', { skip, tim
     t = await buildTestApp({
       ...urls,
       REDIS_URL: `redis://127.0.0.1:${relay.port}`,
-      OPENVAT_REDIS_PREFIX: `openvat-test:${randomBytes(4).toString('hex')}:`,
+      OPENVAT_REDIS_PREFIX: redisPrefix('unresponsive'),
     });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     key = await t.key('business');

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -8,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { type Container, createContainer } from '../../src/container.js';
 import { createDatabase } from '../../src/db/database.js';
 import { databaseTargets } from '../helpers/db.js';
+import { postgresName } from '../helpers/resources.js';
 
 const postgres = (await databaseTargets()).find((target) => target.name === 'postgres');
 const skip = postgres?.skip ?? 'no PostgreSQL target';
@@ -20,7 +20,7 @@ function urlInSchema(schema: string): string {
 }
 
 describe('PostgreSQL settings', { skip }, () => {
-  const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const schema = postgresName('settings');
   let admin: pg.Client;
   let container: Container;
 

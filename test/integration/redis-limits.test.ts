@@ -9,10 +9,10 @@ import { PLAYGROUND_KEY } from '../../src/modules/playground/playground.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 import { redisSkip } from '../helpers/redis.js';
+import { redisPrefix } from '../helpers/resources.js';
 
 const skip = await redisSkip();
-/** Keys and addresses of this run only, so runs never share a count. */
-const run = randomBytes(4).toString('hex');
+/** Addresses of this run only, so runs never share a count. */
 const address = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
 
 describe('window limits counted in Redis', { skip }, () => {
@@ -24,13 +24,14 @@ describe('window limits counted in Redis', { skip }, () => {
 
   it('two instances share one budget per key, and the count expires with its window', async () => {
     const clock = createManualClock('2026-11-22T12:59:30.000Z');
-    const options = { redis, prefix: `openvat:test:${run}:`, max: 3, windowMs: 60_000, clock };
+    const prefix = redisPrefix('limits');
+    const options = { redis, prefix, max: 3, windowMs: 60_000, clock };
     const a = createRedisWindowLimiter(options);
     const b = createRedisWindowLimiter(options);
     assert.deepEqual([await a.take('ip-1'), await b.take('ip-1'), await a.take('ip-1')], [0, 0, 0]);
     assert.equal(await b.take('ip-1'), 30, 'the fourth, on either instance, waits for the next minute');
     assert.equal(await a.take('ip-2'), 0, 'another key has its own budget');
-    const keys = await redis.keys(`openvat:test:${run}:*`);
+    const keys = await redis.keys(`${prefix}*`);
     assert.equal(keys.length, 2);
     const ttl = await redis.pttl(keys[0] as string);
     assert.ok(ttl > 0 && ttl <= 60_000, 'the count expires');
@@ -75,7 +76,7 @@ for (const target of await databaseTargets()) {
       const shared: Db = { ...db, close: async () => {} };
       const env = {
         REDIS_URL: process.env.TEST_REDIS_URL as string,
-        OPENVAT_REDIS_PREFIX: `openvat-test:${run}:${target.name}:`,
+        OPENVAT_REDIS_PREFIX: redisPrefix(target.name),
         OPENVAT_RATE_LIMIT_PRO: '3',
       };
       a = await buildTestApp(env, { db: shared });

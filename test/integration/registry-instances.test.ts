@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { Db } from '../../src/db/database.js';
@@ -9,9 +8,9 @@ import { expectedViesAnswer } from '../../src/simulators/vies.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 import { redisSkip } from '../helpers/redis.js';
+import { redisPrefix } from '../helpers/resources.js';
 
 const skip = await redisSkip();
-const run = randomBytes(4).toString('hex');
 
 interface ViesStats {
   total: number;
@@ -40,7 +39,7 @@ for (const target of await databaseTargets()) {
     let apps: TestApp[];
     let keys: TestKey[];
     let redis: Redis;
-    const prefix = `openvat-test:${run}:${target.name}:`;
+    const prefix = redisPrefix(target.name);
 
     before(async () => {
       db = await target.open();
@@ -181,7 +180,7 @@ describe('the VIES status poll with several instances sharing Redis', { skip }, 
     };
     const env = {
       REDIS_URL: process.env.TEST_REDIS_URL as string,
-      OPENVAT_REDIS_PREFIX: `openvat-test:${run}:poll:`,
+      OPENVAT_REDIS_PREFIX: redisPrefix('poll'),
       OPENVAT_STATUS_POLL_MS: '600000',
     };
     const apps = [

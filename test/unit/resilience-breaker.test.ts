@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { createManualClock } from '../../src/lib/clock.js';
-import { outcomeOf } from '../../src/modules/validation/live.js';
+import { outcomeOf } from '../../src/modules/validation/registry-outcomes.js';
 import type { RegistryResult, UnavailableReason } from '../../src/registries/port.js';
 import {
   type BreakerStore,
@@ -12,9 +11,9 @@ import {
   type RedisLike,
 } from '../../src/registries/resilience.js';
 import { redisSkip } from '../helpers/redis.js';
+import { redisPrefix } from '../helpers/resources.js';
 
 const skip = await redisSkip();
-const run = randomBytes(4).toString('hex');
 const OPTIONS = { failureThreshold: 3, openMs: 30_000, trialMs: 10_000 };
 
 let redis: Redis | undefined;
@@ -32,7 +31,7 @@ const stores: Array<{ name: string; make: Make; skip: string | false }> = [
         ...OPTIONS,
         now,
         redis: redis as unknown as RedisLike,
-        prefix: `openvat-test:${run}:${randomBytes(3).toString('hex')}:`,
+        prefix: redisPrefix('breaker'),
         onDegraded: (error) => {
           throw error;
         },

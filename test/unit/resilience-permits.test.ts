@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -11,9 +10,9 @@ import {
   type RedisLike,
 } from '../../src/registries/resilience.js';
 import { redisSkip } from '../helpers/redis.js';
+import { redisPrefix } from '../helpers/resources.js';
 
 const skip = await redisSkip();
-const run = randomBytes(4).toString('hex');
 const clients: Redis[] = [];
 after(() => {
   for (const c of clients) c.disconnect();
@@ -23,7 +22,7 @@ const connect = () => {
   clients.push(c);
   return c;
 };
-const prefix = () => `openvat-test:${run}:${randomBytes(3).toString('hex')}:`;
+const prefix = () => redisPrefix('permits');
 
 /** Resolves with the order in which the given acquisitions were granted. */
 function order(entries: Array<[string, Promise<Permit>]>): {

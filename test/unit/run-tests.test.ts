@@ -2,6 +2,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { databaseTargets } from '../helpers/db.js';
+import { redisSkip } from '../helpers/redis.js';
 
 /** Whether something accepts connections on 127.0.0.1:port. */
 function listens(port: number): Promise<boolean> {
@@ -40,7 +44,22 @@ function runFixtures(dir: string, env: Record<string, string> = {}) {
     },
   );
   const lines = result.stdout.trimEnd().split('\n');
-  return { status: result.status, stdout: result.stdout, last: lines.at(-1) };
+  const run = /^# run ([0-9a-f]+):/m.exec(result.stdout)?.[1];
+  return { status: result.status, stdout: result.stdout, last: lines.at(-1), run };
+}
+
+/** The schemas, databases and Redis keys of run `run` that exist now. */
+async function remaining(run: string) {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  const pattern = `t\\_${run}\\_%`;
+  const databases = await client.query('SELECT datname FROM pg_database WHERE datname LIKE $1', [pattern]);
+  const schemas = await client.query('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [pattern]);
+  await client.end();
+  const redis = new Redis(process.env.TEST_REDIS_URL as string);
+  const keys = await redis.keys(`openvat-test:${run}:*`);
+  redis.disconnect();
+  return { databases: databases.rowCount, schemas: schemas.rowCount, keys: keys.length };
 }
 
 describe('the test runner counts what ran', () => {
@@ -93,5 +112,37 @@ describe('the test runner counts what ran', () => {
     assert.equal(run.last, '0 passed, 1 failed, 0 skipped', run.stdout);
     assert.equal(run.status, 1);
     assert.match(run.stdout, /CI=true requires PostgreSQL/);
+  });
+});
+
+const servicesSkip =
+  (await databaseTargets()).find((t) => t.name === 'postgres')?.skip || (await redisSkip());
+
+describe('the test runner leaves nothing on PostgreSQL and Redis', { skip: servicesSkip }, () => {
+  const services = {
+    TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
+    TEST_REDIS_URL: process.env.TEST_REDIS_URL ?? '',
+  };
+
+  it("a failing test's database and Redis keys are dropped as its process exits, and the run stays clean", async () => {
+    const run = runFixtures('leftovers', services);
+    assert.equal(run.last, '0 passed, 1 failed, 0 skipped', run.stdout);
+    assert.equal(run.status, 1);
+    assert.doesNotMatch(run.stdout, /left behind by the tests/);
+    assert.ok(run.run, run.stdout);
+    assert.deepEqual(await remaining(run.run), { databases: 0, schemas: 0, keys: 0 });
+  });
+
+  it('what a killed test process left is dropped at the end of the run, named, and fails the run', async () => {
+    const run = runFixtures('killed', services);
+    assert.equal(run.status, 1, run.stdout);
+    assert.match(
+      run.stdout,
+      /# left behind by the tests \(dropped now\): 1 PostgreSQL database\(s\): t_[0-9a-f]+_\d+_db_/,
+    );
+    assert.match(run.stdout, /# left behind by the tests \(dropped now\): 1 Redis key\(s\)/);
+    assert.match(run.last ?? '', /, not cleaned up$/);
+    assert.ok(run.run, run.stdout);
+    assert.deepEqual(await remaining(run.run), { databases: 0, schemas: 0, keys: 0 });
   });
 });

@@ -160,7 +160,7 @@ export interface paths {
                                 created_at: string;
                                 /** @description False when the response was recorded but could not be written to the client (its connection closed first); the client never received it. */
                                 delivered: boolean;
-                                endpoint: "validate" | "decide" | "validate_batch" | "confirm" | "monitor_check";
+                                endpoint: "validate" | "decide" | "validate_batch" | "confirm" | "monitor_check" | "peppol";
                                 /** Format: date-time */
                                 expires_at: string;
                                 latency_ms: number | null;
@@ -1919,6 +1919,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/peppol/{identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Can this company receive e-invoices over Peppol?
+         * @description Whether a company can receive e-invoices over Peppol. `identifier` is a VAT number (normalised and checked as `validate` does; every participant identifier it may be registered under is looked up: its country's VAT scheme and the national identifiers it contains), a participant identifier `ICD:value`, or `iso6523-actorid-upis::ICD:value`. Each is asked of the Peppol SML over DNS, then of its SMP. NXDOMAIN is "not registered"; a DNS failure never is: a stored answer is served with `source_status: "degraded"`, or the answer is `502 registry_unavailable` with `Retry-After`.
+         *
+         *     Test keys (`svc_test_…`) never send a DNS query; every other identifier is not registered:
+         *
+         *     | VAT number | Participant | Answer |
+         *     |---|---|---|
+         *     | `BE0999000030` | `0208:0999000030` | registered, BIS Billing 3.0 invoices and credit notes, business card |
+         *     | `BE0999000030` | `9925:be0999000030` | the same company under its VAT number |
+         *     | `DE999000009` | `9930:de999000009` | registered, XRechnung 3.0 invoices only (`can_receive_invoices: true`) |
+         *     | `NO999000002` | `0192:999000002` | registered, orders only (`can_receive_invoices: false`) |
+         *     | `NL999000001B01` | `9944:nl999000001b01` | registered, `smp_status: "unavailable"` (`can_receive_invoices: null`) |
+         *     | `ATU99990019` | `9914:atu99990019` | 502 `registry_unavailable` with `Retry-After` (the SML answers SERVFAIL) |
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `false` asks the SML and the SMPs again. */
+                    cache?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    /**
+                     * @description A VAT number with its country prefix (`BE0677424046`), a participant identifier `ICD:value` (`0208:0677424046`), or `iso6523-actorid-upis::ICD:value`.
+                     * @example BE0999000030
+                     */
+                    identifier: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A client error: the request cannot be answered as sent. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description A server or registry error. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PeppolData"];
+                            meta: {
+                                /** @description True when every participant was answered from the store. */
+                                cached: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the oldest stored part was obtained; null when none.
+                                 */
+                                cached_at: string | null;
+                                /** @description Processing time in whole milliseconds. */
+                                latency_ms: number;
+                                /**
+                                 * Format: uuid
+                                 * @description Identifies this HTTP request (UUID v7).
+                                 */
+                                request_id: string;
+                                /** @enum {string} */
+                                source: "peppol";
+                                /**
+                                 * @description `live`: asked now (or partly); `cached`: stored answers within their TTL; `degraded`: the SML could not be asked and an older stored answer was served.
+                                 * @enum {string}
+                                 */
+                                source_status: "live" | "cached" | "degraded";
+                                /** @description Age of that part in seconds; null when none. */
+                                stale_seconds: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rates": {
         parameters: {
             query?: never;
@@ -2362,7 +2466,10 @@ export interface paths {
          *     | `DE600000004` | 502 `registry_unavailable` with `Retry-After` (registry throttling: `MS_MAX_CONCURRENT_REQ`) |
          *     | `DE700000001` | 200, valid, `cached: true`, `source_status: "cached"` (1 hour old) |
          *     | `DE800000009` | 429 `rate_limited` with `Retry-After` |
-         *     | any other well-formed number | 200, valid, placeholder company `Test Company <number>` |
+         *     | `DE110000001` | 200, valid, `company: null` (the registry sent `---`, as Spain's does) but it compares the company fields given: `registry_result` `match` for each that agrees with `DE100000008`'s company (`Testfirma Muster GmbH`, `Teststraße 1`, `10115`, `Berlin`), else `mismatch`; `score: null` |
+         *     | `DE120000005` | 200, valid, `DE100000008`'s company, and `registry_result: "not_processed"` for each company field given (as Germany's registry answers) |
+         *     | any other well-formed number | 200, valid, placeholder company `Test Company <number>`, `1 Test Street` |
+         *     | any number with `company_name`, `company_street`, `company_postcode` or `company_city` | adds `data.match`: `score` and `result` against the company answered, `registry_result: null` (except the two numbers above) |
          *     | any number with `requester_vat_number` | adds `verify_id` `TEST…` (a consultation number) |
          */
         get: {
@@ -2370,6 +2477,17 @@ export interface paths {
                 query: {
                     /** @description `false` forces a live registry call. */
                     cache?: "true" | "false";
+                    /** @description Town as the customer gives it (`data.match.city`). */
+                    company_city?: string;
+                    /**
+                     * @description The customer's company name as they give it: compared with the registered name (`data.match.name`) and sent to VIES.
+                     * @example Testfirma Muster GmbH
+                     */
+                    company_name?: string;
+                    /** @description Postcode as the customer gives it (`data.match.postcode`). */
+                    company_postcode?: string;
+                    /** @description Street and house number as the customer gives them (`data.match.street`). */
+                    company_street?: string;
                     /** @description Your own VAT number: the registry then returns a consultation number (`verify_id`). Always a live call. */
                     requester_vat_number?: string;
                     /**
@@ -2479,8 +2597,19 @@ export interface paths {
                         async?: boolean;
                         /** @description Your own VAT number: every item is then a live call with a consultation number. */
                         requester_vat_number?: string;
-                        /** @description The VAT numbers, written any common way. At most 100 synchronously, 10,000 with `"async": true`; more is `400 batch_too_large`. */
-                        vat_numbers: string[];
+                        /** @description The VAT numbers, written any common way, each a string or an object `{ vat_number, company_name, company_street, company_postcode, company_city }`. At most 100 synchronously, 10,000 with `"async": true`; more is `400 batch_too_large`. */
+                        vat_numbers: (string | {
+                            /** @description Compared with the registered town. */
+                            company_city?: string;
+                            /** @description Compared with the registered name. */
+                            company_name?: string;
+                            /** @description Compared with the registered postcode. */
+                            company_postcode?: string;
+                            /** @description Compared with the registered street and number. */
+                            company_street?: string;
+                            /** @description The VAT number, written any common way. */
+                            vat_number: string;
+                        })[];
                     };
                 };
             };
@@ -3377,6 +3506,109 @@ export interface components {
                 request_id: string;
             };
         };
+        /**
+         * IdentityMatch
+         * @description Whether the company fields given match the registered ones, per field given (a field not given is absent). Never changes `valid`.
+         */
+        IdentityMatch: {
+            /** @description `company_city` against the registered town. */
+            city?: {
+                registry_result: ("match" | "mismatch" | "not_processed") | null;
+                /**
+                 * @description openvat's reading: `score` against the field's threshold; where the registry returned nothing to compare, the registry's own verdict, else `unavailable`.
+                 * @enum {string}
+                 */
+                result: "match" | "mismatch" | "unavailable";
+                /** @description openvat's similarity over the registered data after normalisation; null when the registry returned nothing to compare. */
+                score: number | null;
+            };
+            /** @description `company_name` against the registered name. */
+            name?: {
+                registry_result: ("match" | "mismatch" | "not_processed") | null;
+                /**
+                 * @description openvat's reading: `score` against the field's threshold; where the registry returned nothing to compare, the registry's own verdict, else `unavailable`.
+                 * @enum {string}
+                 */
+                result: "match" | "mismatch" | "unavailable";
+                /** @description openvat's similarity over the registered data after normalisation; null when the registry returned nothing to compare. */
+                score: number | null;
+            };
+            /** @description `mismatch` when any field is; `match` when none is and the name matched (or, without a name, a field matched); else `unavailable`. Its score is the weighted mean of the fields compared. */
+            overall: {
+                registry_result: ("match" | "mismatch" | "not_processed") | null;
+                /**
+                 * @description openvat's reading: `score` against the field's threshold; where the registry returned nothing to compare, the registry's own verdict, else `unavailable`.
+                 * @enum {string}
+                 */
+                result: "match" | "mismatch" | "unavailable";
+                /** @description openvat's similarity over the registered data after normalisation; null when the registry returned nothing to compare. */
+                score: number | null;
+            };
+            /** @description `company_postcode` against the registered postcode. */
+            postcode?: {
+                registry_result: ("match" | "mismatch" | "not_processed") | null;
+                /**
+                 * @description openvat's reading: `score` against the field's threshold; where the registry returned nothing to compare, the registry's own verdict, else `unavailable`.
+                 * @enum {string}
+                 */
+                result: "match" | "mismatch" | "unavailable";
+                /** @description openvat's similarity over the registered data after normalisation; null when the registry returned nothing to compare. */
+                score: number | null;
+            };
+            /** @description `company_street` against the registered street and number. */
+            street?: {
+                registry_result: ("match" | "mismatch" | "not_processed") | null;
+                /**
+                 * @description openvat's reading: `score` against the field's threshold; where the registry returned nothing to compare, the registry's own verdict, else `unavailable`.
+                 * @enum {string}
+                 */
+                result: "match" | "mismatch" | "unavailable";
+                /** @description openvat's similarity over the registered data after normalisation; null when the registry returned nothing to compare. */
+                score: number | null;
+            };
+        };
+        /** PeppolData */
+        PeppolData: {
+            /** @description A registered participant lists a Peppol BIS Billing 3.0 invoice or one of an EN 16931 CIUS; null when no registered participant’s SMP could be read. */
+            can_receive_invoices: boolean | null;
+            /**
+             * Format: date-time
+             * @description When the oldest part of the answer was obtained.
+             */
+            checked_at: string;
+            /** @description The normalised VAT number, or `iso6523-actorid-upis::ICD:value`. */
+            identifier: string;
+            /** @description Every identifier looked up, in the order of the mapping (docs/peppol.md). */
+            participants: {
+                /** @description The business card its SMP publishes (Peppol Directory), as declared; null when none. */
+                business_card: {
+                    country_code: string | null;
+                    name: string;
+                } | null;
+                /** @description What the SMP lists for it; null when the SMP could not be read. */
+                document_types: {
+                    /** @description The document type identifier `scheme::value`, as the SMP lists it. */
+                    id: string;
+                    /** @description An invoice of Peppol BIS Billing 3.0, of another CIUS of EN 16931 (XRechnung among them) or of EN 16931 itself. */
+                    invoice: boolean;
+                    /** @description Its name in the Peppol document types code list; null when not listed. */
+                    name: string | null;
+                }[] | null;
+                /** @description The scheme (ISO 6523 ICD), e.g. `0208`. */
+                icd: string;
+                /** @description `ICD:value`, the value in lower case, e.g. `0208:0677424046`. */
+                id: string;
+                /** @description The SML publishes a record for it (NXDOMAIN or NODATA: false). A DNS failure is never false: the answer is then a stored one or 502. */
+                registered: boolean;
+                /** @description The scheme ID of the Peppol code list, e.g. `BE:EN`. */
+                scheme_name: string;
+                smp_status: ("ok" | "not_found" | "unavailable" | "refused" | "no_smp") | null;
+                /** @description The SMP base URL the SML gives; null when none. */
+                smp_url: string | null;
+            }[];
+            /** @description At least one participant is registered in the SML. */
+            reachable: boolean;
+        };
         /** Proof */
         Proof: {
             answer: {
@@ -3510,6 +3742,7 @@ export interface components {
                     updated_at: string;
                 } | null;
             };
+            match?: components["schemas"]["IdentityMatch"];
             /** @description Whether the registry has the number as a valid VAT registration. */
             valid: boolean;
             /** @description Normalised, with its prefix (EL for Greece, CHE for Switzerland). */

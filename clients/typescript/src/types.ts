@@ -57,6 +57,8 @@ export type Envelope<T> = T extends { data: unknown; meta: unknown } ? T : { dat
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type ErrorCode = ErrorEnvelope['error']['code'];
 export type ValidationData = components['schemas']['ValidationData'];
+/** `data.match`: the company fields given against the registered ones. */
+export type IdentityMatch = components['schemas']['IdentityMatch'];
 export type CountryRate = components['schemas']['CountryRate'];
 
 export type ValidateQuery = Query<'/v1/validate', 'get'>;
@@ -65,6 +67,11 @@ export interface ValidateParams {
   requester_vat_number?: string;
   /** `false` forces a live registry call. */
   cache?: boolean;
+  /** The company the number should belong to: the answer gains `data.match`. */
+  company_name?: string;
+  company_street?: string;
+  company_postcode?: string;
+  company_city?: string;
 }
 export type ValidateResponse = Success<'/v1/validate', 'get'>;
 

@@ -56,6 +56,23 @@ describe('@openvat/client operations', () => {
     assert.ok(isUuidV7(res.meta.request_id));
   });
 
+  it('validate: company fields answer data.match', async () => {
+    const res = await client(proTest).validate({
+      vat_number: 'DE100000008',
+      company_name: 'Testfirma Muster GmbH',
+      company_city: 'Hamburg',
+    });
+    assert.deepEqual(res.data.match?.name, { result: 'match', score: 1, registry_result: null });
+    assert.equal(res.data.match?.city?.result, 'mismatch');
+    assert.equal(res.data.match?.street, undefined);
+    const batch = await client(proTest).validateBatch({
+      vat_numbers: ['DE100000008', { vat_number: 'DE110000001', company_name: 'Testfirma Muster GmbH' }],
+    });
+    const [plain, claimed] = batch.data.results;
+    assert.ok(plain?.ok && plain.data.match === undefined);
+    assert.ok(claimed?.ok && claimed.data.match?.name?.registry_result === 'match');
+  });
+
   it('validate: a live key asks the registry simulator, and cache: false forces a live call', async () => {
     const openvat = client(proLive);
     const first = await openvat.validate({ vat_number: 'DE136695976', cache: false });

@@ -24,6 +24,8 @@ import * as adminAuditRetention from './2026-11-28-100-admin-audit-retention.js'
 import * as ratesEvents from './2026-11-28-110-rates-events.js';
 import * as evidenceTimestamps from './2026-11-28-120-evidence-timestamps.js';
 import * as keyQuotaShare from './2026-11-29-010-key-quota-share.js';
+import * as batchItemClaim from './2026-12-02-400-batch-item-claim.js';
+import * as peppolAnswers from './2026-12-02-500-peppol-answers.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -55,6 +57,8 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-110-rates-events': ratesEvents,
   '2026-11-28-120-evidence-timestamps': evidenceTimestamps,
   '2026-11-29-010-key-quota-share': keyQuotaShare,
+  '2026-12-02-400-batch-item-claim': batchItemClaim,
+  '2026-12-02-500-peppol-answers': peppolAnswers,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { bearerToken } from '../../lib/bearer.js';
-import { errors } from '../../lib/errors.js';
 import { type AuthFailures, tooManyFailures } from '../keys/index.js';
 import type { Actor, AdminPrincipal, AdminRole, AdminService } from './service.js';
 

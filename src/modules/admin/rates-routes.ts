@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { baseMeta } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
-import { errors } from '../../lib/errors.js';
 import type { RatesUpdates } from '../rates/index.js';
 import { actorOf, type RequireAdmin } from './auth.js';
 import { Id, Query } from './schemas.js';

@@ -2,10 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { stringify } from 'csv-stringify/sync';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { baseMeta } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
-import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { KeyManagement } from '../keys/index.js';
 import { actorOf, type RequireAdmin } from './auth.js';
@@ -165,7 +165,7 @@ export function adminRoutes(deps: {
       },
       async (request, reply) => {
         const outcome = await manage.createKey(request.body, admin.recorder(actorOf(request)));
-        if ('kind' in outcome) throw refusalError(outcome);
+        if (outcome.kind === 'refused') throw refusalError(outcome);
         return reply
           .code(201)
           .send({ data: { ...outcome.key, key: outcome.secret }, meta: baseMeta(request, reply) });
@@ -241,8 +241,8 @@ export function adminRoutes(deps: {
           admin.recorder(actorOf(request)),
         );
         if (outcome === null) throw notFound('key', request.params.id);
-        if ('kind' in outcome) throw refusalError(outcome);
-        return reply.send({ data: outcome, meta: baseMeta(request, reply) });
+        if (outcome.kind === 'refused') throw refusalError(outcome);
+        return reply.send({ data: outcome.key, meta: baseMeta(request, reply) });
       },
     );
 
@@ -285,7 +285,7 @@ export function adminRoutes(deps: {
           admin.recorder(actorOf(request)),
         );
         if (outcome === null) throw notFound('key', request.params.id);
-        if ('kind' in outcome) throw refusalError(outcome);
+        if (outcome.kind === 'refused') throw refusalError(outcome);
         return reply
           .code(201)
           .send({ data: { ...outcome.key, key: outcome.secret }, meta: baseMeta(request, reply) });

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { latencyMs } from '../../http/meta.js';
 import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
-import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import { pastResponseDescription } from './schemas.js';
@@ -17,6 +17,7 @@ const AuditRecord = Type.Object({
     Type.Literal('validate_batch'),
     Type.Literal('confirm'),
     Type.Literal('monitor_check'),
+    Type.Literal('peppol'),
   ]),
   response: Type.Object(
     {},

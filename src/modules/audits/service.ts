@@ -7,7 +7,7 @@ import { AUDIT_RETENTION_DAYS } from '../keys/index.js';
 import { PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { AuditsRepository } from './repository.js';
 
-export type AuditEndpoint = 'validate' | 'decide' | 'validate_batch' | 'confirm' | 'monitor_check';
+export type AuditEndpoint = 'validate' | 'decide' | 'validate_batch' | 'confirm' | 'monitor_check' | 'peppol';
 
 export interface AuditInput {
   requestId: string;
@@ -38,50 +38,53 @@ const DAY_MS = 86_400_000;
 
 export function createAuditsService(deps: { repository: AuditsRepository; clock: Clock }) {
   const { repository, clock } = deps;
-  return {
-    /**
-     * Stores the audit record of a successful call, in the caller's transaction. Free-plan keys have no
-     * retention, so nothing is stored for them.
-     */
-    async record(principal: ApiKeyPrincipal, input: AuditInput, trx: Kysely<Database>): Promise<void> {
-      await this.recordMany([{ principal, ...input }], trx);
-    },
+  /**
+   * Stores the audit record of a successful call, in the caller's transaction. Free-plan keys have no
+   * retention, so nothing is stored for them.
+   */
+  async function record(principal: ApiKeyPrincipal, input: AuditInput, trx: Kysely<Database>): Promise<void> {
+    await recordMany([{ principal, ...input }], trx);
+  }
 
-    /** Stores the audit records of several calls with one statement, in the caller's transaction. */
-    async recordMany(
-      records: ReadonlyArray<AuditInput & { principal: ApiKeyPrincipal }>,
-      trx: Kysely<Database>,
-    ): Promise<void> {
-      const created = clock.now();
-      const createdAt = created.toISOString();
-      // One expiry per retention in a group (they share the creation time).
-      const expiries = new Map<number, string>();
-      const rows: AuditsTable[] = [];
-      for (const input of records) {
-        const { principal } = input;
-        const days = AUDIT_RETENTION_DAYS[principal.plan];
-        if (days === null) continue;
-        const keptMs = principal.playground ? PLAYGROUND_RETENTION_MS : days * DAY_MS;
-        let expiresAt = expiries.get(keptMs);
-        if (expiresAt === undefined) {
-          expiresAt = new Date(created.getTime() + keptMs).toISOString();
-          expiries.set(keptMs, expiresAt);
-        }
-        rows.push({
-          request_id: input.requestId,
-          key_id: principal.id,
-          endpoint: input.endpoint,
-          response: input.responseJson,
-          request_body: input.requestBody === undefined ? null : JSON.stringify(input.requestBody),
-          created_at: createdAt,
-          expires_at: expiresAt,
-          latency_ms: input.latencyMs === null ? null : Math.round(input.latencyMs),
-          status_code: input.statusCode,
-          valid: input.valid === null ? null : input.valid ? 1 : 0,
-        });
+  /** Stores the audit records of several calls with one statement, in the caller's transaction. */
+  async function recordMany(
+    records: ReadonlyArray<AuditInput & { principal: ApiKeyPrincipal }>,
+    trx: Kysely<Database>,
+  ): Promise<void> {
+    const created = clock.now();
+    const createdAt = created.toISOString();
+    // One expiry per retention in a group (they share the creation time).
+    const expiries = new Map<number, string>();
+    const rows: AuditsTable[] = [];
+    for (const input of records) {
+      const { principal } = input;
+      const days = AUDIT_RETENTION_DAYS[principal.plan];
+      if (days === null) continue;
+      const keptMs = principal.playground ? PLAYGROUND_RETENTION_MS : days * DAY_MS;
+      let expiresAt = expiries.get(keptMs);
+      if (expiresAt === undefined) {
+        expiresAt = new Date(created.getTime() + keptMs).toISOString();
+        expiries.set(keptMs, expiresAt);
       }
-      await repository.insertMany(rows, trx);
-    },
+      rows.push({
+        request_id: input.requestId,
+        key_id: principal.id,
+        endpoint: input.endpoint,
+        response: input.responseJson,
+        request_body: input.requestBody === undefined ? null : JSON.stringify(input.requestBody),
+        created_at: createdAt,
+        expires_at: expiresAt,
+        latency_ms: input.latencyMs === null ? null : Math.round(input.latencyMs),
+        status_code: input.statusCode,
+        valid: input.valid === null ? null : input.valid ? 1 : 0,
+      });
+    }
+    await repository.insertMany(rows, trx);
+  }
+
+  return {
+    record,
+    recordMany,
 
     /** The record, when it exists, belongs to this key, has not expired and the plan keeps records. */
     async find(principal: ApiKeyPrincipal, requestId: string): Promise<StoredAudit | null> {

@@ -1,15 +1,26 @@
 import type { BatchItemsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { backoffDelay } from '../../registries/resilience.js';
+import type { ClaimedIdentity } from '../identity-match/index.js';
 import { type KeyState, principalOfStoredWork } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
-import type { ValidationOutcome, ValidationService } from '../validation/index.js';
+import {
+  answerRefusal,
+  registryUnavailable,
+  type ValidationOutcome,
+  type ValidationService,
+} from '../validation/index.js';
 import { cancelReasonOf, type JobStore } from './jobs.js';
 import type { BatchRepository, ItemFinish } from './repository.js';
 import { itemResult } from './results.js';
 import type { ItemScheduler } from './scheduler.js';
 
 const RETRY_CAP_MS = 5 * 60_000;
+
+/** An item's stored claim (JSON written by `createJob`). */
+function storedClaim(json: string): ClaimedIdentity {
+  return JSON.parse(json) as ClaimedIdentity;
+}
 /**
  * Finished items are written in groups of up to 200 per transaction, and an item waits 10 ms for
  * others before its group is written: items finish one by one as their registry answers arrive, and
@@ -58,7 +69,11 @@ export function createItemProcessor(deps: {
     let outcome: ValidationOutcome;
     try {
       outcome = await validation.validate(
-        { vatNumber: item.vat_number, requesterVatNumber: row.requester_vat_number },
+        {
+          vatNumber: item.vat_number,
+          requesterVatNumber: row.requester_vat_number,
+          ...(item.claim ? { claim: storedClaim(item.claim) } : {}),
+        },
         principalOfStoredWork(row),
         signal,
       );
@@ -68,18 +83,18 @@ export function createItemProcessor(deps: {
         return false;
       }
       deps.onError?.(error);
-      outcome = {
+      outcome = answerRefusal({
         kind: 'unavailable',
         source: 'vies',
         message: 'The item could not be validated because of an internal error.',
         retryAfterSeconds: 60,
-      };
+      });
     }
-    if (outcome.kind === 'unavailable' && signal?.aborted) {
+    if (registryUnavailable(outcome) && signal?.aborted) {
       await repository.release([item.id], workerId);
       return false;
     }
-    if (outcome.kind === 'unavailable' && row.mode === 'live' && (await retryLater(item, outcome.message))) {
+    if (registryUnavailable(outcome) && row.mode === 'live' && (await retryLater(item, outcome.message))) {
       return false;
     }
     try {
@@ -91,7 +106,10 @@ export function createItemProcessor(deps: {
       deps.onError?.(error);
       const message = 'The result of this item could not be stored.';
       if (signal?.aborted || (await retryLater(item, message))) return false;
-      return record(item, { kind: 'unavailable', source: 'vies', message, retryAfterSeconds: 60 });
+      return record(
+        item,
+        answerRefusal({ kind: 'unavailable', source: 'vies', message, retryAfterSeconds: 60 }),
+      );
     }
   }
 

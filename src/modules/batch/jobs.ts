@@ -15,6 +15,7 @@ import type { Outbox } from '../outbox/index.js';
 import { PLAYGROUND_PRINCIPAL, PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { ValidationService } from '../validation/index.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
+import type { BatchItemInput } from './items.js';
 import { tooManyJobs } from './limits.js';
 import type { BatchJob, BatchRepository, JobExpiry } from './repository.js';
 import {
@@ -261,14 +262,14 @@ export function createJobStore(deps: {
     principal: ApiKeyPrincipal;
     requestId: string;
     requestBody: unknown;
-    vatNumbers: readonly string[];
+    items: readonly BatchItemInput[];
     requester: string | null;
   }): Promise<JobView | Refusal> {
     const now = clock.now().toISOString();
     const id = ids.uuid();
     const ranks = new Map<string, number>();
     let failed = 0;
-    const items: BatchItemsTable[] = input.vatNumbers.map((vatNumber, position) => {
+    const items: BatchItemsTable[] = input.items.map(({ vatNumber, claim }, position) => {
       const parsed = parseVatNumber(vatNumber);
       const country = parsed.ok ? parsed.country : 'XX';
       const rank = ranks.get(country) ?? 0;
@@ -278,6 +279,7 @@ export function createJobStore(deps: {
         job_id: id,
         position,
         vat_number: vatNumber,
+        claim: claim ? JSON.stringify(claim) : null,
         country,
         rank,
         status: 'pending',
@@ -296,7 +298,7 @@ export function createJobStore(deps: {
       // No registry is asked for a number that cannot be one: its answer is known now.
       failed += 1;
       const outcome = validation.parse(vatNumber, 'vat_number');
-      const result = 'ok' in outcome ? null : itemResult(outcome);
+      const result = outcome.kind === 'ok' ? null : itemResult(outcome);
       return { ...base, status: 'done', ok: 0, result: JSON.stringify(result), finished_at: now };
     });
     const row: BatchJobsTable = {

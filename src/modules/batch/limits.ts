@@ -52,5 +52,5 @@ export function checkBatchRequest(
   if (input.count > limit) return tooLarge(limit, input.count, input.asynchronous, playground);
   if (!input.requester) return null;
   const parsed = validation.parse(input.requester, 'requester_vat_number');
-  return 'ok' in parsed ? null : validationRefusal(parsed);
+  return parsed.kind === 'ok' ? null : validationRefusal(parsed);
 }

@@ -99,6 +99,7 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
               job_id: item.job_id,
               position: item.position,
               vat_number: item.vat_number,
+              ...(item.claim !== null ? { claim: item.claim } : {}),
               country: item.country,
               rank: item.rank,
               status: item.status,

@@ -24,15 +24,12 @@ export type SourceCounts = Record<string, { live: number; cached: number; degrad
 export function itemResult(outcome: Exclude<ValidationOutcome, { kind: 'ok' }>): BatchItemResult;
 export function itemResult(outcome: ValidationOutcome): BatchItemResult;
 export function itemResult(outcome: ValidationOutcome): BatchItemResult {
-  switch (outcome.kind) {
-    case 'ok':
-      return { ok: true, data: outcome.data };
+  if (outcome.kind === 'ok') return { ok: true, data: outcome.data };
+  switch (outcome.reason) {
     case 'invalid_format':
     case 'country_unsupported':
-      return { ok: false, error: { code: outcome.kind, message: outcome.message } };
-    case 'requester_rejected':
-      return { ok: false, error: { code: 'invalid_format', message: outcome.message } };
-    case 'unavailable':
+    case 'registry_unavailable':
+      return { ok: false, error: { code: outcome.reason, message: outcome.message } };
     // The number could not be checked now (the test-mode throttled number): retry later, as for an
     // unavailable registry. A caller's own limit fails the whole batch before any item is looked up.
     case 'rate_limited':

@@ -1,21 +1,37 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { baseMeta } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Literals } from '../../http/schemas.js';
-import { errors } from '../../lib/errors.js';
+import { CLAIM_MAX_LENGTH } from '../identity-match/index.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
 import { REGISTRY_SOURCES, SOURCE_STATUSES } from '../validation/index.js';
 import { aBatchJobDescription, validateABatchOfVatNumbersDescription } from './schemas.js';
-import { ASYNC_BATCH_LIMIT, type BatchService, rollup, SYNC_BATCH_LIMIT } from './service.js';
+import { ASYNC_BATCH_LIMIT, type BatchService, batchItems, rollup, SYNC_BATCH_LIMIT } from './service.js';
+
+const ClaimField = (maxLength: number, description: string) =>
+  Type.Optional(Type.String({ maxLength, description }));
+
+/** A number with the company fields the customer claims, compared as `GET /v1/validate` does. */
+const ItemWithClaim = Type.Object(
+  {
+    vat_number: Type.String({ minLength: 1, description: 'The VAT number, written any common way.' }),
+    company_name: ClaimField(CLAIM_MAX_LENGTH.name, 'Compared with the registered name.'),
+    company_street: ClaimField(CLAIM_MAX_LENGTH.street, 'Compared with the registered street and number.'),
+    company_postcode: ClaimField(CLAIM_MAX_LENGTH.postcode, 'Compared with the registered postcode.'),
+    company_city: ClaimField(CLAIM_MAX_LENGTH.city, 'Compared with the registered town.'),
+  },
+  { description: 'A number with the company it should belong to: its result gains `data.match`.' },
+);
 
 const Body = Type.Object(
   {
-    vat_numbers: Type.Array(Type.String(), {
+    vat_numbers: Type.Array(Type.Union([Type.String(), ItemWithClaim]), {
       minItems: 1,
-      description: `The VAT numbers, written any common way. At most ${SYNC_BATCH_LIMIT} synchronously, ${ASYNC_BATCH_LIMIT.toLocaleString('en')} with \`"async": true\`; more is \`400 batch_too_large\`.`,
+      description: `The VAT numbers, written any common way, each a string or an object \`{ vat_number, company_name, company_street, company_postcode, company_city }\`. At most ${SYNC_BATCH_LIMIT} synchronously, ${ASYNC_BATCH_LIMIT.toLocaleString('en')} with \`"async": true\`; more is \`400 batch_too_large\`.`,
     }),
     requester_vat_number: Type.Optional(
       Type.String({
@@ -170,13 +186,13 @@ export function batchRoutes(deps: {
             principal,
             requestId: request.id,
             requestBody: body,
-            vatNumbers: body.vat_numbers,
+            items: batchItems(body.vat_numbers),
             requester,
           });
           if ('kind' in job) throw refusalError(job);
           return reply.code(202).send({ data: job, meta: baseMeta(request, reply) });
         }
-        const validated = await batch.validateMany(body.vat_numbers, requester, principal);
+        const validated = await batch.validateMany(batchItems(body.vat_numbers), requester, principal);
         return sendRecorded({
           request,
           reply,

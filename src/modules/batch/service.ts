@@ -11,6 +11,8 @@ import type { BatchRepository } from './repository.js';
 import { createItemScheduler } from './scheduler.js';
 import { createSyncBatch } from './sync-batch.js';
 
+export type { BatchItemBody, BatchItemInput } from './items.js';
+export { batchItems } from './items.js';
 export type { CancelReason, JobStatus, JobView } from './jobs.js';
 export { ASYNC_BATCH_LIMIT, SYNC_BATCH_LIMIT } from './limits.js';
 export type {

@@ -1,7 +1,9 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
+import { claimKey } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { ValidationOutcome, ValidationService } from '../validation/index.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
+import type { BatchItemInput } from './items.js';
 import {
   type BatchItemResult,
   type BatchSummary,
@@ -22,18 +24,19 @@ export interface ValidatedBatch {
 export function createSyncBatch(deps: { validation: Pick<ValidationService, 'validate'> }) {
   const { validation } = deps;
   /**
-   * Validates up to 100 numbers at once: each distinct number (after normalisation) is validated
-   * once, all of them concurrently; results come back in input order.
+   * Validates up to 100 numbers at once: each distinct number (after normalisation) with the same
+   * claim is validated once, all of them concurrently; results come back in input order.
    */
   async function validateMany(
-    vatNumbers: readonly string[],
+    items: readonly BatchItemInput[],
     requester: string | null,
     principal: ApiKeyPrincipal,
   ): Promise<ValidatedBatch> {
-    const groups = new Map<string, { input: string; positions: number[] }>();
-    vatNumbers.forEach((input, position) => {
-      const parsed = parseVatNumber(input);
-      const key = parsed.ok ? parsed.normalised : `\u0000${input}`;
+    const groups = new Map<string, { input: BatchItemInput; positions: number[] }>();
+    items.forEach((input, position) => {
+      const parsed = parseVatNumber(input.vatNumber);
+      const number = parsed.ok ? parsed.normalised : `\u0000${input.vatNumber}`;
+      const key = `${number}\u0000${claimKey(input.claim)}`;
       const group = groups.get(key);
       if (group) group.positions.push(position);
       else groups.set(key, { input, positions: [position] });
@@ -43,12 +46,17 @@ export function createSyncBatch(deps: { validation: Pick<ValidationService, 'val
       distinct.map((g) =>
         // A client waits for the whole batch: each item's wait for a registry permit is bounded.
         validation.validate(
-          { vatNumber: g.input, requesterVatNumber: requester, clientWaiting: true },
+          {
+            vatNumber: g.input.vatNumber,
+            requesterVatNumber: requester,
+            clientWaiting: true,
+            ...(g.input.claim ? { claim: g.input.claim } : {}),
+          },
           principal,
         ),
       ),
     );
-    const results: BatchItemResult[] = new Array(vatNumbers.length);
+    const results: BatchItemResult[] = new Array(items.length);
     const answers: RegistryAnswersTable[] = [];
     const sources: SourceCounts = {};
     let failed = 0;
@@ -63,7 +71,7 @@ export function createSyncBatch(deps: { validation: Pick<ValidationService, 'val
       }
     });
     return {
-      summary: { total: vatNumbers.length, successful: vatNumbers.length - failed, failed },
+      summary: { total: items.length, successful: items.length - failed, failed },
       results,
       sources,
       answers,

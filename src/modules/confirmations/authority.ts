@@ -33,7 +33,7 @@ export function upstreamRefusal(result: EvatrResult): Refusal | null {
     }
     if (result.reason === 'bad_response') {
       return refusal(
-        'authority_error',
+        'taxauth_server_error',
         `The tax authority is unavailable (${result.message}); try again later.`,
         undefined,
         UNAVAILABLE_RETRY_AFTER_SECONDS,
@@ -55,7 +55,7 @@ export function upstreamRefusal(result: EvatrResult): Refusal | null {
       return null;
     case 'caller_error':
       return refusal(
-        'authority_rejected',
+        'taxauth_rejected',
         `The tax authority rejected the request (${code}): ${result.description}`,
         upstreamDetails(result),
       );
@@ -67,7 +67,7 @@ export function upstreamRefusal(result: EvatrResult): Refusal | null {
       );
     case 'session_limit':
       return refusal(
-        'authority_session_limit',
+        'taxauth_session_limit',
         `The tax authority's limit of qualified confirmations was reached (${code}); retry after ${seconds(SESSION_LIMIT_RETRY_AFTER_SECONDS)}.`,
         { ...upstreamDetails(result), retry_after_seconds: SESSION_LIMIT_RETRY_AFTER_SECONDS },
         SESSION_LIMIT_RETRY_AFTER_SECONDS,
@@ -76,7 +76,7 @@ export function upstreamRefusal(result: EvatrResult): Refusal | null {
       // The authority's own "unavailable" codes (taxauth-0011, -0013) and its server errors
       // (1001–1004, 2004, 2011, 3011, unknown codes) keep apart, as the hosted SDK's codes do.
       return refusal(
-        AUTHORITY_UNAVAILABLE_CODES.has(result.status) ? 'authority_unavailable' : 'authority_error',
+        AUTHORITY_UNAVAILABLE_CODES.has(result.status) ? 'authority_unavailable' : 'taxauth_server_error',
         `The tax authority is unavailable (${code}): ${result.description}`,
         { ...upstreamDetails(result), retry_after_seconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
         UNAVAILABLE_RETRY_AFTER_SECONDS,

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { latencyMs } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
 import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
-import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';

@@ -145,14 +145,14 @@ export function createConfirmationsService(deps: {
       const target = normaliseTarget(body.vat_number);
       if (target === null || !/^[A-Z]{2}./.test(target)) {
         return refusal(
-          'malformed',
+          'invalid_format',
           'vat_number must start with a two-letter country prefix, e.g. ATU12345678.',
           { reason: target === null ? 'length' : 'country', field: 'vat_number' },
         );
       }
       if (target.startsWith('DE')) {
         return refusal(
-          'malformed',
+          'invalid_format',
           'The German tax authority cannot confirm German (DE) VAT numbers for a German requester; confirm foreign EU VAT numbers only, and use GET /v1/validate for DE numbers.',
           { field: 'vat_number' },
         );

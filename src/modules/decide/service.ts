@@ -90,7 +90,7 @@ export interface DecideData {
 }
 
 export interface DecideResult {
-  kind: 'decided';
+  kind: 'ok';
   data: DecideData;
   meta: { source_status: SourceStatus; sources: DecideSource[] };
   /** The buyer's VAT number validity (null for the B2C form), for the audit record. */
@@ -110,7 +110,7 @@ export function normaliseBuyerCountry(value: string): string | null {
 }
 
 function formatRefusal(field: Field, reason: string, message: string): Refusal {
-  return refusal('malformed', `${field}: ${message}`, { reason, field });
+  return refusal('invalid_format', `${field}: ${message}`, { reason, field });
 }
 
 /**
@@ -134,7 +134,7 @@ export function createDecideService(deps: {
       const hasBuyerCountry = body.buyer_country !== undefined;
       if (hasBuyerVat === hasBuyerCountry) {
         return refusal(
-          'malformed',
+          'invalid_format',
           hasBuyerVat
             ? 'Send either buyer_vat (a sale to a business) or buyer_country (a sale to a consumer), not both.'
             : 'Send buyer_vat (a sale to a business) or buyer_country (a sale to a consumer).',
@@ -144,7 +144,7 @@ export function createDecideService(deps: {
       const now = clock.now();
       if (body.supply_date !== undefined) {
         const dateCheck = checkDate(body.supply_date);
-        if (!dateCheck.ok) return refusal('malformed', dateProblem('supply_date', dateCheck));
+        if (!dateCheck.ok) return refusal('invalid_format', dateProblem('supply_date', dateCheck));
       }
 
       // Offline checks first: no registry is asked about a sale that cannot be decided.
@@ -173,7 +173,7 @@ export function createDecideService(deps: {
       let supplyDate = body.supply_date ?? rates.today(seller.isoCountry);
       if (standardRate(seller.isoCountry, supplyDate) === null) {
         return refusal(
-          'malformed',
+          'invalid_format',
           `supply_date: no VAT rates are recorded for ${seller.isoCountry} on ${supplyDate}; the rates history does not reach back that far.`,
         );
       }
@@ -197,7 +197,7 @@ export function createDecideService(deps: {
         const code = normaliseBuyerCountry(body.buyer_country as string);
         if (!code) {
           return refusal(
-            'malformed',
+            'invalid_format',
             'buyer_country must be a two-letter ISO 3166-1 alpha-2 country code, e.g. "FR" (EL and GR are both Greece, XI is Northern Ireland).',
           );
         }
@@ -253,7 +253,7 @@ export function createDecideService(deps: {
         if (result.reason === 'seller_country_unsupported') {
           return refusal('seller_country_unsupported', result.message, { field: 'seller_vat' });
         }
-        return refusal('malformed', `supply_date: ${result.message}`);
+        return refusal('invalid_format', `supply_date: ${result.message}`);
       }
       const d = result.decision;
       const names = (country: string) =>
@@ -306,7 +306,7 @@ export function createDecideService(deps: {
         decided_at: now.toISOString(),
       };
       return {
-        kind: 'decided',
+        kind: 'ok',
         data,
         meta: { source_status: worstStatus(sources.map((s) => s.source_status)), sources },
         valid: buyerOutcome ? buyerOutcome.data.valid : null,

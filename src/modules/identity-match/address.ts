@@ -3,7 +3,7 @@
  * (VIES gives one string, lines separated by `\n`, in each member state's own layout), and the
  * comparison of towns.
  *
- * Layouts seen in recorded VIES answers (sources in docs/identity-match.draft.md):
+ * Layouts seen in recorded VIES answers (sources in docs/validation.md, "Reading a VIES address"):
  * `VIA NAZIONALE 91 \n00184 ROMA RM\n` (IT, town with its province), `17 BD HAUSSMANN\n75009 PARIS`
  * (FR), `22, BOULEVARD ROYAL\nL-2449  LUXEMBOURG` (LU), `MARKT 1\n1000  BRUSSEL` (BE),
  * `CHEMIKÓW 7\n09-411 PŁOCK` (PL), `Příkladná 1234/5\nPRAHA 1 - NOVÉ MĚSTO\n110 00  PRAHA 1` (CZ),

@@ -3,6 +3,7 @@
 
 export type { AddressParts } from './address.js';
 export { CITY_MATCH_THRESHOLD, parseAddress } from './address.js';
+export { CLAIM_MAX_LENGTH, CLAIM_PARAMETERS, claimKey, claimOf } from './claim.js';
 export { EQUIVALENT_FORMS, LEGAL_FORMS, splitLegalForm } from './legal-forms.js';
 export { FIELD_WEIGHTS, matchIdentity } from './match.js';
 export { compareNames, NAME_MATCH_THRESHOLD, normaliseName, WORD_PAIR_FLOOR } from './name.js';

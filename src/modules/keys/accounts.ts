@@ -2,8 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AccountsTable, Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { KeyChange, RecordWrite } from './manage.js';
 import type { KeysRepository } from './repository.js';
+import type { KeyChange, RecordWrite } from './writes.js';
 
 /** A stored metadata object (JSON text). */
 export const metadataOf = (text: string | null): Record<string, string> =>

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
+import { errors } from '../../http/api-error.js';
 import type { Clock } from '../../lib/clock.js';
-import { errors, seconds } from '../../lib/errors.js';
+import { seconds } from '../../lib/errors.js';
 import {
   createRedisWindowLimiter,
   createWindowLimiter,

@@ -1,15 +1,11 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { type ApiError, errors } from '../../http/api-error.js';
 import { bearerToken } from '../../lib/bearer.js';
-import { errors } from '../../lib/errors.js';
-import {
-  type Playground,
-  playgroundBudgetHeaders,
-  playgroundExcludes,
-  playgroundLimited,
-} from '../playground/index.js';
+import { planList, seconds } from '../../lib/errors.js';
 import { addressAllowed } from './allowlist.js';
 import { type AuthFailures, tooManyFailures } from './auth-failures.js';
-import { type Operation, operationName, planIncludes, plansFor } from './plans.js';
+import { type Playground, type PlaygroundBudget, playgroundBudgetHeaders } from './demo-key.js';
+import { type Operation, operationName, PLANS, planIncludes, plansFor } from './plans.js';
 import { type KeyPolicy, scopeOf } from './policy.js';
 import { type ApiKeyPrincipal, isRefusal, type KeyRefusal, type KeysService } from './service.js';
 
@@ -133,7 +129,27 @@ async function playgroundChecks(
   if (!playground.allows(operation)) throw playgroundExcludes(operation);
   const budget = await playground.take(request.ip);
   reply.headers(playgroundBudgetHeaders(budget));
-  if (budget.wait !== 0) throw playgroundLimited(budget.wait);
+  if (budget.wait !== 0) throw playgroundLimited(budget);
+}
+
+/** 429 for a demo-key request over its hourly budget. */
+export function playgroundLimited(budget: PlaygroundBudget): ApiError {
+  return errors.rateLimited(
+    budget.wait,
+    `The playground's demo key allows ${budget.limit} requests per hour from one address; retry after ${seconds(budget.wait)}, or use a key of your own.`,
+  );
+}
+
+/** 402 for an operation the demo key may not use. */
+function playgroundExcludes(operation: Operation): ApiError {
+  const plans = plansFor(operation);
+  const name = operationName(operation);
+  const which = plans.length === PLANS.length ? '' : ` on the ${planList(plans)} plan`;
+  return errors.planRequired(
+    name,
+    plans,
+    `${name} is not available to the playground's demo key; use a key of your own${which}.`,
+  );
 }
 
 const AUTHENTICATED = Symbol('authenticated route');

@@ -2,8 +2,10 @@
 
 export type { AccountRecord } from './accounts.js';
 export type { RequireKey } from './auth.js';
-export { principalOf } from './auth.js';
+export { playgroundLimited, principalOf } from './auth.js';
 export { type AuthFailures, tooManyFailures } from './auth-failures.js';
+export type { Playground, PlaygroundBudget } from './demo-key.js';
+export { PLAYGROUND_PRINCIPAL, playgroundBudgetHeaders } from './demo-key.js';
 export type { KeyRecord, KeyStatus } from './key-records.js';
 export type { KeySettings } from './key-settings.js';
 export type { KeyManagement, RecordWrite, WriteRecord } from './manage.js';
@@ -17,6 +19,7 @@ export {
   UNFINISHED_BATCH_JOBS,
 } from './plans.js';
 export { SCOPES, type Scope } from './policy.js';
+export type { ApiKeyPrincipal } from './principal.js';
 export type { KeyListFilter } from './repository.js';
-export type { ApiKeyPrincipal, KeyState } from './service.js';
+export type { KeyState } from './service.js';
 export { principalOfStoredWork } from './service.js';

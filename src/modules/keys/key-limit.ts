@@ -1,6 +1,6 @@
 import type { FastifyReply, HookHandlerDoneFunction, preHandlerHookHandler } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import type { Clock } from '../../lib/clock.js';
-import { errors } from '../../lib/errors.js';
 import {
   createRedisWindowLimiter,
   createWindowLimiter,

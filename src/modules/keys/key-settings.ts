@@ -20,18 +20,18 @@ export function checkSettings(settings: KeySettings, now: number): Refusal | nul
   if (settings.expires_at !== undefined && settings.expires_at !== null) {
     const at = Date.parse(settings.expires_at);
     if (!Number.isFinite(at))
-      return refusal('malformed', 'expires_at must be a date and time (ISO 8601).', {
+      return refusal('invalid_format', 'expires_at must be a date and time (ISO 8601).', {
         field: 'expires_at',
       });
     if (at <= now)
-      return refusal('malformed', `expires_at (${settings.expires_at}) is in the past.`, {
+      return refusal('invalid_format', `expires_at (${settings.expires_at}) is in the past.`, {
         field: 'expires_at',
       });
   }
   for (const entry of settings.ip_allowlist ?? []) {
     const reading = readAllowlistEntry(entry);
     if ('problem' in reading)
-      return refusal('malformed', `ip_allowlist: ${reading.problem}`, { field: 'ip_allowlist' });
+      return refusal('invalid_format', `ip_allowlist: ${reading.problem}`, { field: 'ip_allowlist' });
   }
   return null;
 }

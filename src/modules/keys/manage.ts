@@ -10,24 +10,9 @@ import { checkSettings, type KeySettings, settingColumns } from './key-settings.
 import type { Mode, Plan } from './plans.js';
 import type { QuotaRepository } from './quota-repository.js';
 import type { ApiKeyRow, KeyListFilter, KeysRepository } from './repository.js';
+import type { KeyChange, RecordWrite } from './writes.js';
 
-/** One admin write, for the audit log: what was done to what, and the fields it changed. */
-export interface WriteRecord {
-  action: string;
-  target_type: 'account' | 'key' | 'admin_key' | 'rate_change';
-  target_id: string;
-  changes: Record<string, unknown>;
-}
-
-/** Records a write inside the transaction that makes it. */
-export type RecordWrite = (trx: Kysely<Database>, write: WriteRecord) => Promise<void>;
-
-/** What the instances must forget after a change (see KeysService.forget). */
-export interface KeyChange {
-  keyIds?: string[];
-  accountIds?: string[];
-  hashes?: string[];
-}
+export type { KeyChange, RecordWrite, WriteRecord } from './writes.js';
 
 const MAX_OVERLAP_SECONDS = 7 * 86_400;
 
@@ -37,7 +22,7 @@ class RolledMeanwhile extends Error {}
 /** The refusal to roll a key that was rolled already: its successor is the key to roll. */
 function rolledAlready(row: Pick<ApiKeyRow, 'id' | 'rolled_to' | 'expires_at'>): Refusal {
   return refusal(
-    'malformed',
+    'invalid_format',
     `Key ${row.id} was rolled already, to ${row.rolled_to} (its overlap ends at ${row.expires_at}); roll that key instead.`,
     { field: 'id' },
   );
@@ -53,7 +38,7 @@ function rolledExpiryRefusal(before: ApiKeyRow, columns: Partial<ApiKeyRow>): Re
   const next = columns.expires_at;
   if (next !== null && before.expires_at !== null && next <= before.expires_at) return null;
   return refusal(
-    'malformed',
+    'invalid_format',
     `expires_at: key ${before.id} was rolled to ${before.rolled_to}; the end of its overlap (${before.expires_at}) may be brought forward, not ${next === null ? 'cleared' : 'moved later'}.`,
     { field: 'expires_at' },
   );
@@ -122,9 +107,13 @@ export function createKeyManagement(deps: {
     const old = await repository.findById(id, trx);
     if (!old) return null;
     if (keyStatus(old, now) !== 'active')
-      return refusal('malformed', `Key ${id} is ${keyStatus(old, now)}; only an active key can be rolled.`, {
-        field: 'id',
-      });
+      return refusal(
+        'invalid_format',
+        `Key ${id} is ${keyStatus(old, now)}; only an active key can be rolled.`,
+        {
+          field: 'id',
+        },
+      );
     if (old.rolled_to !== null) return rolledAlready(old);
     const {
       id: _id,
@@ -172,7 +161,7 @@ export function createKeyManagement(deps: {
     async createKey(
       input: { account_id: string; plan: Plan; mode: Mode } & KeySettings,
       record: RecordWrite,
-    ): Promise<{ key: KeyRecord; secret: string } | Refusal> {
+    ): Promise<{ kind: 'ok'; key: KeyRecord; secret: string } | Refusal> {
       const invalid = checkSettings(input, clock.millis());
       if (invalid) return invalid;
       const now = clock.now().toISOString();
@@ -196,13 +185,13 @@ export function createKeyManagement(deps: {
         return made;
       });
       if (!created)
-        return refusal('malformed', `account_id: no account has the id ${input.account_id}.`, {
+        return refusal('invalid_format', `account_id: no account has the id ${input.account_id}.`, {
           field: 'account_id',
         });
       await announce({ hashes: [created.hash] });
       const row = await repository.findById(created.id);
       if (!row) throw new Error('created key not found');
-      return { key: await keyRecord(row), secret: created.key };
+      return { kind: 'ok', key: await keyRecord(row), secret: created.key };
     },
 
     async getKey(id: string): Promise<KeyRecord | null> {
@@ -223,7 +212,7 @@ export function createKeyManagement(deps: {
       id: string,
       patch: KeySettings,
       record: RecordWrite,
-    ): Promise<KeyRecord | Refusal | null> {
+    ): Promise<{ kind: 'ok'; key: KeyRecord } | Refusal | null> {
       const invalid = checkSettings(patch, clock.millis());
       if (invalid) return invalid;
       const updated = await db.transaction().execute(async (trx) => {
@@ -242,7 +231,7 @@ export function createKeyManagement(deps: {
         if ('expires_at' in changes && before.rolled_to === null) {
           // A roll that committed since the read above: its overlap's end is not this patch's to move.
           if (!(await repository.updateUnrolledKey(id, { ...columns, updated_at: at }, trx)))
-            return refusal('malformed', `expires_at: key ${id} was rolled meanwhile; read it again.`, {
+            return refusal('invalid_format', `expires_at: key ${id} was rolled meanwhile; read it again.`, {
               field: 'expires_at',
             });
         } else await repository.updateKey(id, { ...columns, updated_at: at }, trx);
@@ -252,7 +241,7 @@ export function createKeyManagement(deps: {
       if (!updated) return null;
       if ('kind' in updated) return updated;
       await announce({ keyIds: [id] });
-      return keyRecord(updated);
+      return { kind: 'ok', key: await keyRecord(updated) };
     },
 
     async revokeKey(id: string, record: RecordWrite): Promise<KeyRecord | null> {
@@ -283,10 +272,10 @@ export function createKeyManagement(deps: {
       id: string,
       overlapSeconds: number,
       record: RecordWrite,
-    ): Promise<{ key: KeyRecord; secret: string } | Refusal | null> {
+    ): Promise<{ kind: 'ok'; key: KeyRecord; secret: string } | Refusal | null> {
       if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_OVERLAP_SECONDS)
         return refusal(
-          'malformed',
+          'invalid_format',
           `overlap_seconds must be a whole number from 0 to ${MAX_OVERLAP_SECONDS} (7 days).`,
           {
             field: 'overlap_seconds',
@@ -305,7 +294,7 @@ export function createKeyManagement(deps: {
       await announce({ keyIds: [id], hashes: [rolled.hash] });
       const row = await repository.findById(rolled.id);
       if (!row) throw new Error('rolled key not found');
-      return { key: await keyRecord(row), secret: rolled.key };
+      return { kind: 'ok', key: await keyRecord(row), secret: rolled.key };
     },
   };
 }

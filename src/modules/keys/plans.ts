@@ -13,13 +13,15 @@ export type Operation =
   | 'confirm'
   | 'audits'
   | 'usage'
-  | 'monitors';
+  | 'monitors'
+  | 'peppol';
 
 const INCLUDED: Record<Operation, readonly Plan[]> = {
   validate: ['free', 'starter', 'pro', 'business'],
   // Audit look-ups are open to every plan; Free keys always get 404 (their records are not kept).
   audits: ['free', 'starter', 'pro', 'business'],
   usage: ['free', 'starter', 'pro', 'business'],
+  peppol: ['free', 'starter', 'pro', 'business'],
   decide: ['starter', 'pro', 'business'],
   batch: ['pro', 'business'],
   webhooks: ['pro', 'business'],
@@ -36,6 +38,7 @@ const OPERATION_NAMES: Record<Operation, string> = {
   webhooks: 'Webhook management',
   confirm: 'Qualified confirmation',
   monitors: 'Monitoring',
+  peppol: 'Peppol reachability',
 };
 
 export function plansFor(operation: Operation): readonly Plan[] {

@@ -11,6 +11,7 @@ export const SCOPES = [
   'webhooks',
   'monitors',
   'usage',
+  'peppol',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -23,6 +24,7 @@ const SCOPE_OF: Record<Operation, Scope> = {
   webhooks: 'webhooks',
   monitors: 'monitors',
   usage: 'usage',
+  peppol: 'peppol',
 };
 
 /** The scope a route's operation needs. */

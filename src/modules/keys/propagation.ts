@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { KeyChange } from './manage.js';
 import type { KeysService } from './service.js';
+import type { KeyChange } from './writes.js';
 
 /**
  * Changes to keys and accounts made on one instance, told to every instance: this one forgets what

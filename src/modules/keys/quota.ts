@@ -1,6 +1,6 @@
 import type { FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import type { Clock } from '../../lib/clock.js';
-import { errors } from '../../lib/errors.js';
 import type { Operation, Plan } from './plans.js';
 import type { QuotaRepository } from './quota-repository.js';
 import type { ApiKeyPrincipal } from './service.js';
@@ -21,11 +21,16 @@ const QUOTA_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
 
 /**
  * Whether requests of a route count against a key's monthly quota: those that ask a registry or the
- * authority (or, for a test key, its fixed table): `GET /v1/validate` and the `POST`s of decide,
+ * authority (or, for a test key, its fixed table): `GET /v1/validate`, `GET /v1/peppol/{identifier}`
+ * and the `POST`s of decide,
  * batch and confirm (a batch request counts as one call). Reading a job or a confirmation does not.
  */
 export function countsAgainstQuota(method: string, operation: Operation): boolean {
-  return operation === 'validate' || (method === 'POST' && QUOTA_OPERATIONS.has(operation));
+  return (
+    operation === 'validate' ||
+    operation === 'peppol' ||
+    (method === 'POST' && QUOTA_OPERATIONS.has(operation))
+  );
 }
 
 /** The first instant of the UTC month after `at`. */

@@ -4,23 +4,13 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import { PLAYGROUND_PRINCIPAL } from '../playground/index.js';
+import { PLAYGROUND_PRINCIPAL } from './demo-key.js';
 import type { Mode, Plan } from './plans.js';
-import { type KeyPolicy, policyOf } from './policy.js';
+import { policyOf } from './policy.js';
+import type { ApiKeyPrincipal } from './principal.js';
 import type { KeysRepository } from './repository.js';
 
-/** The authenticated caller, as handlers see it. */
-export interface ApiKeyPrincipal {
-  id: string;
-  accountId: string;
-  plan: Plan;
-  mode: Mode;
-  defaultRequesterVat: string | null;
-  /** Set on the playground's demo key only (see modules/playground). */
-  playground?: true;
-  /** The key's own rules (expiry, scopes, allowlist, limits); absent for work stored on its behalf. */
-  policy?: KeyPolicy;
-}
+export type { ApiKeyPrincipal } from './principal.js';
 
 /** Why a presented key is not accepted: which, and since when. */
 export interface KeyRefusal {

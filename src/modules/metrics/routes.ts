@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { bearerToken } from '../../lib/bearer.js';
 import { safeEqual } from '../../lib/crypto.js';
-import { errors } from '../../lib/errors.js';
 import { type AuthFailures, tooManyFailures } from '../keys/index.js';
 import type { Metrics } from './service.js';
 

@@ -30,11 +30,7 @@ export function findingOf(outcome: ValidationOutcome): Finding {
         address: outcome.data.company?.address ?? null,
         outcome,
       };
-    case 'unavailable':
-    case 'rate_limited':
-    case 'requester_rejected':
-    case 'invalid_format':
-    case 'country_unsupported':
+    case 'refused':
       return { ok: false, message: outcome.message, outcome };
   }
 }

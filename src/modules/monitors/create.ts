@@ -3,7 +3,7 @@ import type { Database, MonitorsTable } from '../../db/schema.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import { PLAYGROUND_MONITOR_LIMIT } from '../playground/index.js';
-import type { ValidationOutcome } from '../validation/index.js';
+import type { ValidationRefusal } from '../validation/index.js';
 import type { MonitorChecks } from './checks.js';
 import type { MonitorsDeps } from './deps.js';
 import type { Owner } from './repository.js';
@@ -17,7 +17,8 @@ export type CreateOutcome =
   | { kind: 'created'; result: CheckResult }
   | { kind: 'existing'; monitor: MonitorView }
   | ({ kind: 'limit_reached' } & MonitorLimit)
-  | Extract<ValidationOutcome, { kind: 'invalid_format' | 'country_unsupported' }>;
+  /** Not a possible VAT number, or one of a country this service cannot validate. */
+  | ValidationRefusal;
 
 export type BulkRow =
   | { ok: true; id: string; vat_number: string; created: boolean }
@@ -145,7 +146,7 @@ export function createMonitorCreation(
       address: string | null = null,
     ): Promise<CreateOutcome> {
       const parsed = validation.parse(input.vat_number, 'vat_number');
-      if (!('ok' in parsed)) return parsed;
+      if (parsed.kind !== 'ok') return parsed;
       const owner = ownerOf(principal);
       const row = newRow(principal, input, parsed.vat.normalised, parsed.vat.country, address);
       // Held under this instance's lease while its first check runs; if the process dies, the
@@ -186,11 +187,11 @@ export function createMonitorCreation(
       const fresh = new Map<string, { row: MonitorsTable; positions: number[] }>();
       inputs.forEach((input, i) => {
         const parsed = validation.parse(input.vat_number, 'vat_number');
-        if (!('ok' in parsed)) {
+        if (parsed.kind !== 'ok') {
           results[i] = {
             ok: false,
             vat_number: input.vat_number,
-            error: { code: parsed.kind, message: parsed.message },
+            error: { code: parsed.reason, message: parsed.message },
           };
           return;
         }

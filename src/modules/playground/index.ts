@@ -6,7 +6,4 @@ export {
   PLAYGROUND_MONITOR_LIMIT,
   PLAYGROUND_PRINCIPAL,
   PLAYGROUND_RETENTION_MS,
-  playgroundBudgetHeaders,
-  playgroundExcludes,
-  playgroundLimited,
 } from './playground.js';

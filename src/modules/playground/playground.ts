@@ -1,15 +1,15 @@
 import { bearerToken } from '../../lib/bearer.js';
 import type { Clock } from '../../lib/clock.js';
-import { type ApiError, errors, planList, seconds } from '../../lib/errors.js';
 import {
   createRedisWindowLimiter,
   createWindowLimiter,
   localSharedLimiter,
   type RedisCounter,
-  rateLimitHeaders,
 } from '../../lib/window-limiter.js';
-import type { ApiKeyPrincipal } from '../keys/index.js';
-import { type Operation, operationName, PLANS, plansFor } from '../keys/index.js';
+import { type Operation, PLAYGROUND_PRINCIPAL, type Playground } from '../keys/index.js';
+
+export type { Playground, PlaygroundBudget } from '../keys/index.js';
+export { PLAYGROUND_PRINCIPAL } from '../keys/index.js';
 
 /**
  * The playground's demo key. `/docs` hands it to every visitor, so it is public by design: it is a
@@ -33,52 +33,12 @@ export const PLAYGROUND_MONITOR_LIMIT = 100;
  */
 export const PLAYGROUND_RETENTION_MS = 86_400_000;
 
-export const PLAYGROUND_PRINCIPAL: Readonly<ApiKeyPrincipal> = Object.freeze({
-  id: '00000000-0000-7000-8000-000000000001',
-  accountId: '00000000-0000-7000-8000-000000000002',
-  plan: 'business',
-  mode: 'test',
-  defaultRequesterVat: null,
-  playground: true,
-});
-
 /**
  * Operations the demo key may not use even though its plan has them: webhook endpoints would be
  * shared by every visitor, and their test call would let anyone make this server POST to any URL;
  * a usage report of a key every visitor shares would describe no one.
  */
 const EXCLUDED: ReadonlySet<Operation> = new Set(['webhooks', 'usage']);
-
-export interface Playground {
-  /** The demo key's principal when `presented` is the demo key, else `null`. */
-  principalFor(presented: string): ApiKeyPrincipal | null;
-  /** Whether a request carrying this `Authorization` header value is a playground request. */
-  isPlaygroundHeader(authorization: string | undefined): boolean;
-  /** Whether the demo key may use an operation. */
-  allows(operation: Operation): boolean;
-  /** Counts one playground request from `ip` against its hourly budget. */
-  take(ip: string): Promise<PlaygroundBudget>;
-}
-
-/** An address's hourly budget with the demo key, as one request counted against it leaves it. */
-export interface PlaygroundBudget {
-  /** Requests per hour per IP address. */
-  readonly limit: number;
-  /** Requests left in this hour (0 once spent). */
-  readonly remaining: number;
-  /** Seconds until the hour ends and the budget is whole again. */
-  readonly resetSeconds: number;
-  /** 0 within the budget, else the seconds to wait (`resetSeconds`): the 429's `Retry-After`. */
-  readonly wait: number;
-}
-
-/**
- * The `x-ratelimit-*` headers of an answer to the demo key, as a key's own limit sends them
- * (modules/keys/key-limit.ts), describing the address's hourly budget.
- */
-export function playgroundBudgetHeaders(budget: PlaygroundBudget): Record<string, string> {
-  return rateLimitHeaders(budget.limit, budget.remaining, budget.resetSeconds);
-}
 
 /** What the API reference says about the playground it is signed in with. */
 export function playgroundIntro(): string {
@@ -88,26 +48,6 @@ works at once. It is a test-mode key (deterministic answers for the magic number
 hour per IP address (rates requests that carry it included); it cannot manage webhooks or read a usage report, its
 batch jobs hold at most ${PLAYGROUND_JOB_LIMIT} numbers, and each IP address may keep ${PLAYGROUND_MONITOR_LIMIT} of its monitors. What it creates (audit records, confirmations, monitors, batch jobs) is seen by every
 visitor and served for 24 hours only; its monitors and batch jobs are then deleted. Enter a key of your own under **Authentication** to replace it.`;
-}
-
-/** 429 for a demo-key request over its hourly budget. */
-export function playgroundLimited(wait: number): ApiError {
-  return errors.rateLimited(
-    wait,
-    `The playground's demo key allows ${PLAYGROUND_LIMIT_PER_HOUR} requests per hour from one address; retry after ${seconds(wait)}, or use a key of your own.`,
-  );
-}
-
-/** 402 for an operation the demo key may not use. */
-export function playgroundExcludes(operation: Operation): ApiError {
-  const plans = plansFor(operation);
-  const name = operationName(operation);
-  const which = plans.length === PLANS.length ? '' : ` on the ${planList(plans)} plan`;
-  return errors.planRequired(
-    name,
-    plans,
-    `${name} is not available to the playground's demo key; use a key of your own${which}.`,
-  );
 }
 
 /**

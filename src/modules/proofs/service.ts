@@ -150,7 +150,7 @@ export function createProofsService(deps: {
         timestamp: token,
         verification: PROOF_TEXTS[language].steps.confirmation(row.id, seq, token?.head_seq ?? null),
       };
-      return { kind: 'proof', proof };
+      return { kind: 'ok', proof };
     },
 
     /**
@@ -233,7 +233,7 @@ export function createProofsService(deps: {
           formatTime(record.expiresAt, ''),
         ),
       };
-      return { kind: 'proof', proof };
+      return { kind: 'ok', proof };
     },
   };
 }

@@ -89,7 +89,7 @@ export interface ProofData {
   verification: string[];
 }
 
-export type ProofOutcome = { kind: 'proof'; proof: ProofData } | Refusal;
+export type ProofOutcome = { kind: 'ok'; proof: ProofData } | Refusal;
 
 /** What the caller asked for: `?lang=` and the `Accept-Language` header. */
 export interface LanguagePreference {

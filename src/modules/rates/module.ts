@@ -1,6 +1,6 @@
 import { defineModule } from '../../http/module.js';
 import type { WindowLimiter } from '../../lib/window-limiter.js';
-import type { Playground } from '../playground/index.js';
+import type { Playground } from '../keys/index.js';
 import { CountryRate, ratesRoutes } from './routes.js';
 import type { RatesService } from './service.js';
 

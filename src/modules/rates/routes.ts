@@ -2,14 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { latencyMs, msSince } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { FastPath } from '../../http/server.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
-import { errors } from '../../lib/errors.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import { rateLimitHeaders, type WindowLimiter } from '../../lib/window-limiter.js';
-import { type Playground, playgroundBudgetHeaders, playgroundLimited } from '../playground/index.js';
+import { type Playground, playgroundBudgetHeaders, playgroundLimited } from '../keys/index.js';
 import { vatRatesOfOneCountryDescription } from './schemas.js';
 import type { RatesAnswer, RatesService } from './service.js';
 
@@ -216,7 +216,7 @@ export function ratesRoutes(deps: {
       return demo.take(request.ip).then((budget) => {
         reply.headers(playgroundBudgetHeaders(budget));
         if (budget.wait === 0) return answer();
-        throw playgroundLimited(budget.wait);
+        throw playgroundLimited(budget);
       });
     }
     const wait = limiter.take(request.ip);

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { baseMeta } from '../../http/meta.js';
 import { Envelope, errorResponses, WholeNumberQuery, wholeNumberMessage } from '../../http/schemas.js';
-import { errors } from '../../lib/errors.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import { usageReportDescription } from './schemas.js';
 import type { UsageService } from './service.js';

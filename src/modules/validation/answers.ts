@@ -1,6 +1,7 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
+import type { ClaimedIdentity, RegistryVerdicts } from '../identity-match/index.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
-import type { SourceStatus, ValidationSource } from './types.js';
+import type { SourceStatus, ValidationSource } from './sources.js';
 
 /**
  * Where validation answers come from: the live registries (behind cache and resilience) or the
@@ -41,6 +42,11 @@ export interface AnswerQuery {
    * `interactive` caller waits for the same registry and member state. Default `interactive`.
    */
   priority?: 'interactive' | 'background';
+  /**
+   * What the customer claims (only non-blank fields): sent to a registry that compares it (VIES),
+   * whose verdicts come back as `verdicts`.
+   */
+  claim?: ClaimedIdentity;
 }
 
 export type AnswerOutcome =
@@ -58,6 +64,8 @@ export type AnswerOutcome =
       fromStore: boolean;
       /** The registry's answer to store, when it was asked now. */
       fresh?: RegistryAnswersTable;
+      /** The registry's own verdicts on the claimed fields, when it was asked now with them. */
+      verdicts?: RegistryVerdicts;
     }
   | { kind: 'unavailable'; source: ValidationSource; message: string; retryAfterSeconds: number }
   /** The registry refused the requester's VAT number: retrying will not help, the caller must fix it. */

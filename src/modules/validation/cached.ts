@@ -1,3 +1,4 @@
+import { claimOf } from '../identity-match/index.js';
 import type { LiveAnswers } from './live.js';
 import type { ValidationService } from './service.js';
 
@@ -6,12 +7,17 @@ export interface ValidateQuery {
   vat_number?: string;
   requester_vat_number?: string;
   cache?: string;
+  company_name?: string;
+  company_street?: string;
+  company_postcode?: string;
+  company_city?: string;
 }
 
 /**
  * Whether `GET /v1/validate` with this query, by a live key, would be answered from the cache: a
  * well-formed number without a requester (a requester always asks the registry), `cache` not
- * `false`, and a stored answer within its TTL. (Test keys answer from their table: never cached.)
+ * `false`, and a stored answer within its TTL (with company fields, one holding a registered name or
+ * address to compare them with). (Test keys answer from their table: never cached.)
  */
 export function createCachedAnswerCheck(deps: {
   validation: Pick<ValidationService, 'parse'>;
@@ -21,6 +27,6 @@ export function createCachedAnswerCheck(deps: {
     if (mode !== 'live' || !query.vat_number || query.requester_vat_number || query.cache === 'false')
       return false;
     const parsed = deps.validation.parse(query.vat_number, 'vat_number');
-    return 'ok' in parsed && deps.liveAnswers.hasFresh(parsed.vat.normalised);
+    return parsed.kind === 'ok' && deps.liveAnswers.hasFresh(parsed.vat.normalised, claimOf(query) !== null);
   };
 }

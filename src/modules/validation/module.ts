@@ -2,7 +2,7 @@ import { defineModule } from '../../http/module.js';
 import type { RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
 import { validationRoutes } from './routes.js';
-import { ValidationDataSchema } from './schemas.js';
+import { IdentityMatchSchema, ValidationDataSchema } from './schemas.js';
 import type { ValidationPort } from './types.js';
 
 /** What `GET /v1/validate` needs from the container. */
@@ -15,6 +15,6 @@ export interface ValidationSlice {
 export const validationModule = defineModule({
   name: 'validation',
   surface: 'public',
-  schemas: [ValidationDataSchema],
+  schemas: [IdentityMatchSchema, ValidationDataSchema],
   routes: (c: ValidationSlice) => validationRoutes(c),
 });

@@ -1,41 +1,74 @@
-import { type Refusal, refusal } from '../../lib/refusal.js';
-import type { ValidationOutcome } from './types.js';
+import type { Refusal } from '../../lib/refusal.js';
+import type { AnswerOutcome } from './answers.js';
+import type { ValidationOutcome, ValidationRefusal, ValidationRefusalReason } from './types.js';
 
-/**
- * The refusal of a validation outcome that is not a success: the one rule for validate, decide (with
- * `field`, the body field the number came from) and a batch's requester.
- */
-export function validationRefusal(
-  outcome: Exclude<ValidationOutcome, { kind: 'ok' }>,
-  field?: 'seller_vat' | 'buyer_vat' | 'requester_vat_number',
-): Refusal {
-  const message =
-    field && !outcome.message.startsWith(`${field}:`) ? `${field}: ${outcome.message}` : outcome.message;
-  const where = field ? { field } : {};
+function refused(
+  reason: ValidationRefusalReason,
+  message: string,
+  details: Record<string, unknown>,
+  retryAfterSeconds?: number,
+): ValidationRefusal {
+  return {
+    kind: 'refused',
+    reason,
+    message,
+    details,
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+  };
+}
+
+/** Not a possible VAT number: why (`country`, `characters`, `length`, `checksum`). */
+export function invalidFormat(reason: string, message: string): ValidationRefusal {
+  return refused('invalid_format', message, { reason });
+}
+
+/** A country this service cannot validate. */
+export function countryUnsupported(country: string, message: string): ValidationRefusal {
+  return refused('country_unsupported', message, { country });
+}
+
+/** The refusal of an answer source's outcome that is not an answer. */
+export function answerRefusal(outcome: Exclude<AnswerOutcome, { kind: 'answer' }>): ValidationRefusal {
   switch (outcome.kind) {
-    case 'invalid_format':
-      return refusal('malformed', message, { reason: outcome.reason, ...where });
-    case 'country_unsupported':
-      return refusal('country_unsupported', message, { country: outcome.country, ...where });
     case 'requester_rejected':
-      return refusal('malformed', message, {
+      return refused('invalid_format', outcome.message, {
         reason: 'requester',
         field: 'requester_vat_number',
         source: outcome.source,
       });
     case 'unavailable':
-      return refusal(
+      return refused(
         'registry_unavailable',
-        message,
-        { ...where, source: outcome.source, retry_after_seconds: outcome.retryAfterSeconds },
+        outcome.message,
+        { source: outcome.source, retry_after_seconds: outcome.retryAfterSeconds },
         outcome.retryAfterSeconds,
       );
     case 'rate_limited':
-      return refusal(
+      return refused(
         'rate_limited',
-        message,
-        { ...where, retry_after_seconds: outcome.retryAfterSeconds },
+        outcome.message,
+        { retry_after_seconds: outcome.retryAfterSeconds },
         outcome.retryAfterSeconds,
       );
   }
+}
+
+/**
+ * A validation refusal as the caller answers it: the one rule for validate, decide (with `field`, the
+ * body field the number came from: it prefixes the message and is named in `details.field` unless
+ * the refusal names its own) and a batch's requester.
+ */
+export function validationRefusal(
+  refusal: ValidationRefusal,
+  field?: 'seller_vat' | 'buyer_vat' | 'requester_vat_number',
+): Refusal {
+  if (!field) return refusal;
+  const message = refusal.message.startsWith(`${field}:`) ? refusal.message : `${field}: ${refusal.message}`;
+  const details = refusal.details?.field ? refusal.details : { ...refusal.details, field };
+  return { ...refusal, message, details };
+}
+
+/** Whether the refusal is an unavailable registry (worth a retry later). */
+export function registryUnavailable(outcome: ValidationOutcome): outcome is ValidationRefusal {
+  return outcome.kind === 'refused' && outcome.reason === 'registry_unavailable';
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { clientSignal } from '../../http/client-signal.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
+import { CLAIM_MAX_LENGTH, claimOf } from '../identity-match/index.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
 import { validationRefusal } from './refusals.js';
@@ -23,6 +24,32 @@ const Query = Type.Object(
         minLength: 1,
         description:
           'Your own VAT number: the registry then returns a consultation number (`verify_id`). Always a live call.',
+      }),
+    ),
+    company_name: Type.Optional(
+      Type.String({
+        maxLength: CLAIM_MAX_LENGTH.name,
+        description:
+          "The customer's company name as they give it: compared with the registered name (`data.match.name`) and sent to VIES.",
+        examples: ['Testfirma Muster GmbH'],
+      }),
+    ),
+    company_street: Type.Optional(
+      Type.String({
+        maxLength: CLAIM_MAX_LENGTH.street,
+        description: 'Street and house number as the customer gives them (`data.match.street`).',
+      }),
+    ),
+    company_postcode: Type.Optional(
+      Type.String({
+        maxLength: CLAIM_MAX_LENGTH.postcode,
+        description: 'Postcode as the customer gives it (`data.match.postcode`).',
+      }),
+    ),
+    company_city: Type.Optional(
+      Type.String({
+        maxLength: CLAIM_MAX_LENGTH.city,
+        description: 'Town as the customer gives it (`data.match.city`).',
       }),
     ),
     cache: Type.Optional(
@@ -60,9 +87,10 @@ export function validationRoutes(deps: {
           response: { 200: Envelope(Type.Ref('ValidationData'), ValidationMetaFields), ...errorResponses },
         },
       },
-      async (request, reply) => {
+      async function validateOne(request, reply) {
         const principal = principalOf(request);
         const query = request.query;
+        const claim = claimOf(query);
         const outcome = await validation.validate(
           {
             vatNumber: query.vat_number,
@@ -70,6 +98,7 @@ export function validationRoutes(deps: {
             useCache: query.cache !== 'false',
             // Answered before the server's idle timeout; the registry work stops if the client goes.
             clientWaiting: true,
+            ...(claim ? { claim } : {}),
           },
           principal,
           () => clientSignal(request, reply),

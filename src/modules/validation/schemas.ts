@@ -2,6 +2,48 @@ import { Type } from '@sinclair/typebox';
 import { Literals, Nullable } from '../../http/schemas.js';
 import { testModeTable } from './test-answers.js';
 
+const FieldMatchSchema = (description: string) =>
+  Type.Object(
+    {
+      result: Literals(['match', 'mismatch', 'unavailable'] as const, {
+        description:
+          "openvat's reading: `score` against the field's threshold; where the registry returned nothing to compare, the registry's own verdict, else `unavailable`.",
+      }),
+      score: Nullable(
+        Type.Number({
+          minimum: 0,
+          maximum: 1,
+          description:
+            "openvat's similarity over the registered data after normalisation; null when the registry returned nothing to compare.",
+        }),
+      ),
+      registry_result: Nullable(
+        Literals(['match', 'mismatch', 'not_processed'] as const, {
+          description: "The registry's own verdict (VIES `trader*Match`); null when it gave none.",
+        }),
+      ),
+    },
+    { description },
+  );
+
+export const IdentityMatchSchema = Type.Object(
+  {
+    overall: FieldMatchSchema(
+      '`mismatch` when any field is; `match` when none is and the name matched (or, without a name, a field matched); else `unavailable`. Its score is the weighted mean of the fields compared.',
+    ),
+    name: Type.Optional(FieldMatchSchema('`company_name` against the registered name.')),
+    street: Type.Optional(FieldMatchSchema('`company_street` against the registered street and number.')),
+    postcode: Type.Optional(FieldMatchSchema('`company_postcode` against the registered postcode.')),
+    city: Type.Optional(FieldMatchSchema('`company_city` against the registered town.')),
+  },
+  {
+    $id: 'IdentityMatch',
+    title: 'IdentityMatch',
+    description:
+      'Whether the company fields given match the registered ones, per field given (a field not given is absent). Never changes `valid`.',
+  },
+);
+
 export const ValidationDataSchema = Type.Object(
   {
     valid: Type.Boolean({ description: 'Whether the registry has the number as a valid VAT registration.' }),
@@ -41,6 +83,7 @@ export const ValidationDataSchema = Type.Object(
       }),
     ),
     verified_at: Type.String({ format: 'date-time', description: 'When the registry gave this answer.' }),
+    match: Type.Optional(Type.Ref('IdentityMatch')),
   },
   { $id: 'ValidationData', title: 'ValidationData' },
 );

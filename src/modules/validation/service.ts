@@ -1,22 +1,30 @@
 import type { Clock } from '../../lib/clock.js';
 import { deepFreeze } from '../../lib/freeze.js';
+import { matchIdentity } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { RatesService } from '../rates/index.js';
 import { type ParsedVatNumber, parseVatNumber } from '../vat-numbers/index.js';
-import type { AnswerSource, LazySignal } from './answers.js';
-import type { ValidationData, ValidationOutcome, ValidationPort, ValidationRequest } from './types.js';
+import type { AnswerOutcome, AnswerSource, LazySignal } from './answers.js';
+import { answerRefusal, countryUnsupported, invalidFormat } from './refusals.js';
+import type {
+  ValidationData,
+  ValidationOk,
+  ValidationOutcome,
+  ValidationPort,
+  ValidationRefusal,
+  ValidationRequest,
+} from './types.js';
 
-type ParseOutcome =
-  | { ok: true; vat: ParsedVatNumber }
-  | Extract<ValidationOutcome, { kind: 'invalid_format' | 'country_unsupported' }>;
+/** A parsed number, or why it cannot be one (`invalid_format`, `country_unsupported`). */
+export type ParseOutcome = { kind: 'ok'; vat: ParsedVatNumber } | ValidationRefusal;
 
 function parse(input: string, field: string): ParseOutcome {
   const parsed = parseVatNumber(input);
-  if (parsed.ok) return { ok: true, vat: parsed };
+  if (parsed.ok) return { kind: 'ok', vat: parsed };
   if (parsed.reason === 'unsupported_country') {
-    return { kind: 'country_unsupported', country: parsed.country, message: prefixed(field, parsed.message) };
+    return countryUnsupported(parsed.country, prefixed(field, parsed.message));
   }
-  return { kind: 'invalid_format', reason: parsed.reason, message: prefixed(field, parsed.message) };
+  return invalidFormat(parsed.reason, prefixed(field, parsed.message));
 }
 
 function prefixed(field: string, message: string): string {
@@ -80,61 +88,94 @@ export function createValidationService(deps: {
     };
   }
 
-  return {
-    parse,
-    async validate(
-      request: ValidationRequest,
-      principal: ApiKeyPrincipal,
-      signal?: LazySignal,
-      override?: AnswerSource,
-    ) {
-      const target = parse(request.vatNumber, 'vat_number');
-      if (!('ok' in target)) return target;
-      let requester: ParsedVatNumber | null = null;
-      if (request.requesterVatNumber) {
-        const parsed = parse(request.requesterVatNumber, 'requester_vat_number');
-        if (!('ok' in parsed)) return parsed;
-        requester = parsed.vat;
-      }
-      const source = override ?? (principal.mode === 'test' ? sources.test : sources.live);
-      const outcome = await source.answer({
-        vat: target.vat,
-        requester,
-        caller: principal.id,
-        useCache: request.useCache !== false,
-        ...(request.priority ? { priority: request.priority } : {}),
-        ...(request.clientWaiting ? { clientWaiting: true } : {}),
-        ...(signal ? { signal } : {}),
-      });
-      if (outcome.kind !== 'answer') return outcome;
-      const now = clock.now();
-      const data: ValidationData = {
-        valid: outcome.valid,
-        vat_number: target.vat.normalised,
-        country: countryOf(target.vat),
-        company:
-          outcome.valid && (outcome.name !== null || outcome.address !== null)
-            ? { name: outcome.name, address: outcome.address }
-            : null,
-        verify_id: outcome.consultationNumber,
-        verified_at: outcome.checkedAt.toISOString(),
-      };
-      return {
-        kind: 'ok',
-        data,
-        meta: {
-          cached: outcome.fromStore,
-          source: outcome.source,
-          source_status: outcome.sourceStatus,
-          cached_at: outcome.fromStore ? outcome.checkedAt.toISOString() : null,
-          stale_seconds: outcome.fromStore
-            ? Math.max(0, Math.floor((now.getTime() - outcome.checkedAt.getTime()) / 1000))
-            : null,
-        },
-        ...(outcome.fresh ? { fresh: outcome.fresh } : {}),
-      };
-    },
-  };
+  /**
+   * The claim against the registered name and address (none for a number that is not valid) and
+   * the registry's own verdicts; the match never changes `valid`.
+   */
+  function identityMatch(
+    request: ValidationRequest,
+    outcome: Extract<AnswerOutcome, { kind: 'answer' }>,
+    vat: ParsedVatNumber,
+  ) {
+    const registered = outcome.valid
+      ? { name: outcome.name, address: outcome.address, country: vat.country }
+      : { country: vat.country };
+    return matchIdentity(request.claim ?? {}, registered, outcome.verdicts ?? {});
+  }
+
+  /** The number to validate and the requester, parsed; or why one of them cannot be a VAT number. */
+  function parseRequest(
+    request: ValidationRequest,
+  ): { kind: 'ok'; target: ParsedVatNumber; requester: ParsedVatNumber | null } | ValidationRefusal {
+    const target = parse(request.vatNumber, 'vat_number');
+    if (target.kind !== 'ok') return target;
+    if (!request.requesterVatNumber) return { kind: 'ok', target: target.vat, requester: null };
+    const requester = parse(request.requesterVatNumber, 'requester_vat_number');
+    if (requester.kind !== 'ok') return requester;
+    return { kind: 'ok', target: target.vat, requester: requester.vat };
+  }
+
+  /** The response's data and meta of an answer. */
+  function shaped(vat: ParsedVatNumber, outcome: Extract<AnswerOutcome, { kind: 'answer' }>): ValidationOk {
+    const now = clock.now();
+    const data: ValidationData = {
+      valid: outcome.valid,
+      vat_number: vat.normalised,
+      country: countryOf(vat),
+      company:
+        outcome.valid && (outcome.name !== null || outcome.address !== null)
+          ? { name: outcome.name, address: outcome.address }
+          : null,
+      verify_id: outcome.consultationNumber,
+      verified_at: outcome.checkedAt.toISOString(),
+    };
+    return {
+      kind: 'ok',
+      data,
+      meta: {
+        cached: outcome.fromStore,
+        source: outcome.source,
+        source_status: outcome.sourceStatus,
+        cached_at: outcome.fromStore ? outcome.checkedAt.toISOString() : null,
+        stale_seconds: outcome.fromStore
+          ? Math.max(0, Math.floor((now.getTime() - outcome.checkedAt.getTime()) / 1000))
+          : null,
+      },
+      ...(outcome.fresh ? { fresh: outcome.fresh } : {}),
+    };
+  }
+
+  /**
+   * One validation: the numbers parsed, the answer source of the key's mode asked (live registries
+   * or the test-mode table), the answer shaped, or the refusal of why there is none.
+   */
+  async function validate(
+    request: ValidationRequest,
+    principal: ApiKeyPrincipal,
+    signal?: LazySignal,
+    override?: AnswerSource,
+  ): Promise<ValidationOutcome> {
+    const parsed = parseRequest(request);
+    if (parsed.kind !== 'ok') return parsed;
+    const source = override ?? (principal.mode === 'test' ? sources.test : sources.live);
+    const outcome = await source.answer({
+      vat: parsed.target,
+      requester: parsed.requester,
+      caller: principal.id,
+      useCache: request.useCache !== false,
+      ...(request.priority ? { priority: request.priority } : {}),
+      ...(request.clientWaiting ? { clientWaiting: true } : {}),
+      ...(signal ? { signal } : {}),
+      ...(request.claim ? { claim: request.claim } : {}),
+    });
+    if (outcome.kind !== 'answer') return answerRefusal(outcome);
+    const ok = shaped(parsed.target, outcome);
+    const match = request.claim ? identityMatch(request, outcome, parsed.target) : null;
+    if (match) ok.data.match = match;
+    return ok;
+  }
+
+  return { parse, validate };
 }
 
 export type ValidationService = ReturnType<typeof createValidationService>;

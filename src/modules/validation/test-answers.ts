@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import { sourceForPrefix } from '../../registries/index.js';
+import {
+  type ClaimedIdentity,
+  IDENTITY_FIELDS,
+  matchIdentity,
+  type RegistryVerdicts,
+} from '../identity-match/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
 
 const DAY_S = 86_400;
@@ -13,7 +19,12 @@ export type TestBehaviour =
   | 'registry_down_stale'
   | 'registry_throttled'
   | 'cached'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'verdicts_without_company'
+  | 'verdicts_not_processed';
+
+/** The company of `DE100000008`, which the identity-match numbers compare with. */
+const TEST_COMPANY = { name: 'Testfirma Muster GmbH', address: 'Teststraße 1\n10115 Berlin' };
 
 /**
  * The test-mode magic numbers. Each is a well-formed German number (valid check digit), so it passes
@@ -51,6 +62,18 @@ export const TEST_MAGIC_NUMBERS: ReadonlyArray<{ vat: string; behaviour: TestBeh
     answer: '200, valid, `cached: true`, `source_status: "cached"` (1 hour old)',
   },
   { vat: 'DE800000009', behaviour: 'rate_limited', answer: '429 `rate_limited` with `Retry-After`' },
+  {
+    vat: 'DE110000001',
+    behaviour: 'verdicts_without_company',
+    answer:
+      "200, valid, `company: null` (the registry sent `---`, as Spain's does) but it compares the company fields given: `registry_result` `match` for each that agrees with `DE100000008`'s company (`Testfirma Muster GmbH`, `Teststraße 1`, `10115`, `Berlin`), else `mismatch`; `score: null`",
+  },
+  {
+    vat: 'DE120000005',
+    behaviour: 'verdicts_not_processed',
+    answer:
+      '200, valid, `DE100000008`\'s company, and `registry_result: "not_processed"` for each company field given (as Germany\'s registry answers)',
+  },
 ];
 
 const BY_NUMBER = new Map(TEST_MAGIC_NUMBERS.map((m) => [m.vat, m.behaviour]));
@@ -62,7 +85,8 @@ export function testModeTable(): string {
     '| VAT number | Answer with a `svc_test_` key |',
     '|---|---|',
     ...rows,
-    '| any other well-formed number | 200, valid, placeholder company `Test Company <number>` |',
+    '| any other well-formed number | 200, valid, placeholder company `Test Company <number>`, `1 Test Street` |',
+    '| any number with `company_name`, `company_street`, `company_postcode` or `company_city` | adds `data.match`: `score` and `result` against the company answered, `registry_result: null` (except the two numbers above) |',
     '| any number with `requester_vat_number` | adds `verify_id` `TEST…` (a consultation number) |',
   ].join('\n');
 }
@@ -71,79 +95,103 @@ function consultationNumber(vat: string, requester: string): string {
   return `TEST${createHash('sha256').update(`${requester}:${vat}`).digest('hex').slice(0, 12).toUpperCase()}`;
 }
 
+/**
+ * The registry's verdict on each claimed field, as a registry that compares (Spain's) gives it:
+ * `match` where openvat's comparison with the test company agrees, else `mismatch`.
+ */
+function testVerdicts(claim: ClaimedIdentity | undefined, compare: boolean): RegistryVerdicts {
+  if (!claim) return {};
+  const match = matchIdentity(claim, { ...TEST_COMPANY, country: 'DE' });
+  const verdicts: RegistryVerdicts = {};
+  for (const field of IDENTITY_FIELDS) {
+    const compared = match?.[field];
+    if (!compared) continue;
+    verdicts[field] = compare ? (compared.result === 'match' ? 'match' : 'mismatch') : 'not_processed';
+  }
+  return verdicts;
+}
+
+type LiveLike = Extract<AnswerOutcome, { kind: 'answer' }>;
+
+/** The live answer a test key gets for this number: valid, with a placeholder company. */
+function placeholderAnswer(query: AnswerQuery, now: Date): LiveLike {
+  const number = query.vat.normalised;
+  const verify = query.requester ? consultationNumber(number, query.requester.normalised) : null;
+  const placeholder =
+    number === 'DE100000008' || BY_NUMBER.get(number) === 'verdicts_not_processed'
+      ? TEST_COMPANY
+      : { name: `Test Company ${number}`, address: `1 Test Street\n${query.vat.isoCountry}` };
+  return {
+    kind: 'answer',
+    // The registry a live key would get the answer from: clients see the same `source` values.
+    source: sourceForPrefix(query.vat.country) ?? 'vies',
+    sourceStatus: 'live',
+    valid: true,
+    ...placeholder,
+    consultationNumber: verify,
+    checkedAt: now,
+    fromStore: false,
+  };
+}
+
+/** What the magic number's behaviour makes of the placeholder answer. */
+function behave(behaviour: TestBehaviour, live: LiveLike, query: AnswerQuery, now: Date): AnswerOutcome {
+  const { source } = live;
+  switch (behaviour) {
+    case 'valid_with_company':
+      return live;
+    case 'valid_without_company':
+      return { ...live, name: null, address: null };
+    case 'invalid':
+      return { ...live, valid: false, name: null, address: null };
+    case 'registry_down':
+      return {
+        kind: 'unavailable',
+        source,
+        message:
+          'The DE registry is unavailable (MS_UNAVAILABLE) and no earlier answer is stored; retry later.',
+        retryAfterSeconds: 60,
+      };
+    case 'registry_throttled':
+      return {
+        kind: 'unavailable',
+        source,
+        message:
+          'The DE registry is throttling requests (MS_MAX_CONCURRENT_REQ) and no earlier answer is stored.',
+        retryAfterSeconds: 5,
+      };
+    case 'registry_down_stale':
+      // Degraded answers never carry a consultation number: only a live call yields one.
+      return {
+        ...live,
+        sourceStatus: 'degraded',
+        consultationNumber: null,
+        checkedAt: new Date(now.getTime() - 31 * DAY_S * 1000),
+        fromStore: true,
+      };
+    case 'cached':
+      return query.useCache && !query.requester
+        ? { ...live, sourceStatus: 'cached', checkedAt: new Date(now.getTime() - 3_600_000), fromStore: true }
+        : live;
+    case 'verdicts_without_company':
+      return { ...live, name: null, address: null, verdicts: testVerdicts(query.claim, true) };
+    case 'verdicts_not_processed':
+      return { ...live, verdicts: testVerdicts(query.claim, false) };
+    case 'rate_limited':
+      return {
+        kind: 'rate_limited',
+        message: 'Test mode: this number always answers as rate limited.',
+        retryAfterSeconds: 30,
+      };
+  }
+}
+
 /** Test mode: answers from the magic-number table; never touches the network or the database. */
 export function createTestModeAnswers(deps: { clock: Clock }): AnswerSource {
-  return {
-    async answer(query: AnswerQuery): Promise<AnswerOutcome> {
-      const now = deps.clock.now();
-      const number = query.vat.normalised;
-      const behaviour = BY_NUMBER.get(number) ?? 'valid_with_company';
-      const verify = query.requester ? consultationNumber(number, query.requester.normalised) : null;
-      // The registry a live key would get the answer from: clients see the same `source` values.
-      const source = sourceForPrefix(query.vat.country) ?? 'vies';
-      const placeholder = {
-        name: number === 'DE100000008' ? 'Testfirma Muster GmbH' : `Test Company ${number}`,
-        address:
-          number === 'DE100000008' ? 'Teststraße 1\n10115 Berlin' : `1 Test Street\n${query.vat.isoCountry}`,
-      };
-      const live = {
-        kind: 'answer' as const,
-        source,
-        sourceStatus: 'live' as const,
-        valid: true,
-        ...placeholder,
-        consultationNumber: verify,
-        checkedAt: now,
-        fromStore: false,
-      };
-      switch (behaviour) {
-        case 'valid_with_company':
-          return live;
-        case 'valid_without_company':
-          return { ...live, name: null, address: null };
-        case 'invalid':
-          return { ...live, valid: false, name: null, address: null };
-        case 'registry_down':
-          return {
-            kind: 'unavailable',
-            source,
-            message:
-              'The DE registry is unavailable (MS_UNAVAILABLE) and no earlier answer is stored; retry later.',
-            retryAfterSeconds: 60,
-          };
-        case 'registry_throttled':
-          return {
-            kind: 'unavailable',
-            source,
-            message:
-              'The DE registry is throttling requests (MS_MAX_CONCURRENT_REQ) and no earlier answer is stored.',
-            retryAfterSeconds: 5,
-          };
-        case 'registry_down_stale':
-          // Degraded answers never carry a consultation number: only a live call yields one.
-          return {
-            ...live,
-            sourceStatus: 'degraded',
-            consultationNumber: null,
-            checkedAt: new Date(now.getTime() - 31 * DAY_S * 1000),
-            fromStore: true,
-          };
-        case 'cached':
-          return query.useCache && !query.requester
-            ? {
-                ...live,
-                sourceStatus: 'cached',
-                checkedAt: new Date(now.getTime() - 3_600_000),
-                fromStore: true,
-              }
-            : live;
-        case 'rate_limited':
-          return {
-            kind: 'rate_limited',
-            message: 'Test mode: this number always answers as rate limited.',
-            retryAfterSeconds: 30,
-          };
-      }
-    },
-  };
+  async function answer(query: AnswerQuery): Promise<AnswerOutcome> {
+    const now = deps.clock.now();
+    const behaviour = BY_NUMBER.get(query.vat.normalised) ?? 'valid_with_company';
+    return behave(behaviour, placeholderAnswer(query, now), query, now);
+  }
+  return { answer };
 }

@@ -1,9 +1,11 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
+import type { Refusal } from '../../lib/refusal.js';
+import type { ClaimedIdentity, IdentityMatch } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { AnswerSource, LazySignal } from './answers.js';
+import type { SourceStatus, ValidationSource } from './sources.js';
 
-export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg';
-export type SourceStatus = 'live' | 'cached' | 'degraded';
+export type { SourceStatus, ValidationSource } from './sources.js';
 
 /** `data` of a validate response (DESIGN §2). */
 export interface ValidationData {
@@ -32,6 +34,8 @@ export interface ValidationData {
   /** The registry's consultation number when a requester was given, else null. */
   verify_id: string | null;
   verified_at: string;
+  /** The identity match, when the request gave company fields (`company_name`, …); else absent. */
+  match?: IdentityMatch;
 }
 
 /** `meta` of a validate response besides `request_id` and `latency_ms`. */
@@ -45,24 +49,36 @@ export interface ValidationMeta {
   stale_seconds: number | null;
 }
 
-export type ValidationOutcome =
-  | {
-      kind: 'ok';
-      data: ValidationData;
-      meta: ValidationMeta;
-      /** The registry's answer to store, when it was asked now (recorded with the response). */
-      fresh?: RegistryAnswersTable;
-    }
-  /** Not a possible VAT number: 400 `invalid_format` with `details.reason`. */
-  | { kind: 'invalid_format'; reason: 'country' | 'characters' | 'length' | 'checksum'; message: string }
-  /** A country this service cannot validate: 400 `country_unsupported`. */
-  | { kind: 'country_unsupported'; country: string; message: string }
-  /** The registry could not answer and no stored answer may be served: 502 `registry_unavailable`. */
-  | { kind: 'unavailable'; source: ValidationSource; message: string; retryAfterSeconds: number }
-  /** The registry refused the requester's VAT number (VIES `INVALID_REQUESTER_INFO`): the caller's error. */
-  | { kind: 'requester_rejected'; source: ValidationSource; message: string }
-  /** The caller's own limit was hit (test-mode magic number for it): 429 `rate_limited`. */
-  | { kind: 'rate_limited'; message: string; retryAfterSeconds: number };
+/** A validation answered: the response's data and meta. */
+export interface ValidationOk {
+  kind: 'ok';
+  data: ValidationData;
+  meta: ValidationMeta;
+  /** The registry's answer to store, when it was asked now (recorded with the response). */
+  fresh?: RegistryAnswersTable;
+}
+
+/**
+ * Why a validation is refused, named as the error code each becomes:
+ * - `invalid_format`: not a possible VAT number (`details.reason`: `country`, `characters`, `length`,
+ *   `checksum`), or a requester the registry refused (`details.reason: 'requester'`, VIES
+ *   `INVALID_REQUESTER_INFO`): the caller's error either way;
+ * - `country_unsupported`: a country this service cannot validate (`details.country`);
+ * - `registry_unavailable`: the registry could not answer and no stored answer may be served
+ *   (`details.source`, `retryAfterSeconds`);
+ * - `rate_limited`: the caller's own limit (the test-mode number for it; `retryAfterSeconds`).
+ */
+export type ValidationRefusalReason =
+  | 'invalid_format'
+  | 'country_unsupported'
+  | 'registry_unavailable'
+  | 'rate_limited';
+
+export interface ValidationRefusal extends Refusal {
+  reason: ValidationRefusalReason;
+}
+
+export type ValidationOutcome = ValidationOk | ValidationRefusal;
 
 export interface ValidationRequest {
   vatNumber: string;
@@ -73,6 +89,8 @@ export interface ValidationRequest {
   priority?: 'interactive' | 'background';
   /** A client waits on an open connection: the registry work is bounded (see `AnswerQuery`). */
   clientWaiting?: boolean;
+  /** What the customer claims (`company_name`, …): compared with the registered name and address. */
+  claim?: ClaimedIdentity;
 }
 
 /** The one path every validation takes (single, batch items, decide's buyer and seller numbers). */

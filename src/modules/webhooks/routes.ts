@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { baseMeta } from '../../http/meta.js';
 import { refusalError } from '../../http/refusals.js';
 import {
@@ -10,7 +11,6 @@ import {
   WholeNumberQuery,
   wholeNumberMessage,
 } from '../../http/schemas.js';
-import { errors } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { refusal } from '../../lib/refusal.js';
 import { principalOf, type RequireKey } from '../keys/index.js';

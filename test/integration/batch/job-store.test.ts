@@ -50,7 +50,7 @@ for (const target of await databaseTargets()) {
         principal: owner,
         requestId,
         requestBody: { vat_numbers: vatNumbers },
-        vatNumbers,
+        items: vatNumbers.map((vatNumber) => ({ vatNumber, claim: null })),
         requester: null,
       });
       if ('kind' in job) throw new Error(job.message);

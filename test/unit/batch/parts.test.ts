@@ -5,6 +5,7 @@ import { createManualClock } from '../../../src/lib/clock.js';
 import type { BatchRepository } from '../../../src/modules/batch/repository.js';
 import { countSource, itemResult, rollup, type SourceCounts } from '../../../src/modules/batch/results.js';
 import { createItemScheduler } from '../../../src/modules/batch/scheduler.js';
+import { answerRefusal } from '../../../src/modules/validation/index.js';
 
 describe('batch results', () => {
   it('rolls the per-registry counts up into the hosted meta: most answers, worst status, cached only when none was live', () => {
@@ -25,14 +26,20 @@ describe('batch results', () => {
   });
 
   it('an item fails with one of the three codes of the hosted contract', () => {
-    assert.deepEqual(itemResult({ kind: 'requester_rejected', source: 'vies', message: 'no' }), {
-      ok: false,
-      error: { code: 'invalid_format', message: 'no' },
-    });
-    assert.deepEqual(itemResult({ kind: 'rate_limited', message: 'later', retryAfterSeconds: 1 }), {
-      ok: false,
-      error: { code: 'registry_unavailable', message: 'later' },
-    });
+    assert.deepEqual(
+      itemResult(answerRefusal({ kind: 'requester_rejected', source: 'vies', message: 'no' })),
+      {
+        ok: false,
+        error: { code: 'invalid_format', message: 'no' },
+      },
+    );
+    assert.deepEqual(
+      itemResult(answerRefusal({ kind: 'rate_limited', message: 'later', retryAfterSeconds: 1 })),
+      {
+        ok: false,
+        error: { code: 'registry_unavailable', message: 'later' },
+      },
+    );
   });
 });
 
@@ -42,6 +49,7 @@ describe('the item scheduler', () => {
     job_id: job,
     position: 0,
     vat_number: `${country}123`,
+    claim: null,
     country,
     rank: 0,
     status: 'pending',

@@ -8,7 +8,7 @@ import {
 } from '../../../src/modules/identity-match/index.js';
 
 /** The documented examples: the rows of the table after `marker` in the identity match's page. */
-const PAGE = 'docs/identity-match.draft.md';
+const PAGE = 'docs/validation.md';
 
 function table(marker: string): string[][] {
   const lines = readFileSync(PAGE, 'utf8').split('\n');

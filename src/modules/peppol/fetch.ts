@@ -1,0 +1,117 @@
+/**
+ * One participant's live look-up: the SML (DNS) says whether and where it is registered, then its
+ * SMP which document types it has metadata for and its business card. An SML failure is
+ * `unavailable` (never "not registered"); an SMP failure after the SML said registered is a
+ * registered participant whose SMP could not be read.
+ */
+
+import type { SmlClient } from '../../registries/peppol-sml.js';
+import type { BusinessCardResult, ServiceGroupResult, SmpClient } from '../../registries/peppol-smp.js';
+import type { ParticipantId } from './identifiers.js';
+import type { SmpStatus, StoredParticipant } from './types.js';
+
+/** Registered and not-registered answers are kept at least an hour (the SML's TTLs are shorter). */
+export const MIN_ANSWER_TTL_SECONDS = 3_600;
+/** An answer whose SMP failed is asked again sooner: the SMP may be back in minutes. */
+export const SMP_FAILURE_TTL_SECONDS = 300;
+
+export type FetchedParticipant =
+  | { kind: 'answer'; participant: StoredParticipant; ttlSeconds: number }
+  | { kind: 'unavailable'; message: string };
+
+export function createParticipantFetch(deps: { sml: SmlClient; smp: SmpClient }) {
+  const { sml, smp } = deps;
+
+  function base(participant: ParticipantId): Pick<StoredParticipant, 'id' | 'icd'> {
+    return { id: participant.id, icd: participant.icd };
+  }
+
+  /** The SMP's ServiceGroup as a status and document types. */
+  function fromServiceGroup(group: ServiceGroupResult): {
+    status: SmpStatus;
+    documentTypes: string[] | null;
+  } {
+    switch (group.kind) {
+      case 'service_group':
+        return { status: 'ok', documentTypes: group.documentTypes };
+      case 'not_found':
+        return { status: 'not_found', documentTypes: [] };
+      case 'refused':
+        return { status: 'refused', documentTypes: null };
+      case 'unavailable':
+        return { status: 'unavailable', documentTypes: null };
+    }
+  }
+
+  function fromCard(card: BusinessCardResult): StoredParticipant['business_card'] {
+    if (card.kind !== 'business_card' || card.name === null) return null;
+    return { name: card.name, country_code: card.countryCode };
+  }
+
+  async function atSmp(
+    participant: ParticipantId,
+    smpUrl: string,
+    smlTtl: number,
+    signal: AbortSignal,
+  ): Promise<FetchedParticipant> {
+    const group = await smp.serviceGroup(smpUrl, participant.id, signal);
+    const read = fromServiceGroup(group);
+    // A card is only asked of an SMP that answered for the participant.
+    const card =
+      read.status === 'ok' ? fromCard(await smp.businessCard(smpUrl, participant.id, signal)) : null;
+    const failed = read.status === 'unavailable';
+    return {
+      kind: 'answer',
+      participant: {
+        ...base(participant),
+        registered: true,
+        smp_url: smpUrl,
+        smp_status: read.status,
+        document_types: read.documentTypes,
+        business_card: card,
+      },
+      ttlSeconds: failed ? SMP_FAILURE_TTL_SECONDS : Math.max(smlTtl, MIN_ANSWER_TTL_SECONDS),
+    };
+  }
+
+  return async function fetchParticipant(
+    participant: ParticipantId,
+    signal: AbortSignal,
+  ): Promise<FetchedParticipant> {
+    const found = await sml.lookup(participant.id, signal);
+    switch (found.kind) {
+      case 'unavailable':
+        return { kind: 'unavailable', message: `The Peppol SML could not be asked: ${found.message}` };
+      case 'not_registered':
+        return {
+          kind: 'answer',
+          participant: {
+            ...base(participant),
+            registered: false,
+            smp_url: null,
+            smp_status: null,
+            document_types: null,
+            business_card: null,
+          },
+          ttlSeconds: Math.max(found.negativeTtlSeconds ?? 0, MIN_ANSWER_TTL_SECONDS),
+        };
+      case 'registered_without_smp':
+        return {
+          kind: 'answer',
+          participant: {
+            ...base(participant),
+            registered: true,
+            smp_url: null,
+            smp_status: 'no_smp',
+            document_types: null,
+            business_card: null,
+          },
+          ttlSeconds: Math.max(found.ttlSeconds, MIN_ANSWER_TTL_SECONDS),
+        };
+      case 'registered':
+        return atSmp(participant, found.smpUrl, found.ttlSeconds, signal);
+    }
+  };
+}
+
+export type FetchParticipant = ReturnType<typeof createParticipantFetch>;
