@@ -24,6 +24,7 @@ const SERVICE_PARTS = [
   'validation',
   'monthlyQuota',
   'decide',
+  'peppol',
   'confirmations',
   'webhooks',
   'outbox',
