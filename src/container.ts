@@ -25,6 +25,7 @@ const SERVICE_PARTS = [
   'monthlyQuota',
   'decide',
   'peppol',
+  'eori',
   'confirmations',
   'webhooks',
   'outbox',
