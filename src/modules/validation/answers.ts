@@ -1,6 +1,6 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
-import type { SourceStatus, ValidationSource } from './types.js';
+import type { FallbackMeta, SourceStatus, ValidationSource } from './types.js';
 
 /**
  * Where validation answers come from: the live registries (behind cache and resilience) or the
@@ -58,6 +58,8 @@ export type AnswerOutcome =
       fromStore: boolean;
       /** The registry's answer to store, when it was asked now. */
       fresh?: RegistryAnswersTable;
+      /** A national register's answer, given because VIES could not answer (never stored as VIES's). */
+      fallback?: FallbackMeta;
     }
   | { kind: 'unavailable'; source: ValidationSource; message: string; retryAfterSeconds: number }
   /** The registry refused the requester's VAT number: retrying will not help, the caller must fix it. */

@@ -1,9 +1,35 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
+import type { NationalSource } from '../../registries/national-port.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { AnswerSource, LazySignal } from './answers.js';
 
-export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg';
-export type SourceStatus = 'live' | 'cached' | 'degraded';
+/** The registries that answer: the four asked first, and the national registers asked when VIES fails. */
+export type ValidationSource = 'vies' | 'hmrc' | 'bfs' | 'brreg' | NationalSource;
+/** `fallback`: VIES could not answer and the member state's own register did. */
+export type SourceStatus = 'live' | 'cached' | 'degraded' | 'fallback';
+
+/**
+ * `meta.fallback` of an answer a national register gave because VIES could not: why VIES did not
+ * answer, and the register's own answer as audit records and proofs keep it.
+ */
+export interface FallbackMeta {
+  /** The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+  reason: string;
+  /** VIES's failure in words. */
+  message: string;
+  /** When the register answered. */
+  checked_at: string;
+  /** The date of the published file answered from (SI, LV), else null. */
+  data_date: string | null;
+  /** The register's own word for the status (`Czynny`, `NE`, `scpTVA=true`), or null when it does not list the number. */
+  register_status: string | null;
+  /** The register's proof of this consultation (PL `requestId`), else null. */
+  consultation_number: string | null;
+  /** The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+  identifiers: Record<string, string>;
+  /** Facts the register publishes about the payer (`unreliable_payer`, `inactive_taxpayer`). */
+  flags: { code: string; since: string | null; register_value: string }[];
+}
 
 /** `data` of a validate response (DESIGN §2). */
 export interface ValidationData {
@@ -32,6 +58,11 @@ export interface ValidationData {
   /** The registry's consultation number when a requester was given, else null. */
   verify_id: string | null;
   verified_at: string;
+  /**
+   * `domestic` on a national register's answer (`source_status: "fallback"`): a domestic VAT
+   * registration, not proof of registration for intra-EU supplies. Absent on the registries' answers.
+   */
+  registration_scope?: 'domestic';
 }
 
 /** `meta` of a validate response besides `request_id` and `latency_ms`. */
@@ -43,6 +74,8 @@ export interface ValidationMeta {
   cached_at: string | null;
   /** Age of the stored answer in seconds; null for a live answer. */
   stale_seconds: number | null;
+  /** Present when `source_status` is `fallback`. */
+  fallback?: FallbackMeta;
 }
 
 export type ValidationOutcome =
