@@ -295,6 +295,7 @@ export async function createContainer(config: Config, ports: Ports = {}): Promis
     decide,
     liveAnswers,
     status: statusService,
+    national: live.national,
     registryStatus: () => statusService.snapshot(),
     metrics,
     confirmations,

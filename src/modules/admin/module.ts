@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { NationalRegisters } from '../../container/national.js';
 import { defineModule } from '../../http/module.js';
 import { PACKAGE } from '../../http/package.js';
 import { ErrorEnvelope } from '../../http/schemas.js';
@@ -24,6 +25,7 @@ export interface AdminSlice {
   readonly status: { snapshot(): Promise<StatusSnapshot> };
   readonly ratesUpdates: RatesUpdates;
   readonly evidenceTimestamps: Pick<EvidenceTimestamps, 'status'>;
+  readonly national: Pick<NationalRegisters, 'status'>;
 }
 
 export const adminModule = defineModule({
@@ -57,5 +59,6 @@ async function statusOf(c: AdminSlice) {
     ...(await c.status.snapshot()),
     rates: await c.ratesUpdates.status(),
     evidence_timestamps: await c.evidenceTimestamps.status(),
+    national_registers: await c.national.status(),
   };
 }

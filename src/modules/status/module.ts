@@ -1,3 +1,4 @@
+import type { NationalRegisters } from '../../container/national.js';
 import { defineModule } from '../../http/module.js';
 import type { EvidenceTimestamps } from '../evidence-timestamps/index.js';
 import type { RatesUpdates } from '../rates/index.js';
@@ -9,6 +10,7 @@ export interface StatusSlice {
   readonly status: StatusService;
   readonly ratesUpdates: Pick<RatesUpdates, 'status'>;
   readonly evidenceTimestamps: Pick<EvidenceTimestamps, 'status'>;
+  readonly national: Pick<NationalRegisters, 'status'>;
 }
 
 export const statusModule = defineModule({
@@ -19,5 +21,6 @@ export const statusModule = defineModule({
       status: c.status,
       ratesSync: () => c.ratesUpdates.status(),
       timestamps: () => c.evidenceTimestamps.status(),
+      nationalRegisters: () => c.national.status(),
     }),
 });

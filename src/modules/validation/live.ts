@@ -13,6 +13,8 @@ import {
   type Permits,
 } from '../../registries/resilience.js';
 import type { MetricsObserver } from '../metrics/index.js';
+import { fallbackOutcome } from '../national/answer.js';
+import type { NationalFallbacks } from '../national/fallbacks.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
 import { outcomeOf, retryable } from './registry-outcomes.js';
@@ -46,6 +48,8 @@ export interface LiveAnswersOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told of every registry call (metrics). */
   observer?: Pick<MetricsObserver, 'registryCall'>;
+  /** The member states' own registers, asked when VIES cannot answer, before a stored answer. */
+  national?: Pick<NationalFallbacks, 'covers' | 'ask'>;
 }
 
 /** Upstream codes that mean "busy, try again shortly" rather than "down" or "wrong". */
@@ -250,6 +254,24 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     return result;
   }
 
+  /** The state's own register when VIES could not answer (`null`: none, or it could not answer either). */
+  async function viaRegister(
+    source: ValidationSource,
+    vat: ParsedVatNumber,
+    failure: { code: string; message: string },
+    query: AnswerQuery,
+    signal: AbortSignal | undefined,
+  ): Promise<AnswerOutcome | null> {
+    if (source !== 'vies' || !options.national?.covers(vat.country)) return null;
+    const asked = await options.national.ask({
+      vat,
+      failure,
+      ...(signal ? { signal } : {}),
+      ...(query.priority ? { priority: query.priority } : {}),
+    });
+    return asked.kind === 'answer' ? fallbackOutcome(asked.answer, asked.failure) : null;
+  }
+
   return {
     breaker,
     permits,
@@ -343,6 +365,27 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
                 : result.reason,
         durationMs: performance.now() - started,
       });
+      if (
+        result.kind !== 'answer' &&
+        // A request VIES refuses (its input, our requester) is no outage: no register is asked.
+        !(
+          result.kind === 'unavailable' &&
+          (result.reason === 'rejected' || result.reason === 'not_configured')
+        )
+      ) {
+        const failure =
+          result.kind === 'busy' || result.kind === 'refused'
+            ? {
+                code: result.kind === 'busy' ? 'busy' : 'circuit_open',
+                message:
+                  result.kind === 'busy'
+                    ? 'every permitted call to VIES is taken'
+                    : 'VIES failed repeatedly, so calls are paused (circuit open)',
+              }
+            : { code: result.upstreamCode ?? result.reason, message: result.message };
+        const registered = await viaRegister(client.source, vat, failure, query, signal);
+        if (registered) return registered;
+      }
       if (result.kind === 'busy') {
         return fallback(
           row,
