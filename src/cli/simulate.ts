@@ -7,7 +7,15 @@ export async function runSimulator(options: { port: number; host: string; latenc
   console.log('Registry simulators listening. Point openvat at them with:');
   // The HMRC simulator's token endpoint takes any non-empty pair; without credentials openvat
   // answers GB look-ups with 503, so they are printed with the URLs.
-  const variables: Record<string, string> = { ...urls, HMRC_CLIENT_ID: 'dev', HMRC_CLIENT_SECRET: 'dev' };
+  // Likewise the Slovak register's key (any non-empty one), and the small files of the file
+  // registers, which a real file's row minimum would refuse.
+  const variables: Record<string, string> = {
+    ...urls,
+    HMRC_CLIENT_ID: 'dev',
+    HMRC_CLIENT_SECRET: 'dev',
+    SK_OPENDATA_KEY: 'dev',
+    OPENVAT_REGISTERS_MIN_ROWS: '1',
+  };
   for (const [name, value] of Object.entries(variables)) console.log(`  export ${name}=${value}`);
   const stop = () => {
     simulator.close().then(() => process.exit(0));

@@ -2,7 +2,10 @@
  * The combined simulator server behind `openvat simulate`: VIES (`/vies/rest-api`,
  * `/vies/services/checkVatService`), HMRC (`/hmrc`), the Swiss UID register
  * (`/bfs/V5.0/PublicServices.svc`), Brønnøysund (`/brreg`), eVatR (`/evatr`) and the Commission's
- * TEDB rates service (`/tedb/ws/`) on one port.
+ * TEDB rates service (`/tedb/ws/`) on one port, with the national registers asked when VIES cannot
+ * answer: the Polish white list (`/pl-whitelist`), CZ ADIS (`/cz-adis`), RO ANAF (`/ro-anaf`), FI PRH
+ * (`/fi-prh`), SK Finančná správa (`/sk-financnasprava`) and the files of SI FURS (`/si-furs`) and
+ * LV VID (`/lv-vid`).
  *
  * Controls over HTTP: `POST /_control` with `{"vies": {...}, "hmrc": {...}}` (per module, or `"all"`),
  * or a bare command object applied to every module; answers the new settings per module.
@@ -13,8 +16,15 @@ import type { AddressInfo } from 'node:net';
 import { createBfsSimulator } from './bfs.js';
 import { createBrregSimulator } from './brreg.js';
 import { sendJson } from './controls.js';
+import { createCzAdisSimulator } from './cz-adis.js';
 import { createEvatrSimulator } from './evatr.js';
+import { createFiPrhSimulator } from './fi-prh.js';
 import { createHmrcSimulator } from './hmrc.js';
+import { createLvVidSimulator } from './lv-vid.js';
+import { createPlWhitelistSimulator } from './pl-whitelist.js';
+import { createRoAnafSimulator } from './ro-anaf.js';
+import { createSiFursSimulator } from './si-furs.js';
+import { createSkFinancnaSpravaSimulator } from './sk-financnasprava.js';
 import { createTedbSimulator } from './tedb.js';
 import type { SimulatorModule } from './types.js';
 import { createViesSimulator } from './vies.js';
@@ -37,6 +47,13 @@ export interface SimulatorUrls {
   BRREG_URL: string;
   EVATR_URL: string;
   OPENVAT_TEDB_URL: string;
+  PL_WHITELIST_URL: string;
+  CZ_ADIS_URL: string;
+  RO_ANAF_URL: string;
+  FI_PRH_URL: string;
+  SK_OPENDATA_URL: string;
+  SI_FURS_URL: string;
+  LV_VID_URL: string;
 }
 
 export interface SimulatorServer {
@@ -69,6 +86,13 @@ export function createSimulatorServer(options: SimulatorServerOptions = {}): Sim
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
       ...(options.now ? { now: options.now } : {}),
     }),
+    pl: createPlWhitelistSimulator(common),
+    cz: createCzAdisSimulator(common),
+    ro: createRoAnafSimulator(common),
+    fi: createFiPrhSimulator(common),
+    sk: createSkFinancnaSpravaSimulator(common),
+    si: createSiFursSimulator(common),
+    lv: createLvVidSimulator(common),
   });
 }
 
@@ -187,6 +211,13 @@ export function serveSimulators(modules: Record<string, SimulatorModule>): Simul
               BRREG_URL: `${base}/brreg`,
               EVATR_URL: `${base}/evatr/app`,
               OPENVAT_TEDB_URL: `${base}/tedb/ws/`,
+              PL_WHITELIST_URL: `${base}/pl-whitelist`,
+              CZ_ADIS_URL: `${base}/cz-adis/dpr/axis2/services/rozhraniCRPDPH.rozhraniCRPDPHSOAP`,
+              RO_ANAF_URL: `${base}/ro-anaf`,
+              FI_PRH_URL: `${base}/fi-prh`,
+              SK_OPENDATA_URL: `${base}/sk-financnasprava`,
+              SI_FURS_URL: `${base}/si-furs`,
+              LV_VID_URL: `${base}/lv-vid`,
             },
           });
         });
