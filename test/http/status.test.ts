@@ -49,6 +49,8 @@ describe('GET /v1/status and /ready', () => {
         last_error: null,
         next_run_at: null,
       },
+      // No register is asked in tests (OPENVAT_NATIONAL_FALLBACKS=none).
+      national_registers: [],
     });
     assert.ok(isUuidV7(empty.json().meta.request_id));
 
