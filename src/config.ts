@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nationalConfig } from './config/national.js';
 import { peppol } from './config/peppol.js';
 import {
   admin,
@@ -102,6 +103,7 @@ export function loadConfig(env: Env = process.env): Config {
       breakerOpenMs: int(env, 'OPENVAT_BREAKER_OPEN_MS', 30_000, 100, 3_600_000),
       statusPollMs: int(env, 'OPENVAT_STATUS_POLL_MS', 300_000, 0, 86_400_000),
     },
+    national: nationalConfig(env),
     cache: {
       validTtlSeconds: int(env, 'OPENVAT_CACHE_VALID_TTL', 30 * DAY, 0, 3_650 * DAY),
       invalidTtlSeconds: int(env, 'OPENVAT_CACHE_INVALID_TTL', DAY, 0, 3_650 * DAY),
@@ -174,12 +176,15 @@ export function registryAnswerBoundMs(r: Config['registries']): number {
  */
 function checkAnswerBound(config: Config): void {
   const idle = config.connections.idleTimeoutMs;
-  const needed = registryAnswerBoundMs(config.registries) + ANSWER_MARGIN_MS;
+  // A national register asked after VIES failed adds at most its own deadline.
+  const fallback = config.national.enabled.length > 0 ? config.national.timeoutMs : 0;
+  const needed = registryAnswerBoundMs(config.registries) + fallback + ANSWER_MARGIN_MS;
   if (idle > 0 && idle < needed) {
     const r = config.registries;
     throw new ConfigError(
       `OPENVAT_IDLE_TIMEOUT_MS (${idle}) must be at least max(OPENVAT_REGISTRY_PERMIT_WAIT_MS (${r.permitWaitMs}), ` +
         `OPENVAT_REGISTRY_DEADLINE_MS (${r.deadlineMs})) + OPENVAT_REGISTRY_TIMEOUT_MS (${r.timeoutMs}) + ` +
+        (fallback > 0 ? `OPENVAT_NATIONAL_TIMEOUT_MS (${fallback}) + ` : '') +
         `${ANSWER_MARGIN_MS} = ${needed}, so a validation is answered before its connection is cut`,
     );
   }

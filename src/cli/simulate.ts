@@ -20,6 +20,8 @@ export async function runSimulator(options: {
   // The HMRC simulator's token endpoint takes any non-empty pair; without credentials openvat
   // answers GB look-ups with 503, so they are printed with the URLs.
   const dnsHost = dns.host.includes(':') ? `[${dns.host}]` : dns.host === '0.0.0.0' ? '127.0.0.1' : dns.host;
+  // Likewise the Slovak register's key (any non-empty one), and the small files of the file
+  // registers, which a real file's row minimum would refuse.
   const variables: Record<string, string> = {
     ...urls,
     HMRC_CLIENT_ID: 'dev',
@@ -28,6 +30,8 @@ export async function runSimulator(options: {
     PEPPOL_DNS_SERVERS: `${dnsHost}:${dns.port}`,
     // The simulated SMPs are served over plain http on this machine.
     PEPPOL_ALLOW_PRIVATE_SMP: 'true',
+    SK_OPENDATA_KEY: 'dev',
+    OPENVAT_REGISTERS_MIN_ROWS: '1',
   };
   for (const [name, value] of Object.entries(variables)) console.log(`  export ${name}=${value}`);
   const stop = () => {

@@ -3,6 +3,7 @@
  * src/config/ and the file that puts them together share it without importing each other.
  */
 import type { DnsServer } from '../lib/dns-names.js';
+import type { NationalSource } from '../lib/national-sources.js';
 
 /** A daily UTC window (minutes since midnight; `end` may be below `start`: it spans midnight). */
 export interface QuietWindow {
@@ -22,6 +23,31 @@ export interface PeppolConfig {
   readonly dnsTimeoutMs: number;
   /** `PEPPOL_SMP_TIMEOUT_MS`: one SMP request. */
   readonly smpTimeoutMs: number;
+}
+
+export interface NationalConfig {
+  /** The registers asked as fallbacks; empty: none (`OPENVAT_NATIONAL_FALLBACKS=none`). */
+  readonly enabled: readonly NationalSource[];
+  readonly plUrl: string;
+  readonly czUrl: string;
+  readonly roUrl: string;
+  readonly fiUrl: string;
+  readonly skUrl: string;
+  /** Without a key the Slovak register is not asked. */
+  readonly skKey: string | null;
+  readonly siUrl: string;
+  readonly lvUrl: string;
+  /** The deadline of one register call (`OPENVAT_NATIONAL_TIMEOUT_MS`). */
+  readonly timeoutMs: number;
+  /** How often the published files are synced (`OPENVAT_REGISTERS_SYNC_MS`, 0 = only by `openvat registers sync`). */
+  readonly syncEveryMs: number;
+  /** A file copy older than this many days is not answered from (`OPENVAT_REGISTERS_MAX_AGE_DAYS`). */
+  readonly maxAgeDays: number;
+  /**
+   * Rows a whole file has at least (`OPENVAT_REGISTERS_MIN_ROWS`); null: each file's own minimum.
+   * Lowered only for the simulators' small files.
+   */
+  readonly minRows: number | null;
 }
 
 export interface Config {
@@ -120,6 +146,8 @@ export interface Config {
     /** How often the VIES status endpoint is polled (0 = never). */
     readonly statusPollMs: number;
   };
+  /** The national VAT registers asked when VIES cannot answer for their member state. */
+  readonly national: NationalConfig;
   readonly cache: {
     readonly validTtlSeconds: number;
     readonly invalidTtlSeconds: number;

@@ -92,6 +92,26 @@ export function startBackground(deps: {
       ratesBusy = false;
     }
   };
+  // The national registers' published files (SI, LV): synced at start and on their schedule.
+  let filesBusy = false;
+  const registerFiles = async () => {
+    if (filesBusy) return;
+    filesBusy = true;
+    try {
+      for (const result of await deps.live.national.syncFiles()) {
+        if (!result.ok)
+          log.warn({ register: result.source, parts: result.parts }, 'a register file sync failed');
+      }
+    } catch (error) {
+      log.error({ err: error }, 'the register files sync failed');
+    } finally {
+      filesBusy = false;
+    }
+  };
+  if (config.national.syncEveryMs > 0) {
+    void registerFiles();
+    timers.push(setInterval(() => void registerFiles(), config.national.syncEveryMs).unref());
+  }
   void rates();
   timers.push(setInterval(() => void rates(), RATES_POLL_MS).unref());
   if (config.evidenceKey) {

@@ -186,6 +186,9 @@ export async function createCoreContainer(config: Config, ports: Ports = {}): Pr
     get liveAnswers() {
       return live.get().liveAnswers;
     },
+    get national() {
+      return live.get().national;
+    },
     get status() {
       return live.get().status;
     },

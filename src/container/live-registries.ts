@@ -23,6 +23,7 @@ import {
   type Permits,
   type RedisLike,
 } from '../registries/resilience.js';
+import { createNationalRegisters, type NationalRegisters } from './national.js';
 
 /** The registry side of the container: clients, their limits and breakers, the live answers, status. */
 export interface LiveRegistries {
@@ -33,6 +34,8 @@ export interface LiveRegistries {
   readonly registryAnswers: ReturnType<typeof createRegistryAnswersRepository>;
   readonly liveAnswers: LiveAnswers;
   readonly status: StatusService;
+  /** The member states' own registers, asked when VIES cannot answer. */
+  readonly national: NationalRegisters;
   /** Logs, at most once a minute, that Redis is unreachable and limits are counted per instance. */
   onDegraded(error: unknown): void;
 }
@@ -118,6 +121,7 @@ export function createLiveRegistries(deps: {
         },
       })
     : createCoalescer();
+  const national = createNationalRegisters({ config, log, clock, redis, metrics, breaker, onDegraded });
   const registryAnswers = createRegistryAnswersRepository(db.kysely);
   const liveAnswers = createLiveAnswers({
     clientFor: (prefix) => registries.clientForPrefix(prefix),
@@ -131,6 +135,7 @@ export function createLiveRegistries(deps: {
     breaker: breakerOptions,
     stores: { breaker, permits, coalescer },
     observer: metrics.observer,
+    national: national.fallbacks,
   });
   status = createStatusService({
     clock,
@@ -147,5 +152,15 @@ export function createLiveRegistries(deps: {
     registryStatus: registryStatusFrom(() => statusService.snapshot()),
     pending: createMetricsRepository(db.kysely).pending,
   });
-  return { registries, instanceId, breaker, permits, registryAnswers, liveAnswers, status, onDegraded };
+  return {
+    registries,
+    instanceId,
+    breaker,
+    permits,
+    registryAnswers,
+    liveAnswers,
+    status,
+    national,
+    onDegraded,
+  };
 }

@@ -46,6 +46,7 @@ import type { DnsResolver } from '../modules/webhooks/url-guard.js';
 import type { EvatrClient } from '../registries/evatr.js';
 import type { RegistryClients } from '../registries/index.js';
 import type { TedbClient } from '../registries/tedb.js';
+import type { NationalRegisters } from './national.js';
 
 /** Side effects the container can be given instead of the real ones (tests, benchmarks). */
 export interface Ports {
@@ -127,6 +128,8 @@ export interface Container {
   readonly liveAnswers: LiveAnswers;
   /** Registry breakers, permits and instances, for `GET /v1/status` and `/ready`. */
   readonly status: StatusService;
+  /** The member states' own registers asked when VIES cannot answer, and their files. */
+  readonly national: NationalRegisters;
   /** The same snapshot `GET /v1/status` answers (breaker states, in-flight calls per registry and member state). */
   registryStatus(): Promise<StatusSnapshot>;
   readonly metrics: Metrics;

@@ -11,26 +11,11 @@
  * A register's answer proves a domestic registration (`registrationScope: 'domestic'`), not a
  * registration for intra-EU supplies: the callers never treat it as VIES's answer.
  */
+
+import { NATIONAL_SOURCES, type NationalSource } from '../lib/national-sources.js';
 import type { RegistryUnavailable, RegistryVatNumber, UnavailableReason } from './port.js';
 
-export type NationalSource =
-  | 'pl_whitelist'
-  | 'cz_adis'
-  | 'ro_anaf'
-  | 'fi_prh'
-  | 'sk_financnasprava'
-  | 'si_furs'
-  | 'lv_vid';
-
-export const NATIONAL_SOURCES: readonly NationalSource[] = Object.freeze([
-  'pl_whitelist',
-  'cz_adis',
-  'ro_anaf',
-  'fi_prh',
-  'sk_financnasprava',
-  'si_furs',
-  'lv_vid',
-]);
+export { NATIONAL_SOURCES, type NationalSource };
 
 /** The VAT prefix each register answers for (one state per register). */
 export const NATIONAL_COUNTRY: Readonly<Record<NationalSource, string>> = Object.freeze({

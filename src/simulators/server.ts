@@ -4,7 +4,10 @@
  * (`/bfs/V5.0/PublicServices.svc`), Brønnøysund (`/brreg`), eVatR (`/evatr`), the Commission's EOS EORI service
  * (`/eos/validation/services/validation`) and its TEDB rates service (`/tedb/ws/`) on one port, with the Peppol SMPs (`/peppol-smp/<name>`) and the
  * Peppol SML's participant list (`/peppol-sml`); the SML's DNS server listens on a port of its own
- * (`peppolSml.listen`, as `openvat simulate` does).
+ * (`peppolSml.listen`, as `openvat simulate` does), and the national registers asked when VIES
+ * cannot answer: the Polish white list (`/pl-whitelist`), CZ ADIS (`/cz-adis`), RO ANAF (`/ro-anaf`),
+ * FI PRH (`/fi-prh`), SK Finančná správa (`/sk-financnasprava`) and the files of SI FURS (`/si-furs`)
+ * and LV VID (`/lv-vid`).
  *
  * Controls over HTTP: `POST /_control` with `{"vies": {...}, "hmrc": {...}}` (per module, or `"all"`),
  * or a bare command object applied to every module; answers the new settings per module.
@@ -15,12 +18,19 @@ import type { AddressInfo } from 'node:net';
 import { createBfsSimulator } from './bfs.js';
 import { createBrregSimulator } from './brreg.js';
 import { sendJson } from './controls.js';
+import { createCzAdisSimulator } from './cz-adis.js';
 import { createEosSimulator } from './eos.js';
 import { createEvatrSimulator } from './evatr.js';
+import { createFiPrhSimulator } from './fi-prh.js';
 import { createHmrcSimulator } from './hmrc.js';
 import { createHmrcEoriSimulator } from './hmrc-eori.js';
+import { createLvVidSimulator } from './lv-vid.js';
 import { createPeppolSmlSimulator } from './peppol-sml.js';
 import { createPeppolSmpSimulator } from './peppol-smp.js';
+import { createPlWhitelistSimulator } from './pl-whitelist.js';
+import { createRoAnafSimulator } from './ro-anaf.js';
+import { createSiFursSimulator } from './si-furs.js';
+import { createSkFinancnaSpravaSimulator } from './sk-financnasprava.js';
 import { createTedbSimulator } from './tedb.js';
 import type { SimulatorModule } from './types.js';
 import { createViesSimulator } from './vies.js';
@@ -44,6 +54,13 @@ export interface SimulatorUrls {
   EVATR_URL: string;
   EOS_URL: string;
   OPENVAT_TEDB_URL: string;
+  PL_WHITELIST_URL: string;
+  CZ_ADIS_URL: string;
+  RO_ANAF_URL: string;
+  FI_PRH_URL: string;
+  SK_OPENDATA_URL: string;
+  SI_FURS_URL: string;
+  LV_VID_URL: string;
 }
 
 export interface SimulatorServer {
@@ -80,6 +97,13 @@ export function createSimulatorServer(options: SimulatorServerOptions = {}): Sim
     }),
     peppolSmp: createPeppolSmpSimulator(common),
     peppolSml: createPeppolSmlSimulator(),
+    pl: createPlWhitelistSimulator(common),
+    cz: createCzAdisSimulator(common),
+    ro: createRoAnafSimulator(common),
+    fi: createFiPrhSimulator(common),
+    sk: createSkFinancnaSpravaSimulator(common),
+    si: createSiFursSimulator(common),
+    lv: createLvVidSimulator(common),
   });
 }
 
@@ -199,6 +223,13 @@ export function serveSimulators(modules: Record<string, SimulatorModule>): Simul
               EVATR_URL: `${base}/evatr/app`,
               EOS_URL: `${base}/eos/validation/services/validation`,
               OPENVAT_TEDB_URL: `${base}/tedb/ws/`,
+              PL_WHITELIST_URL: `${base}/pl-whitelist`,
+              CZ_ADIS_URL: `${base}/cz-adis/dpr/axis2/services/rozhraniCRPDPH.rozhraniCRPDPHSOAP`,
+              RO_ANAF_URL: `${base}/ro-anaf`,
+              FI_PRH_URL: `${base}/fi-prh`,
+              SK_OPENDATA_URL: `${base}/sk-financnasprava`,
+              SI_FURS_URL: `${base}/si-furs`,
+              LV_VID_URL: `${base}/lv-vid`,
             },
           });
         });

@@ -30,6 +30,8 @@ export async function buildTestApp(env: Record<string, string> = {}, ports: Port
     DATABASE_URL: 'sqlite::memory:',
     LOG_LEVEL: 'silent',
     OPENVAT_TEDB_URL: 'off',
+    // Tests keep VIES's answers: a test of the national fallbacks turns them on.
+    OPENVAT_NATIONAL_FALLBACKS: 'none',
     ...env,
   });
   const container = await createContainer(config, ports);

@@ -55,6 +55,8 @@ describe('GET /v1/status and /ready', () => {
         last_failure_at: null,
         last_failure: null,
       },
+      // No register is asked in tests (OPENVAT_NATIONAL_FALLBACKS=none).
+      national_registers: [],
     });
     assert.ok(isUuidV7(empty.json().meta.request_id));
 

@@ -119,6 +119,7 @@ describe('registry bounds and the server timeouts', () => {
           OPENVAT_REGISTRY_TIMEOUT_MS: '4000',
           OPENVAT_REGISTRY_PERMIT_WAIT_MS: '1000',
           OPENVAT_REGISTRY_DEADLINE_MS: '0',
+          OPENVAT_NATIONAL_FALLBACKS: 'none',
         }),
       (error: unknown) =>
         error instanceof ConfigError &&
@@ -131,6 +132,24 @@ describe('registry bounds and the server timeouts', () => {
     assert.throws(() => loadConfig({ OPENVAT_REGISTRY_DEADLINE_MS: '600000' }), /OPENVAT_IDLE_TIMEOUT_MS/);
   });
 
+  it('counts the national register asked after VIES failed in the registry work', () => {
+    const settings = {
+      OPENVAT_IDLE_TIMEOUT_MS: '9000',
+      OPENVAT_REGISTRY_TIMEOUT_MS: '4000',
+      OPENVAT_REGISTRY_PERMIT_WAIT_MS: '1000',
+      OPENVAT_REGISTRY_DEADLINE_MS: '0',
+      OPENVAT_NATIONAL_TIMEOUT_MS: '3000',
+    };
+    assert.throws(
+      () => loadConfig(settings),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /OPENVAT_NATIONAL_TIMEOUT_MS \(3000\)/.test(error.message) &&
+        /= 10000/.test(error.message),
+    );
+    assert.doesNotThrow(() => loadConfig({ ...settings, OPENVAT_NATIONAL_FALLBACKS: 'none' }));
+  });
+
   it('accepts the defaults, a matching idle timeout, and no idle timeout at all', () => {
     const defaults = loadConfig({});
     assert.equal(defaults.registries.permitWaitMs, 5_000);
@@ -141,6 +160,7 @@ describe('registry bounds and the server timeouts', () => {
         OPENVAT_REGISTRY_TIMEOUT_MS: '4000',
         OPENVAT_REGISTRY_PERMIT_WAIT_MS: '1000',
         OPENVAT_REGISTRY_DEADLINE_MS: '0',
+        OPENVAT_NATIONAL_FALLBACKS: 'none',
       }),
     );
     assert.doesNotThrow(() =>

@@ -800,7 +800,7 @@ export interface paths {
                                  * @description The worst `source_status` of the look-ups: `degraded` over `cached` over `live`.
                                  * @enum {string}
                                  */
-                                source_status: "live" | "cached" | "degraded";
+                                source_status: "live" | "cached" | "degraded" | "fallback";
                                 /** @description One entry per registry look-up. */
                                 sources: {
                                     cached: boolean;
@@ -815,12 +815,12 @@ export interface paths {
                                      * @description The registry that gave the answer; for test keys, the registry a live key would have asked.
                                      * @enum {string}
                                      */
-                                    source: "vies" | "hmrc" | "bfs" | "brreg";
+                                    source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
                                     /**
-                                     * @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served.
+                                     * @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served; `fallback`: VIES could not answer and the member state's own register did (`meta.fallback`).
                                      * @enum {string}
                                      */
-                                    source_status: "live" | "cached" | "degraded";
+                                    source_status: "live" | "cached" | "degraded" | "fallback";
                                     /** @description Age of the stored answer in seconds; null for a live answer. */
                                     stale_seconds: number | null;
                                     vat_number: string;
@@ -2516,6 +2516,33 @@ export interface paths {
                                 };
                                 /** @description Instances alive by their heartbeat. */
                                 instances: number | null;
+                                national_registers: {
+                                    breaker: "closed" | "open" | "half_open";
+                                    /** @description The VAT prefix it answers for when VIES cannot. */
+                                    country: string;
+                                    /**
+                                     * Format: date
+                                     * @description The date of the published files answered from (SI, LV).
+                                     */
+                                    data_date: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the files were last confirmed current (SI, LV).
+                                     */
+                                    files_checked_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description Its last answer (this instance).
+                                     */
+                                    last_answer_at: string | null;
+                                    /** @description Why its last call gave no answer. */
+                                    last_failure: string | null;
+                                    /** Format: date-time */
+                                    last_failure_at: string | null;
+                                    retry_after_seconds: number | null;
+                                    /** @description `pl_whitelist`, `cz_adis`, `ro_anaf`, `fi_prh`, `sk_financnasprava`, `si_furs`, `lv_vid`. */
+                                    source: string;
+                                }[];
                                 /** @description The Peppol SML as the answering instance last saw it (see docs/peppol.md). */
                                 peppol: {
                                     /** @description Why, then. */
@@ -2795,6 +2822,39 @@ export interface paths {
                                  * @description When the stored answer was obtained; null for a live answer.
                                  */
                                 cached_at: string | null;
+                                /** @description Present when `source_status` is `fallback`. */
+                                fallback?: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When the register answered.
+                                     */
+                                    checked_at: string;
+                                    /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                    consultation_number: string | null;
+                                    /**
+                                     * Format: date
+                                     * @description The date of the published file answered from (SI, LV).
+                                     */
+                                    data_date: string | null;
+                                    flags: {
+                                        /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                        code: string;
+                                        /** @description The register's own value, e.g. `ANO`. */
+                                        register_value: string;
+                                        /** Format: date */
+                                        since: string | null;
+                                    }[];
+                                    /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                    identifiers: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description VIES's failure in words. */
+                                    message: string;
+                                    /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                    reason: string;
+                                    /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                    register_status: string | null;
+                                };
                                 /** @description Processing time in whole milliseconds. */
                                 latency_ms: number;
                                 /**
@@ -2806,12 +2866,12 @@ export interface paths {
                                  * @description The registry that gave the answer; for test keys, the registry a live key would have asked.
                                  * @enum {string}
                                  */
-                                source: "vies" | "hmrc" | "bfs" | "brreg";
+                                source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
                                 /**
-                                 * @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served.
+                                 * @description `live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served; `fallback`: VIES could not answer and the member state's own register did (`meta.fallback`).
                                  * @enum {string}
                                  */
-                                source_status: "live" | "cached" | "degraded";
+                                source_status: "live" | "cached" | "degraded" | "fallback";
                                 /** @description Age of the stored answer in seconds; null for a live answer. */
                                 stale_seconds: number | null;
                             };
@@ -2933,12 +2993,12 @@ export interface paths {
                                  * @description The registry that gave the most answers (`vies` when none answered).
                                  * @enum {string}
                                  */
-                                source: "vies" | "hmrc" | "bfs" | "brreg";
+                                source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
                                 /**
                                  * @description The worst status among the answers: `degraded` over `cached` over `live`.
                                  * @enum {string}
                                  */
-                                source_status: "live" | "cached" | "degraded";
+                                source_status: "live" | "cached" | "degraded" | "fallback";
                                 /** @description Successful answers per registry and `source_status`. */
                                 sources: {
                                     [key: string]: {
@@ -4027,6 +4087,11 @@ export interface components {
                 } | null;
             };
             match?: components["schemas"]["IdentityMatch"];
+            /**
+             * @description On a national register's answer (`source_status: "fallback"`): a domestic VAT registration, which is not proof of registration for intra-EU supplies. Absent otherwise.
+             * @enum {string}
+             */
+            registration_scope?: "domestic";
             /** @description Whether the registry has the number as a valid VAT registration. */
             valid: boolean;
             /** @description Normalised, with its prefix (EL for Greece, CHE for Switzerland). */

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { NationalRegisters } from '../../container/national.js';
 import { defineModule } from '../../http/module.js';
 import { PACKAGE } from '../../http/package.js';
 import { ErrorEnvelope } from '../../http/schemas.js';
@@ -26,6 +27,7 @@ export interface AdminSlice {
   readonly ratesUpdates: RatesUpdates;
   readonly evidenceTimestamps: Pick<EvidenceTimestamps, 'status'>;
   readonly peppol: { status(): PeppolStatus };
+  readonly national: Pick<NationalRegisters, 'status'>;
 }
 
 export const adminModule = defineModule({
@@ -60,5 +62,6 @@ async function statusOf(c: AdminSlice) {
     rates: await c.ratesUpdates.status(),
     evidence_timestamps: await c.evidenceTimestamps.status(),
     peppol: c.peppol.status(),
+    national_registers: await c.national.status(),
   };
 }

@@ -47,7 +47,7 @@ export interface VatCheck {
   country: { code: string; name: string };
 }
 
-const STATUS_ORDER: readonly SourceStatus[] = ['live', 'cached', 'degraded'];
+const STATUS_ORDER: readonly SourceStatus[] = ['live', 'cached', 'degraded', 'fallback'];
 
 /** The worst `source_status` of the look-ups (live < cached < degraded). */
 export function worstStatus(statuses: readonly SourceStatus[]): SourceStatus {
@@ -213,6 +213,8 @@ export function createDecideService(deps: {
       ]);
       if (sellerOutcome.kind !== 'ok') return validationRefusal(sellerOutcome, 'seller_vat');
       if (buyerOutcome && buyerOutcome.kind !== 'ok') return validationRefusal(buyerOutcome, 'buyer_vat');
+      // A national register's answer proves a domestic registration only: never a reverse charge.
+      if (buyerOutcome?.meta.fallback) return registerOnlyRefusal(buyerOutcome);
 
       const sources: DecideSource[] = [];
       const source = (role: Role, o: Extract<ValidationOutcome, { kind: 'ok' }>): DecideSource => ({
@@ -314,6 +316,38 @@ export function createDecideService(deps: {
       };
     },
   };
+}
+
+/**
+ * The decision when VIES could not answer for the buyer and only the buyer's national register did:
+ * as when VIES is unavailable (`registry_unavailable`, retry later), naming the register's answer.
+ */
+function registerOnlyRefusal(buyer: Extract<ValidationOutcome, { kind: 'ok' }>) {
+  const fallback = buyer.meta.fallback;
+  const retryAfter = 60;
+  const said = buyer.data.valid
+    ? 'lists it as a domestic VAT registration'
+    : 'does not list it as registered';
+  return refusal(
+    'registry_unavailable',
+    `buyer_vat: VIES could not answer for ${buyer.data.vat_number} (${fallback?.reason ?? 'unavailable'}); ` +
+      `the national register ${buyer.meta.source} ${said}${fallback?.register_status ? ` (${fallback.register_status})` : ''}, ` +
+      'which is not proof of a registration for intra-EU supplies, so no reverse charge is decided; retry when VIES answers.',
+    {
+      field: 'buyer_vat',
+      source: 'vies',
+      retry_after_seconds: retryAfter,
+      register: {
+        source: buyer.meta.source,
+        valid: buyer.data.valid,
+        registration_scope: 'domestic',
+        register_status: fallback?.register_status ?? null,
+        checked_at: fallback?.checked_at ?? buyer.data.verified_at,
+        consultation_number: fallback?.consultation_number ?? null,
+      },
+    },
+    retryAfter,
+  );
 }
 
 export type DecideService = ReturnType<typeof createDecideService>;

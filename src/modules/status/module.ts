@@ -1,3 +1,4 @@
+import type { NationalRegisters } from '../../container/national.js';
 import { defineModule } from '../../http/module.js';
 import type { EvidenceTimestamps } from '../evidence-timestamps/index.js';
 import type { PeppolService } from '../peppol/service.js';
@@ -11,6 +12,7 @@ export interface StatusSlice {
   readonly ratesUpdates: Pick<RatesUpdates, 'status'>;
   readonly evidenceTimestamps: Pick<EvidenceTimestamps, 'status'>;
   readonly peppol: Pick<PeppolService, 'status'>;
+  readonly national: Pick<NationalRegisters, 'status'>;
 }
 
 export const statusModule = defineModule({
@@ -22,5 +24,6 @@ export const statusModule = defineModule({
       ratesSync: () => c.ratesUpdates.status(),
       timestamps: () => c.evidenceTimestamps.status(),
       peppol: () => c.peppol.status(),
+      nationalRegisters: () => c.national.status(),
     }),
 });

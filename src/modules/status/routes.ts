@@ -83,6 +83,33 @@ const PeppolStatusSchema = Type.Object(
   { description: 'The Peppol SML as the answering instance last saw it (see docs/peppol.md).' },
 );
 
+const NationalRegisterStatus = Type.Object(
+  {
+    source: Type.String({
+      description:
+        '`pl_whitelist`, `cz_adis`, `ro_anaf`, `fi_prh`, `sk_financnasprava`, `si_furs`, `lv_vid`.',
+    }),
+    country: Type.String({ description: 'The VAT prefix it answers for when VIES cannot.' }),
+    breaker: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')]),
+    retry_after_seconds: Nullable(Type.Integer()),
+    last_answer_at: Nullable(
+      Type.String({ format: 'date-time', description: 'Its last answer (this instance).' }),
+    ),
+    last_failure_at: Nullable(Type.String({ format: 'date-time' })),
+    last_failure: Nullable(Type.String({ description: 'Why its last call gave no answer.' })),
+    data_date: Nullable(
+      Type.String({ format: 'date', description: 'The date of the published files answered from (SI, LV).' }),
+    ),
+    files_checked_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the files were last confirmed current (SI, LV).',
+      }),
+    ),
+  },
+  { description: 'A national register asked when VIES cannot answer (`OPENVAT_NATIONAL_FALLBACKS`).' },
+);
+
 /** What `GET /v1/status` answers in `data` (and `GET /admin/v1/status` for operators). */
 export const StatusData = Type.Object({
   shared: Type.Boolean({
@@ -93,6 +120,7 @@ export const StatusData = Type.Object({
   rates: RatesSyncStatus,
   evidence_timestamps: EvidenceTimestampsStatus,
   peppol: PeppolStatusSchema,
+  national_registers: Type.Array(NationalRegisterStatus),
 });
 
 /** What `GET /v1/status` tells of the rates sync. */
@@ -111,6 +139,7 @@ export function statusRoutes(deps: {
   ratesSync: () => Promise<RatesSyncState>;
   timestamps: () => Promise<TimestampStatus>;
   peppol: () => PeppolStatus;
+  nationalRegisters: () => Promise<unknown[]>;
 }) {
   return async function register(app: FastifyInstance) {
     app.get(
@@ -132,6 +161,7 @@ export function statusRoutes(deps: {
           rates: await deps.ratesSync(),
           evidence_timestamps: await deps.timestamps(),
           peppol: deps.peppol(),
+          national_registers: await deps.nationalRegisters(),
         };
         reply.header('cache-control', 'public, max-age=2');
         return { data, meta: baseMeta(request, reply) };

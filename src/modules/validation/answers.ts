@@ -1,7 +1,7 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { ClaimedIdentity, RegistryVerdicts } from '../identity-match/index.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
-import type { SourceStatus, ValidationSource } from './sources.js';
+import type { FallbackMeta, SourceStatus, ValidationSource } from './sources.js';
 
 /**
  * Where validation answers come from: the live registries (behind cache and resilience) or the
@@ -66,6 +66,8 @@ export type AnswerOutcome =
       fresh?: RegistryAnswersTable;
       /** The registry's own verdicts on the claimed fields, when it was asked now with them. */
       verdicts?: RegistryVerdicts;
+      /** A national register's answer, given because VIES could not answer (never stored as VIES's). */
+      fallback?: FallbackMeta;
     }
   | { kind: 'unavailable'; source: ValidationSource; message: string; retryAfterSeconds: number }
   /** The registry refused the requester's VAT number: retrying will not help, the caller must fix it. */

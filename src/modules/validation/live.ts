@@ -16,11 +16,14 @@ import {
 } from '../../registries/resilience.js';
 import { type ClaimedIdentity, verdictsFromTraderMatch } from '../identity-match/index.js';
 import type { MetricsObserver } from '../metrics/index.js';
+import { fallbackOutcome } from '../national/answer.js';
+import type { NationalFallbacks } from '../national/fallbacks.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
 import { createFallback } from './fallback.js';
 import { createGuardedCall, type GuardedResult, type RegistryCall } from './guarded-call.js';
 import type { RegistryAnswersRepository } from './repository.js';
+import type { ValidationSource } from './sources.js';
 import { type AnswerLifetimes, createStoredAnswers } from './stored-answers.js';
 
 export interface LiveAnswersOptions {
@@ -48,6 +51,8 @@ export interface LiveAnswersOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told of every registry call (metrics). */
   observer?: Pick<MetricsObserver, 'registryCall'>;
+  /** The member states' own registers, asked when VIES cannot answer, before a stored answer. */
+  national?: Pick<NationalFallbacks, 'covers' | 'ask'>;
 }
 
 /** The caller stopped waiting before the (possibly shared) registry call ended. */
@@ -133,6 +138,14 @@ function liveOutcome(result: RegistryAnswer, vat: ParsedVatNumber): AnswerOutcom
     fresh,
     ...(result.traderMatch ? { verdicts: verdictsFromTraderMatch(result.traderMatch) } : {}),
   };
+}
+
+/** Why VIES gave no answer, as `meta.fallback.reason` and `message` name it. */
+function viesFailure(result: Exclude<GuardedResult, { kind: 'answer' }>): { code: string; message: string } {
+  if (result.kind === 'busy') return { code: 'busy', message: 'every permitted call to VIES is taken' };
+  if (result.kind === 'refused')
+    return { code: 'circuit_open', message: 'VIES failed repeatedly, so calls are paused (circuit open)' };
+  return { code: result.upstreamCode ?? result.reason, message: result.message };
 }
 
 /**
@@ -229,6 +242,8 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     const result = await sharedCall(query, callFor(query, client));
     if (result === CALLER_GONE) return fallback.callerGone(client.source, vat);
     if (result.kind === 'answer') return liveOutcome(result, vat);
+    const registered = await viaRegister(client.source, query, result);
+    if (registered) return registered;
     return fallback.onRegistryFailure(result, { source: client.source, vat, requester, stored });
   }
 
@@ -238,6 +253,29 @@ export function createLiveAnswers(options: LiveAnswersOptions): AnswerSource & {
     for (const [country, state] of Object.entries(status)) {
       if (!state.available) await breaker.open(`vies:${country}`);
     }
+  }
+
+  /**
+   * The member state's own register when VIES could not answer (`null`: none is asked, or it could
+   * not answer either). A request VIES refuses (its input, our requester) is no outage: no register
+   * is asked then.
+   */
+  async function viaRegister(
+    source: ValidationSource,
+    query: AnswerQuery,
+    result: Exclude<GuardedResult, { kind: 'answer' }>,
+  ): Promise<AnswerOutcome | null> {
+    if (source !== 'vies' || !options.national?.covers(query.vat.country)) return null;
+    if (result.kind === 'unavailable' && (result.reason === 'rejected' || result.reason === 'not_configured'))
+      return null;
+    const signal = typeof query.signal === 'function' ? query.signal() : query.signal;
+    const asked = await options.national.ask({
+      vat: query.vat,
+      failure: viesFailure(result),
+      ...(signal ? { signal } : {}),
+      ...(query.priority ? { priority: query.priority } : {}),
+    });
+    return asked.kind === 'answer' ? fallbackOutcome(asked.answer, asked.failure) : null;
   }
 
   return {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Literals, Nullable } from '../../http/schemas.js';
+import { NATIONAL_SOURCES } from '../../registries/national-port.js';
 import { testModeTable } from './test-answers.js';
 
 const FieldMatchSchema = (description: string) =>
@@ -84,15 +85,59 @@ export const ValidationDataSchema = Type.Object(
     ),
     verified_at: Type.String({ format: 'date-time', description: 'When the registry gave this answer.' }),
     match: Type.Optional(Type.Ref('IdentityMatch')),
+    registration_scope: Type.Optional(
+      Type.Literal('domestic', {
+        description:
+          'On a national register\'s answer (`source_status: "fallback"`): a domestic VAT registration, which is not proof of registration for intra-EU supplies. Absent otherwise.',
+      }),
+    ),
   },
   { $id: 'ValidationData', title: 'ValidationData' },
 );
 
 /** The registries that answer. */
-export const REGISTRY_SOURCES = ['vies', 'hmrc', 'bfs', 'brreg'] as const;
+export const REGISTRY_SOURCES = ['vies', 'hmrc', 'bfs', 'brreg', ...NATIONAL_SOURCES] as const;
 
 /** How fresh an answer is, best first. */
-export const SOURCE_STATUSES = ['live', 'cached', 'degraded'] as const;
+export const SOURCE_STATUSES = ['live', 'cached', 'degraded', 'fallback'] as const;
+
+/** `meta.fallback`: why VIES did not answer, and the national register's answer. */
+export const FallbackMetaSchema = Type.Object(
+  {
+    reason: Type.String({
+      description:
+        'The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`.',
+    }),
+    message: Type.String({ description: "VIES's failure in words." }),
+    checked_at: Type.String({ format: 'date-time', description: 'When the register answered.' }),
+    data_date: Nullable(
+      Type.String({ format: 'date', description: 'The date of the published file answered from (SI, LV).' }),
+    ),
+    register_status: Nullable(
+      Type.String({
+        description:
+          "The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number.",
+      }),
+    ),
+    consultation_number: Nullable(
+      Type.String({
+        description: "The register's proof of this consultation (the Polish white list's `requestId`).",
+      }),
+    ),
+    identifiers: Type.Record(Type.String(), Type.String(), {
+      description:
+        "The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …).",
+    }),
+    flags: Type.Array(
+      Type.Object({
+        code: Type.String({ description: '`unreliable_payer` (CZ), `inactive_taxpayer` (RO), …' }),
+        since: Nullable(Type.String({ format: 'date' })),
+        register_value: Type.String({ description: "The register's own value, e.g. `ANO`." }),
+      }),
+    ),
+  },
+  { description: 'Present when `source_status` is `fallback`.' },
+);
 
 export const ValidationMetaFields = {
   cached: Type.Boolean({ description: 'True when the answer was stored earlier.' }),
@@ -102,7 +147,7 @@ export const ValidationMetaFields = {
   }),
   source_status: Literals(SOURCE_STATUSES, {
     description:
-      '`live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served.',
+      "`live`: the registry answered now; `cached`: a stored answer within its TTL; `degraded`: the registry is down or throttling and an older stored answer was served; `fallback`: VIES could not answer and the member state's own register did (`meta.fallback`).",
   }),
   cached_at: Nullable(
     Type.String({
@@ -113,6 +158,7 @@ export const ValidationMetaFields = {
   stale_seconds: Nullable(
     Type.Integer({ minimum: 0, description: 'Age of the stored answer in seconds; null for a live answer.' }),
   ),
+  fallback: Type.Optional(FallbackMetaSchema),
 };
 
 /** The OpenAPI description of `validateOneVatNumber`. */

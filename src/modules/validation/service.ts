@@ -128,6 +128,7 @@ export function createValidationService(deps: {
           : null,
       verify_id: outcome.consultationNumber,
       verified_at: outcome.checkedAt.toISOString(),
+      ...(outcome.fallback ? { registration_scope: 'domestic' as const } : {}),
     };
     return {
       kind: 'ok',
@@ -140,6 +141,7 @@ export function createValidationService(deps: {
         stale_seconds: outcome.fromStore
           ? Math.max(0, Math.floor((now.getTime() - outcome.checkedAt.getTime()) / 1000))
           : null,
+        ...(outcome.fallback ? { fallback: outcome.fallback } : {}),
       },
       ...(outcome.fresh ? { fresh: outcome.fresh } : {}),
     };

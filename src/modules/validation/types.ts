@@ -3,9 +3,9 @@ import type { Refusal } from '../../lib/refusal.js';
 import type { ClaimedIdentity, IdentityMatch } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { AnswerSource, LazySignal } from './answers.js';
-import type { SourceStatus, ValidationSource } from './sources.js';
+import type { FallbackMeta, SourceStatus, ValidationSource } from './sources.js';
 
-export type { SourceStatus, ValidationSource } from './sources.js';
+export type { FallbackMeta, SourceStatus, ValidationSource } from './sources.js';
 
 /** `data` of a validate response (DESIGN §2). */
 export interface ValidationData {
@@ -36,6 +36,11 @@ export interface ValidationData {
   verified_at: string;
   /** The identity match, when the request gave company fields (`company_name`, …); else absent. */
   match?: IdentityMatch;
+  /**
+   * `domestic` on a national register's answer (`source_status: "fallback"`): a domestic VAT
+   * registration, not proof of registration for intra-EU supplies. Absent on the registries' answers.
+   */
+  registration_scope?: 'domestic';
 }
 
 /** `meta` of a validate response besides `request_id` and `latency_ms`. */
@@ -47,6 +52,8 @@ export interface ValidationMeta {
   cached_at: string | null;
   /** Age of the stored answer in seconds; null for a live answer. */
   stale_seconds: number | null;
+  /** Present when `source_status` is `fallback`. */
+  fallback?: FallbackMeta;
 }
 
 /** A validation answered: the response's data and meta. */

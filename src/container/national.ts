@@ -1,0 +1,172 @@
+/**
+ * The national registers of the container: the clients of the registers chosen by
+ * `OPENVAT_NATIONAL_FALLBACKS`, the fallback service over them (breakers, permits, coalescing and
+ * quotas shared through Redis when it is configured), and the sync of the published files (SI, LV)
+ * into their local copy, on a schedule.
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Clock } from '../lib/clock.js';
+import type { Metrics } from '../modules/metrics/service.js';
+import { createNationalFallbacks, type NationalFallbacks } from '../modules/national/fallbacks.js';
+import { createLocalQuota, createSharedQuota } from '../modules/national/quota.js';
+import { LV_VID_FILES } from '../registries/lv-vid.js';
+import { createMemoryFileIndex, type NationalFilePartStatus } from '../registries/national-file.js';
+import { createFileDownloader } from '../registries/national-file-download.js';
+import { type NationalFileSyncResult, syncNationalFiles } from '../registries/national-file-sync.js';
+import { createNationalClients } from '../registries/national-index.js';
+import type { NationalSource } from '../registries/national-port.js';
+import {
+  type BreakerStore,
+  type Coalescer,
+  createCoalescer,
+  createPermits,
+  createSharedCoalescer,
+  type RedisLike,
+} from '../registries/resilience.js';
+import { SI_FURS_FILES } from '../registries/si-furs.js';
+
+export interface NationalRegisters {
+  readonly fallbacks: NationalFallbacks;
+  /** Syncs the published files of the chosen file registers now. */
+  syncFiles(): Promise<NationalFileSyncResult[]>;
+  /** Each file register's parts as held. */
+  files(): Promise<{ source: NationalSource; parts: NationalFilePartStatus[] }[]>;
+  /** Each register asked as a fallback, for `GET /v1/status`. */
+  status(): Promise<NationalRegisterStatus[]>;
+}
+
+export interface NationalRegisterStatus {
+  source: NationalSource;
+  country: string;
+  breaker: 'closed' | 'open' | 'half_open';
+  retry_after_seconds: number | null;
+  last_answer_at: string | null;
+  last_failure_at: string | null;
+  last_failure: string | null;
+  /** The published files' date the answers come from (SI, LV; the oldest part's), else null. */
+  data_date: string | null;
+  /** When the files were last confirmed current (SI, LV), else null. */
+  files_checked_at: string | null;
+}
+
+const FILE_SPECS = { si_furs: SI_FURS_FILES, lv_vid: LV_VID_FILES } as const;
+
+export function createNationalRegisters(deps: {
+  config: Config;
+  log: Logger;
+  clock: Clock;
+  redis: Redis | null;
+  metrics: Metrics;
+  breaker: BreakerStore;
+  onDegraded: (error: unknown) => void;
+}): NationalRegisters {
+  const { config, clock, redis } = deps;
+  const national = config.national;
+  const on = new Set(national.enabled);
+  const index = createMemoryFileIndex();
+  const timeoutMs = national.timeoutMs;
+  const now = () => clock.now();
+  const clients = createNationalClients({
+    ...(on.has('pl_whitelist') ? { pl: { baseUrl: national.plUrl, timeoutMs } } : {}),
+    ...(on.has('cz_adis') ? { cz: { url: national.czUrl, timeoutMs } } : {}),
+    ...(on.has('ro_anaf') ? { ro: { baseUrl: national.roUrl, timeoutMs } } : {}),
+    ...(on.has('fi_prh') ? { fi: { baseUrl: national.fiUrl, timeoutMs } } : {}),
+    ...(on.has('sk_financnasprava') && national.skKey
+      ? { sk: { baseUrl: national.skUrl, apiKey: national.skKey, timeoutMs } }
+      : {}),
+    ...(on.has('si_furs') ? { si: { index, maxAgeDays: national.maxAgeDays } } : {}),
+    ...(on.has('lv_vid') ? { lv: { index, maxAgeDays: national.maxAgeDays } } : {}),
+    now,
+  });
+  const shared = redis
+    ? { redis: redis as unknown as RedisLike, prefix: config.redisPrefix, onDegraded: deps.onDegraded }
+    : null;
+  const list = Object.values(clients.bySource);
+  const concurrency = new Map(list.map((client) => [`national:${client.source}`, client.limits.concurrency]));
+  const permits = createPermits({
+    limitFor: (key) => concurrency.get(key) ?? config.registries.concurrencyPerCountry,
+    ...(shared ? { shared: { ...shared, leaseMs: config.permitLeaseMs, instances: () => null } } : {}),
+  });
+  const coalescer: Coalescer = shared
+    ? createSharedCoalescer({
+        ...shared,
+        lockMs: timeoutMs + 1_000,
+        encode: (value) => JSON.stringify(value),
+        decode: (text) => {
+          const value = JSON.parse(text) as { kind: string; result?: { checkedAt?: string | Date } };
+          if (value.result && typeof value.result.checkedAt === 'string')
+            value.result.checkedAt = new Date(value.result.checkedAt);
+          return value;
+        },
+      })
+    : createCoalescer();
+  const fallbacks = createNationalFallbacks({
+    clients: list,
+    breaker: deps.breaker,
+    permits,
+    coalescer,
+    quota: shared
+      ? createSharedQuota({ ...shared, now: () => clock.millis() })
+      : createLocalQuota({ now: () => clock.millis() }),
+    timeoutMs,
+    now,
+    observer: deps.metrics.observer,
+  });
+  const download = createFileDownloader();
+  const fileSources = (['si_furs', 'lv_vid'] as const).filter((source) => on.has(source));
+
+  async function syncFiles(): Promise<NationalFileSyncResult[]> {
+    const results: NationalFileSyncResult[] = [];
+    for (const source of fileSources) {
+      const spec = FILE_SPECS[source];
+      const minRows = national.minRows;
+      results.push(
+        await syncNationalFiles({
+          spec,
+          baseUrl: source === 'si_furs' ? national.siUrl : national.lvUrl,
+          index,
+          download,
+          timeoutMs: Math.max(timeoutMs, 60_000),
+          ...(minRows !== null
+            ? { minRows: Object.fromEntries(spec.parts.map((part) => [part.part, minRows])) }
+            : {}),
+          now,
+        }),
+      );
+    }
+    return results;
+  }
+
+  async function files() {
+    return Promise.all(fileSources.map(async (source) => ({ source, parts: await index.parts(source) })));
+  }
+
+  async function status(): Promise<NationalRegisterStatus[]> {
+    const breakers = new Map((await deps.breaker.snapshot()).map((view) => [view.key, view]));
+    const held = new Map<NationalSource, NationalFilePartStatus[]>(
+      (await files()).map((entry) => [entry.source, entry.parts]),
+    );
+    return list.map((client) => {
+      const view = breakers.get(`national:${client.source}`);
+      const activity = fallbacks.activity(client.source);
+      const parts = held.get(client.source);
+      const dates = parts?.map((part) => part.dataDate).sort() ?? [];
+      const checks = parts?.map((part) => part.checkedAt.toISOString()).sort() ?? [];
+      return {
+        source: client.source,
+        country: client.country,
+        breaker: view?.phase ?? 'closed',
+        retry_after_seconds: view?.retryAfterSeconds ?? null,
+        last_answer_at: activity.lastAnswerAt,
+        last_failure_at: activity.lastFailureAt,
+        last_failure: activity.lastFailure,
+        data_date: dates[0] ?? null,
+        files_checked_at: checks[0] ?? null,
+      };
+    });
+  }
+
+  return { fallbacks, syncFiles, files, status };
+}
