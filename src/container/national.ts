@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../modules/metrics/service.js';
 import { createNationalFallbacks, type NationalFallbacks } from '../modules/national/fallbacks.js';
+import type { NationalRegisterStatus } from '../modules/national/index.js';
 import { createLocalQuota, createSharedQuota } from '../modules/national/quota.js';
 import { LV_VID_FILES } from '../registries/lv-vid.js';
 import { createMemoryFileIndex, type NationalFilePartStatus } from '../registries/national-file.js';
@@ -35,20 +36,6 @@ export interface NationalRegisters {
   files(): Promise<{ source: NationalSource; parts: NationalFilePartStatus[] }[]>;
   /** Each register asked as a fallback, for `GET /v1/status`. */
   status(): Promise<NationalRegisterStatus[]>;
-}
-
-export interface NationalRegisterStatus {
-  source: NationalSource;
-  country: string;
-  breaker: 'closed' | 'open' | 'half_open';
-  retry_after_seconds: number | null;
-  last_answer_at: string | null;
-  last_failure_at: string | null;
-  last_failure: string | null;
-  /** The published files' date the answers come from (SI, LV; the oldest part's), else null. */
-  data_date: string | null;
-  /** When the files were last confirmed current (SI, LV), else null. */
-  files_checked_at: string | null;
 }
 
 const FILE_SPECS = { si_furs: SI_FURS_FILES, lv_vid: LV_VID_FILES } as const;

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { NationalRegisters } from '../../container/national.js';
 import { defineModule } from '../../http/module.js';
 import { PACKAGE } from '../../http/package.js';
 import { ErrorEnvelope } from '../../http/schemas.js';
 import type { EvidenceTimestamps } from '../evidence-timestamps/index.js';
 import type { KeyManagement } from '../keys/index.js';
-import type { PeppolStatus } from '../peppol/types.js';
+import type { NationalRegistersStatus } from '../national/index.js';
+import type { PeppolStatus } from '../peppol/index.js';
 import type { RatesUpdates } from '../rates/index.js';
 import type { StatusSnapshot } from '../status/index.js';
 import type { RequireAdmin } from './auth.js';
@@ -27,7 +27,7 @@ export interface AdminSlice {
   readonly ratesUpdates: RatesUpdates;
   readonly evidenceTimestamps: Pick<EvidenceTimestamps, 'status'>;
   readonly peppol: { status(): PeppolStatus };
-  readonly national: Pick<NationalRegisters, 'status'>;
+  readonly national: NationalRegistersStatus;
 }
 
 export const adminModule = defineModule({

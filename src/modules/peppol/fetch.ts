@@ -7,7 +7,7 @@
 
 import type { SmlClient } from '../../registries/peppol-sml.js';
 import type { BusinessCardResult, ServiceGroupResult, SmpClient } from '../../registries/peppol-smp.js';
-import type { MetricsObserver } from '../metrics/service.js';
+import type { MetricsObserver } from '../metrics/index.js';
 import type { ParticipantId } from './identifiers.js';
 import type { SmpStatus, StoredParticipant } from './types.js';
 

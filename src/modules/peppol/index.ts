@@ -34,3 +34,5 @@ export {
   participantScheme,
   participantSchemes,
 } from './schemes.js';
+export type { PeppolService } from './service.js';
+export type { PeppolStatus } from './types.js';

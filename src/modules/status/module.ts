@@ -1,7 +1,7 @@
-import type { NationalRegisters } from '../../container/national.js';
 import { defineModule } from '../../http/module.js';
 import type { EvidenceTimestamps } from '../evidence-timestamps/index.js';
-import type { PeppolService } from '../peppol/service.js';
+import type { NationalRegistersStatus } from '../national/index.js';
+import type { PeppolService } from '../peppol/index.js';
 import type { RatesUpdates } from '../rates/index.js';
 import { statusRoutes } from './routes.js';
 import type { StatusService } from './service.js';
@@ -12,7 +12,7 @@ export interface StatusSlice {
   readonly ratesUpdates: Pick<RatesUpdates, 'status'>;
   readonly evidenceTimestamps: Pick<EvidenceTimestamps, 'status'>;
   readonly peppol: Pick<PeppolService, 'status'>;
-  readonly national: Pick<NationalRegisters, 'status'>;
+  readonly national: NationalRegistersStatus;
 }
 
 export const statusModule = defineModule({

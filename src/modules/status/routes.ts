@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { baseMeta } from '../../http/meta.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { TimestampStatus } from '../evidence-timestamps/index.js';
-import type { PeppolStatus } from '../peppol/types.js';
+import type { PeppolStatus } from '../peppol/index.js';
 import { registryStatusDescription } from './schemas.js';
 import type { StatusService } from './service.js';
 

@@ -5,6 +5,7 @@ export { answerRefusal, registryUnavailable, validationRefusal } from './refusal
 export { REGISTRY_SOURCES, SOURCE_STATUSES, ValidationMetaFields } from './schemas.js';
 export type { ValidationService } from './service.js';
 export type {
+  FallbackMeta,
   SourceStatus,
   ValidationData,
   ValidationOk,

@@ -16,12 +16,12 @@ import {
 } from '../../registries/resilience.js';
 import { type ClaimedIdentity, verdictsFromTraderMatch } from '../identity-match/index.js';
 import type { MetricsObserver } from '../metrics/index.js';
-import { fallbackOutcome } from '../national/answer.js';
-import type { NationalFallbacks } from '../national/fallbacks.js';
+import type { NationalFallbacks } from '../national/index.js';
 import type { ParsedVatNumber } from '../vat-numbers/index.js';
 import type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
 import { createFallback } from './fallback.js';
 import { createGuardedCall, type GuardedResult, type RegistryCall } from './guarded-call.js';
+import { fallbackOutcome } from './national-answer.js';
 import type { RegistryAnswersRepository } from './repository.js';
 import type { ValidationSource } from './sources.js';
 import { type AnswerLifetimes, createStoredAnswers } from './stored-answers.js';

@@ -6,9 +6,9 @@
  * `verify_id` stays VIES's consultation number (none here).
  */
 import type { NationalAnswer } from '../../registries/national-port.js';
-import type { AnswerOutcome } from '../validation/answers.js';
-import type { FallbackMeta } from '../validation/types.js';
-import type { ViesFailure } from './fallbacks.js';
+import type { ViesFailure } from '../national/index.js';
+import type { AnswerOutcome } from './answers.js';
+import type { FallbackMeta } from './sources.js';
 
 export function fallbackMeta(answer: NationalAnswer, failure: ViesFailure): FallbackMeta {
   return {
