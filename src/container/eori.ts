@@ -3,6 +3,7 @@ import { type Config, registryAnswerBoundMs } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { createEoriLiveAnswers } from '../modules/eori/live.js';
+import { parseEori } from '../modules/eori/parse.js';
 import { createEoriAnswersRepository, type EoriAnswersRepository } from '../modules/eori/repository.js';
 import { createEoriService, type EoriCheckService } from '../modules/eori/service.js';
 import { createEoriTestAnswers } from '../modules/eori/test-answers.js';
@@ -45,7 +46,12 @@ export function createEoriChecks(deps: {
   metrics: Metrics;
   guards: { breaker: BreakerStore; permits: Permits };
   onDegraded(error: unknown): void;
-}): { eori: EoriCheckService; eoriAnswers: EoriAnswersRepository } {
+}): {
+  eori: EoriCheckService;
+  eoriAnswers: EoriAnswersRepository;
+  /** Whether a live key's `GET /v1/eori/{number}` would be answered from the store (the monthly quota serves it then). */
+  wouldBeCached(input: string, useCache: boolean): Promise<boolean>;
+} {
   const { config, db, clock, redis, metrics, guards } = deps;
   const registries = config.registries;
   const now = () => clock.now();
@@ -76,5 +82,9 @@ export function createEoriChecks(deps: {
     observer: metrics.observer,
   });
   const eori = createEoriService({ clock, sources: { live, test: createEoriTestAnswers({ clock }) } });
-  return { eori, eoriAnswers };
+  async function wouldBeCached(input: string, useCache: boolean): Promise<boolean> {
+    const parsed = parseEori(input);
+    return useCache && parsed.ok && (await live.hasFresh(parsed.eori));
+  }
+  return { eori, eoriAnswers, wouldBeCached };
 }

@@ -149,10 +149,17 @@ export function wireParts(b: Base, part: MakePart) {
       repository: createQuotaRepository(db.kysely),
       clock,
       planDefaults: config.keyMonthlyQuota,
-      answeredFromCache: async (request) =>
-        request.routeOptions.url === '/v1/validate' &&
-        request.principal !== null &&
-        wouldBeCached(request.query as ValidateQuery, request.principal.mode),
+      answeredFromCache: async (request) => {
+        if (request.principal === null) return false;
+        if (request.routeOptions.url === '/v1/validate')
+          return wouldBeCached(request.query as ValidateQuery, request.principal.mode);
+        if (request.routeOptions.url === '/v1/eori/:number' && request.principal.mode === 'live') {
+          const { number } = request.params as { number?: string };
+          const { cache } = request.query as { cache?: string };
+          return number !== undefined && eori.get().wouldBeCached(number, cache !== 'false');
+        }
+        return false;
+      },
     });
   });
   const decide = part('decide', () =>

@@ -142,6 +142,21 @@ for (const target of await databaseTargets()) {
       );
     });
 
+    it('beyond the monthly quota, a number the store answers is still served; a call is not', async () => {
+      await start({ OPENVAT_MONTHLY_QUOTA_FREE: '1' });
+      const first = await get('DE100');
+      assert.equal(first.statusCode, 200, first.body);
+      assert.equal(first.json().meta.source_status, 'live');
+      const beyond = await get('DE101');
+      assert.equal(beyond.statusCode, 429, beyond.body);
+      assert.equal(beyond.json().error.code, 'rate_limited');
+      assert.equal((await stored('DE101')).length, 0, 'a call beyond the quota asks no service');
+      const fromStore = await get('DE100');
+      assert.equal(fromStore.statusCode, 200, fromStore.body);
+      assert.equal(fromStore.json().meta.source_status, 'cached');
+      assert.equal((await get('DE100', '?cache=false')).statusCode, 429, 'a forced call is one');
+    });
+
     const eosFailures: Array<[string, string, () => void]> = [
       ['a SOAP fault', 'DE300', () => {}],
       ['an errorDescription', 'DE302', () => {}],
@@ -202,6 +217,37 @@ for (const target of await databaseTargets()) {
       assert.equal(gb.ok, false);
       assert.equal(gb.error.code, 'registry_unavailable');
       assert.equal(de.data.valid, true);
+    });
+
+    it('answers of another shape (an EOS status neither 0 nor 1, HMRC 200 without a list) are 502, never not valid', async () => {
+      // The recorded EOS envelope (see src/simulators/eos.ts) with a status the service does not define.
+      const eos = await startFixtureServer(() => ({
+        status: 200,
+        body:
+          '<S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body>' +
+          '<ns0:validateEORIResponse xmlns:ns0="http://eori.ws.eos.dds.s/"><return>' +
+          '<requestDate>02/12/2026</requestDate><result><eori>DE100</eori><status>7</status>' +
+          '<statusDescr>Pending</statusDescr></result></return></ns0:validateEORIResponse></S:Body></S:Envelope>',
+        headers: { 'content-type': 'text/xml;charset=utf-8' },
+      }));
+      const hmrc = await startFixtureServer(() => ({
+        status: 200,
+        body: '{"message":"ok"}',
+        headers: { 'content-type': 'application/json' },
+      }));
+      try {
+        await start({ EOS_URL: eos.url, HMRC_URL: hmrc.url });
+        for (const number of ['DE100', 'GB123456789000']) {
+          const res = await get(number, '?cache=false');
+          assert.equal(res.statusCode, 502, res.body);
+          assert.equal(res.json().error.code, 'registry_unavailable');
+          assert.equal((await stored(number)).length, 0, 'nothing stored');
+        }
+        assert.ok(eos.requests.length > 0 && hmrc.requests.length > 0, 'both services were asked');
+      } finally {
+        await eos.close();
+        await hmrc.close();
+      }
     });
 
     it('a stored answer is served degraded while the service fails, after its TTL', async () => {

@@ -102,7 +102,9 @@ function traderOf(row: EoriAnswersTable): EoriTrader | null {
   return Object.values(trader).some((value) => value !== null) ? trader : null;
 }
 
-export function createEoriLiveAnswers(options: EoriLiveOptions): EoriAnswerSource {
+export function createEoriLiveAnswers(
+  options: EoriLiveOptions,
+): EoriAnswerSource & { hasFresh(eori: string): Promise<boolean> } {
   const { clients, repository, clock, cache, stores } = options;
   const { breaker, permits, coalescer } = stores;
   const random = options.random ?? Math.random;
@@ -353,5 +355,11 @@ export function createEoriLiveAnswers(options: EoriLiveOptions): EoriAnswerSourc
     return outcomes;
   }
 
-  return { answerMany };
+  /** Whether a stored answer within its TTL would answer this (canonical) number without a call. */
+  async function hasFresh(eori: string): Promise<boolean> {
+    const [row] = await repository.findMany([eori]);
+    return row !== undefined && ageSeconds(row) <= ttl(row);
+  }
+
+  return { answerMany, hasFresh };
 }
