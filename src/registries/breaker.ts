@@ -3,6 +3,7 @@
  * kept in this process or moved atomically through one Lua script on Redis.
  */
 import { randomUUID } from 'node:crypto';
+import type { UnavailableReason } from './port.js';
 import { type SharedOptions, withTimeout } from './shared-store.js';
 
 /** What a call's outcome means for the registry's health. */
@@ -13,6 +14,25 @@ export type CallOutcome =
   | 'failure'
   /** Nothing was learned (not configured, the caller aborted): a trial is handed back. */
   | 'neutral';
+
+/**
+ * What a registry's reason for giving no answer says about its health: throttling and a refusal of
+ * our request come from a registry that is up; down, timeout and unreadable answers are failures;
+ * `not_configured` made no call and teaches nothing.
+ */
+export function outcomeOfReason(reason: UnavailableReason): CallOutcome {
+  switch (reason) {
+    case 'down':
+    case 'timeout':
+    case 'bad_response':
+      return 'failure';
+    case 'throttled':
+    case 'rejected':
+      return 'success';
+    case 'not_configured':
+      return 'neutral';
+  }
+}
 
 export type BreakerPhase = 'closed' | 'open' | 'half_open';
 

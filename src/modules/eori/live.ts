@@ -15,6 +15,7 @@ import {
   backoffDelay,
   type CallOutcome,
   type Coalescer,
+  outcomeOfReason,
   type Permit,
   type Permits,
 } from '../../registries/resilience.js';
@@ -67,18 +68,7 @@ const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 export function eoriCallOutcome(results: readonly EoriResult[]): CallOutcome {
   if (results.some((result) => result.kind === 'answer')) return 'success';
   const first = results[0];
-  if (!first || first.kind === 'answer') return 'success';
-  switch (first.reason) {
-    case 'down':
-    case 'timeout':
-    case 'bad_response':
-      return 'failure';
-    case 'throttled':
-    case 'rejected':
-      return 'success';
-    case 'not_configured':
-      return 'neutral';
-  }
+  return !first || first.kind === 'answer' ? 'success' : outcomeOfReason(first.reason);
 }
 
 function traderColumns(trader: EoriTrader | null) {

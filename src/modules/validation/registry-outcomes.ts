@@ -1,7 +1,7 @@
 /** What a registry's result means for the live path: worth a retry, and what it says of the registry's health. */
 
 import type { RegistryResult, RegistryUnavailable } from '../../registries/port.js';
-import type { CallOutcome } from '../../registries/resilience.js';
+import { type CallOutcome, outcomeOfReason } from '../../registries/resilience.js';
 
 /** Upstream codes of a passing condition: the same call may succeed moments later. */
 const RETRYABLE_CODES = new Set([
@@ -26,16 +26,5 @@ export function retryable(result: RegistryUnavailable): boolean {
  * unreadable answers count as failures; `not_configured` made no call and teaches nothing.
  */
 export function outcomeOf(result: RegistryResult): CallOutcome {
-  if (result.kind === 'answer') return 'success';
-  switch (result.reason) {
-    case 'down':
-    case 'timeout':
-    case 'bad_response':
-      return 'failure';
-    case 'throttled':
-    case 'rejected':
-      return 'success';
-    case 'not_configured':
-      return 'neutral';
-  }
+  return result.kind === 'answer' ? 'success' : outcomeOfReason(result.reason);
 }
