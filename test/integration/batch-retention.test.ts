@@ -163,9 +163,10 @@ for (const target of await databaseTargets()) {
       await t.container.batchWorker.drain();
       clock.advance(10 * 60_000);
       await t.container.batchWorker.drain();
+      // The two items held together may reach the registry in either order.
       assert.deepEqual(
-        registry.calls.slice(before),
-        numbers.slice(0, 2),
+        registry.calls.slice(before).sort(),
+        numbers.slice(0, 2).sort(),
         'no registry call after the revocation',
       );
 
