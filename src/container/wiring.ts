@@ -250,6 +250,7 @@ export function wireParts(b: Base, part: MakePart) {
     createBatchPart({
       ...base,
       validation: validation.get().service,
+      peppol: peppol.get().peppol,
       outbox: outbox.get(),
       keys: keys.get(),
       notify: () => batchWorker.peek()?.notify(),

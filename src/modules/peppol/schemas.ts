@@ -85,3 +85,31 @@ export const PeppolMetaFields = {
 };
 
 export const peppolLookupDescription = `Whether a company can receive e-invoices over Peppol. \`identifier\` is a VAT number (normalised and checked as \`validate\` does; every participant identifier it may be registered under is looked up: its country's VAT scheme and the national identifiers it contains), a participant identifier \`ICD:value\`, or \`iso6523-actorid-upis::ICD:value\`. Each is asked of the Peppol SML over DNS, then of its SMP. NXDOMAIN is "not registered"; a DNS failure never is: a stored answer is served with \`source_status: "degraded"\`, or the answer is \`502 registry_unavailable\` with \`Retry-After\`.\n\nTest keys (\`svc_test_…\`) never send a DNS query; every other identifier is not registered:\n\n${peppolTestTable()}`;
+
+/** `data.peppol` of a validation with `include=peppol`: the look-up's data, or its error alone. */
+export const PeppolPartSchema = Type.Union(
+  [
+    Type.Ref('PeppolData'),
+    Type.Object(
+      {
+        error: Type.Object({
+          code: Literals(['registry_unavailable', 'country_unsupported', 'invalid_format'] as const, {
+            description:
+              '`registry_unavailable`: the SML could not be asked and nothing is stored (ask again later); `country_unsupported`: no Peppol scheme is known for the country; `invalid_format`: the number has no Peppol identifier.',
+          }),
+          message: Type.String(),
+        }),
+      },
+      {
+        description:
+          'The Peppol look-up gave no answer. The VAT answer around it is unaffected: a Peppol outage never fails a validation nor changes `valid`.',
+      },
+    ),
+  ],
+  {
+    $id: 'PeppolPart',
+    title: 'PeppolPart',
+    description:
+      'With `include=peppol`: whether the company can receive e-invoices over Peppol, as `GET /v1/peppol/{identifier}` answers for the normalised VAT number (see docs/peppol.md), or `{ error }` for this part alone.',
+  },
+);
