@@ -263,6 +263,7 @@ export function wireParts(b: Base, part: MakePart) {
     createMonitorsPart({
       ...base,
       validation: validation.get().service,
+      peppol: peppol.get().peppol,
       testAnswers: validation.get().testAnswers,
       outbox: outbox.get(),
       keys: keys.get(),

@@ -130,6 +130,7 @@ export function createBatchWorker(deps: {
 export function createMonitorsPart(
   deps: WorkDeps & {
     validation: ValidationService;
+    peppol: PeppolPort;
     testAnswers: ReturnType<typeof createTestModeAnswers>;
     outbox: Outbox;
     keys: KeysService;
@@ -143,6 +144,7 @@ export function createMonitorsPart(
     db,
     repository: createMonitorsRepository(db.kysely, db.dialect),
     validation: deps.validation,
+    peppol: deps.peppol,
     testAnswers: deps.testAnswers,
     outbox: deps.outbox,
     clock,

@@ -45,4 +45,4 @@ export {
   participantSchemes,
 } from './schemes.js';
 export type { PeppolService } from './service.js';
-export type { PeppolData, PeppolPort, PeppolStatus } from './types.js';
+export type { PeppolData, PeppolOutcome, PeppolPort, PeppolStatus } from './types.js';
