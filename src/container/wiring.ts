@@ -175,6 +175,7 @@ export function wireParts(b: Base, part: MakePart) {
       dns: ports.dns ?? systemDns,
       onDegraded: live.get().onDegraded,
       observer: metrics.get().observer,
+      breaker: live.get().breaker,
     }),
   );
   const eori = part('eori', () => {

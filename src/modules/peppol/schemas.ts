@@ -19,10 +19,19 @@ const Participant = Type.Object({
   id: Type.String({ description: '`ICD:value`, the value in lower case, e.g. `0208:0677424046`.' }),
   icd: Type.String({ description: 'The scheme (ISO 6523 ICD), e.g. `0208`.' }),
   scheme_name: Type.String({ description: 'The scheme ID of the Peppol code list, e.g. `BE:EN`.' }),
-  registered: Type.Boolean({
+  registered: Nullable(
+    Type.Boolean({
+      description:
+        'The SML publishes a record for it (NXDOMAIN or NODATA: false). A DNS failure is never false: a stored answer is served, or it is null (`sml_status: "unavailable"`) when another participant is registered, else the look-up is 502.',
+    }),
+  ),
+  sml_status: Literals(['ok', 'unavailable'] as const, {
     description:
-      'The SML publishes a record for it (NXDOMAIN or NODATA: false). A DNS failure is never false: the answer is then a stored one or 502.',
+      '`ok`: the SML answered for it (now, or a stored answer); `unavailable`: its DNS look-up failed and nothing is stored, so `registered` is null.',
   }),
+  sml_error: Nullable(
+    Type.String({ description: 'Why the SML could not be asked for it; null when it answered.' }),
+  ),
   smp_url: Nullable(Type.String({ description: 'The SMP base URL the SML gives; null when none.' })),
   smp_status: Nullable(
     Literals(SMP_STATUSES, {
@@ -71,7 +80,7 @@ export const PeppolMetaFields = {
   source: Literals(['peppol'] as const),
   source_status: Literals(['live', 'cached', 'degraded'] as const, {
     description:
-      '`live`: asked now (or partly); `cached`: stored answers within their TTL; `degraded`: the SML could not be asked and an older stored answer was served.',
+      '`live`: asked now (or partly); `cached`: stored answers within their TTL; `degraded`: the SML could not be asked for a participant, and an older stored answer was served or the participant is unknown (`sml_status: "unavailable"`).',
   }),
   cached_at: Nullable(
     Type.String({
