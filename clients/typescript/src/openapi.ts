@@ -1210,7 +1210,7 @@ export interface paths {
          * Monitor a VAT number
          * @description Keeps a VAT number checked (Pro: up to 10,000 numbers per key, Business: 100,000; more is `403 monitor_limit_reached`). Answers `201` with the monitor and its first check, made at once (a fresh stored answer is used). A number this key already monitors answers `200` with the existing monitor and its latest check. A malformed number gets the same errors as `GET /v1/validate`.
          *
-         *     Each later check asks the registry; a change (`became_invalid`, `became_valid`, `name_changed`, `address_changed`) is recorded and sent as a `vat_number.changed` webhook event. A registry that does not answer is never a change: the monitor keeps its state, the check is retried, and after a while without a successful check the monitor is flagged `stale` and `vat_number.check_failed` is sent once. Monitors of test keys send these events too, and have magic numbers:
+         *     Each later check asks the registry; a change (`became_invalid`, `became_valid`, `name_changed`, `address_changed`) is recorded and sent as a `vat_number.changed` webhook event. A registry that does not answer is never a change: the monitor keeps its state, the check is retried, and after a while without a successful check the monitor is flagged `stale` and `vat_number.check_failed` is sent once. With `"peppol": true` each check also looks up Peppol: a change of `reachable` or `can_receive_invoices` is recorded (`peppol_changed`) and sent as `peppol.changed`; a Peppol outage is never a change. Monitors of test keys send these events too, and have magic numbers:
          *
          *     | VAT number | Checks of a monitor with a `svc_test_` key |
          *     |---|---|
@@ -3370,7 +3370,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers an HTTPS URL to receive the `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed` events of this key, or only the events listed in `events` (which may include `rates.changed`: the VAT rates in force for a country change, sent to every endpoint that lists it). At most 5 endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no `{data, meta}` wrapper (it carries `events` when the registration named them) and is the only time the secret is shown.
+         * @description Registers an HTTPS URL to receive the `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` and `peppol.changed` events of this key, or only the events listed in `events` (which may include `rates.changed`: the VAT rates in force for a country change, sent to every endpoint that lists it). At most 5 endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no `{data, meta}` wrapper (it carries `events` when the registration named them) and is the only time the secret is shown.
          */
         post: {
             parameters: {
@@ -3382,7 +3382,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `peppol.changed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed`; `rates.changed` is sent only to endpoints that list it. */
+                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `peppol.changed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` and `peppol.changed`; `rates.changed` is sent only to endpoints that list it. */
                         events?: ("validation.completed" | "batch.completed" | "vat_number.changed" | "vat_number.check_failed" | "peppol.changed" | "rates.changed")[];
                         /** @description An https:// URL. */
                         url: string;
@@ -3509,7 +3509,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         disabled?: boolean;
-                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `peppol.changed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed`; `rates.changed` is sent only to endpoints that list it. */
+                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `peppol.changed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` and `peppol.changed`; `rates.changed` is sent only to endpoints that list it. */
                         events?: ("validation.completed" | "batch.completed" | "vat_number.changed" | "vat_number.check_failed" | "peppol.changed" | "rates.changed")[] | null;
                     };
                 };
@@ -3644,7 +3644,7 @@ export interface paths {
                                 }[];
                                 /** Format: date-time */
                                 created_at: string;
-                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` or `rates.changed`. */
+                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `peppol.changed` or `rates.changed`. */
                                 event: string;
                                 event_id: string;
                                 /** Format: date-time */
@@ -3744,7 +3744,7 @@ export interface paths {
                                 }[];
                                 /** Format: date-time */
                                 created_at: string;
-                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` or `rates.changed`. */
+                                /** @description `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `peppol.changed` or `rates.changed`. */
                                 event: string;
                                 event_id: string;
                                 /** Format: date-time */

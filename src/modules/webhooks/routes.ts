@@ -29,7 +29,7 @@ const Id = Type.String({ format: 'uuid', description: 'Webhook endpoint id (UUID
 const EventsList = Type.Array(Type.Union(SUBSCRIBABLE_EVENTS.map((e) => Type.Literal(e))), {
   minItems: 1,
   maxItems: SUBSCRIBABLE_EVENTS.length * 2,
-  description: `The events this endpoint receives, among ${SUBSCRIBABLE_EVENTS.map((e) => `\`${e}\``).join(', ')}. Without it, the endpoint receives its key's \`validation.completed\`, \`batch.completed\`, \`vat_number.changed\` and \`vat_number.check_failed\`; \`rates.changed\` is sent only to endpoints that list it.`,
+  description: `The events this endpoint receives, among ${SUBSCRIBABLE_EVENTS.map((e) => `\`${e}\``).join(', ')}. Without it, the endpoint receives its key's \`validation.completed\`, \`batch.completed\`, \`vat_number.changed\`, \`vat_number.check_failed\` and \`peppol.changed\`; \`rates.changed\` is sent only to endpoints that list it.`,
 });
 const EventsShown = Type.Array(Type.String());
 const Timestamp = Type.String({ format: 'date-time' });
@@ -80,7 +80,7 @@ const Delivery = Type.Object({
   id: Type.String({ description: 'Delivery id (one event to one endpoint), used to replay it.' }),
   event: Type.String({
     description:
-      '`validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed` or `rates.changed`.',
+      '`validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `peppol.changed` or `rates.changed`.',
   }),
   event_id: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),

@@ -1,7 +1,7 @@
 import { MAX_ENDPOINTS_PER_KEY } from './service.js';
 
 /** The OpenAPI description of `registerAWebhookEndpoint`. */
-export const registerAWebhookEndpointDescription = `Registers an HTTPS URL to receive the \`validation.completed\`, \`batch.completed\`, \`vat_number.changed\` and \`vat_number.check_failed\` events of this key, or only the events listed in \`events\` (which may include \`rates.changed\`: the VAT rates in force for a country change, sent to every endpoint that lists it). At most ${MAX_ENDPOINTS_PER_KEY} endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no \`{data, meta}\` wrapper (it carries \`events\` when the registration named them) and is the only time the secret is shown.`;
+export const registerAWebhookEndpointDescription = `Registers an HTTPS URL to receive the \`validation.completed\`, \`batch.completed\`, \`vat_number.changed\`, \`vat_number.check_failed\` and \`peppol.changed\` events of this key, or only the events listed in \`events\` (which may include \`rates.changed\`: the VAT rates in force for a country change, sent to every endpoint that lists it). At most ${MAX_ENDPOINTS_PER_KEY} endpoints per key (disabled ones count; the same URL twice uses two slots). The host must resolve to public addresses only. The response has no \`{data, meta}\` wrapper (it carries \`events\` when the registration named them) and is the only time the secret is shown.`;
 
 /** The OpenAPI description of `sendATestEvent`. */
 export const sendATestEventDescription =
