@@ -2,18 +2,20 @@
  * The national registers of the container: the clients of the registers chosen by
  * `OPENVAT_NATIONAL_FALLBACKS`, the fallback service over them (breakers, permits, coalescing and
  * quotas shared through Redis when it is configured), and the sync of the published files (SI, LV)
- * into their local copy, on a schedule.
+ * into their local copy in the database, on a schedule and by `openvat registers sync`.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../modules/metrics/service.js';
 import { createNationalFallbacks, type NationalFallbacks } from '../modules/national/fallbacks.js';
 import type { NationalRegisterStatus } from '../modules/national/index.js';
 import { createLocalQuota, createSharedQuota } from '../modules/national/quota.js';
+import { createNationalFileRepository } from '../modules/national/repository.js';
 import { LV_VID_FILES } from '../registries/lv-vid.js';
-import { createMemoryFileIndex, type NationalFilePartStatus } from '../registries/national-file.js';
+import type { NationalFilePartStatus } from '../registries/national-file.js';
 import { createFileDownloader } from '../registries/national-file-download.js';
 import { type NationalFileSyncResult, syncNationalFiles } from '../registries/national-file-sync.js';
 import { createNationalClients } from '../registries/national-index.js';
@@ -43,6 +45,7 @@ const FILE_SPECS = { si_furs: SI_FURS_FILES, lv_vid: LV_VID_FILES } as const;
 export function createNationalRegisters(deps: {
   config: Config;
   log: Logger;
+  db: Db;
   clock: Clock;
   redis: Redis | null;
   metrics: Metrics;
@@ -52,7 +55,8 @@ export function createNationalRegisters(deps: {
   const { config, clock, redis } = deps;
   const national = config.national;
   const on = new Set(national.enabled);
-  const index = createMemoryFileIndex();
+  // The files' local copy is in the database: every instance answers from it, a restart keeps it.
+  const index = createNationalFileRepository(deps.db.kysely);
   const timeoutMs = national.timeoutMs;
   const now = () => clock.now();
   const clients = createNationalClients({

@@ -190,3 +190,32 @@ export interface RateSyncsTable {
   last_success_at: string | null;
   last_error: string | null;
 }
+
+/** A part (one published file) of a national register's local copy, and the generation of rows answering for it. */
+export interface NationalFilePartsTable {
+  /** `si_furs` or `lv_vid`. */
+  source: string;
+  /** SI `PO`, `FO`, `DEJ`; LV `VAT`. */
+  part: string;
+  generation: string;
+  /** The file's date, `YYYY-MM-DD`. */
+  data_date: string;
+  etag: string | null;
+  last_modified: string | null;
+  encoding: string;
+  rows: number;
+  fetched_at: string;
+  /** When the server last confirmed the copy current (the download, or a later 304). */
+  checked_at: string;
+}
+
+/** One row of a national register's file, in the generation a sync wrote it to. */
+export interface NationalFileRowsTable {
+  source: string;
+  part: string;
+  generation: string;
+  /** The key looked up: SI the 8-digit tax number, LV `LV` + 11 digits. */
+  number: string;
+  /** The row (`NationalFileRow`) as JSON text. */
+  row: string;
+}

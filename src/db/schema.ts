@@ -13,6 +13,8 @@ import type {
   MonitorChangesTable,
   MonitorChecksTable,
   MonitorsTable,
+  NationalFilePartsTable,
+  NationalFileRowsTable,
   RateChangesTable,
   RateEventChecksTable,
   RateEventsTable,
@@ -258,6 +260,8 @@ export interface Database {
   rate_syncs: RateSyncsTable;
   rate_events: RateEventsTable;
   rate_event_checks: RateEventChecksTable;
+  national_file_parts: NationalFilePartsTable;
+  national_file_rows: NationalFileRowsTable;
 }
 
 export type * from './schema-accounts.js';
