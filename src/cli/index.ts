@@ -11,6 +11,7 @@ import { createEvidenceCommands } from './evidence.js';
 import { createKeysCommands } from './keys.js';
 import { createMonitorsCommands } from './monitors.js';
 import { createRatesCommands } from './rates.js';
+import { createRegistersCommands } from './registers.js';
 import { cannotRun, EXIT_CANNOT_RUN } from './usage-error.js';
 import { createValidateFileCommand } from './validate-file.js';
 
@@ -69,6 +70,7 @@ program.addCommand(createValidateFileCommand(config));
 program.addCommand(createMonitorsCommands(config));
 for (const command of createBackupCommands(config)) program.addCommand(command);
 program.addCommand(createRatesCommands(config));
+program.addCommand(createRegistersCommands(config));
 
 program
   .command('simulate')

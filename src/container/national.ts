@@ -11,11 +11,17 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../modules/metrics/service.js';
 import { createNationalFallbacks, type NationalFallbacks } from '../modules/national/fallbacks.js';
-import type { NationalRegisterStatus } from '../modules/national/index.js';
+import type { FileSource } from '../modules/national/index.js';
+import {
+  fileCopyView,
+  type NationalFileCopyStatus,
+  type NationalRegisterStatus,
+} from '../modules/national/index.js';
 import { createLocalQuota, createSharedQuota } from '../modules/national/quota.js';
 import { createNationalFileRepository } from '../modules/national/repository.js';
 import { LV_VID_FILES } from '../registries/lv-vid.js';
-import type { NationalFilePartStatus } from '../registries/national-file.js';
+import { zoneDate } from '../registries/national-common.js';
+import { daysBetween } from '../registries/national-file.js';
 import { createFileDownloader } from '../registries/national-file-download.js';
 import { type NationalFileSyncResult, syncNationalFiles } from '../registries/national-file-sync.js';
 import { createNationalClients } from '../registries/national-index.js';
@@ -32,10 +38,12 @@ import { SI_FURS_FILES } from '../registries/si-furs.js';
 
 export interface NationalRegisters {
   readonly fallbacks: NationalFallbacks;
-  /** Syncs the published files of the chosen file registers now. */
-  syncFiles(): Promise<NationalFileSyncResult[]>;
-  /** Each file register's parts as held. */
-  files(): Promise<{ source: NationalSource; parts: NationalFilePartStatus[] }[]>;
+  /** The file registers chosen (`si_furs`, `lv_vid`), whose files are synced. */
+  readonly fileSources: readonly FileSource[];
+  /** Syncs the published files of the chosen file registers (or of `only`) now. */
+  syncFiles(only?: readonly FileSource[]): Promise<NationalFileSyncResult[]>;
+  /** Each file register's copy as held in the database. */
+  files(): Promise<NationalFileCopyStatus[]>;
   /** Each register asked as a fallback, for `GET /v1/status`. */
   status(): Promise<NationalRegisterStatus[]>;
 }
@@ -108,9 +116,9 @@ export function createNationalRegisters(deps: {
   const download = createFileDownloader();
   const fileSources = (['si_furs', 'lv_vid'] as const).filter((source) => on.has(source));
 
-  async function syncFiles(): Promise<NationalFileSyncResult[]> {
+  async function syncFiles(only?: readonly FileSource[]): Promise<NationalFileSyncResult[]> {
     const results: NationalFileSyncResult[] = [];
-    for (const source of fileSources) {
+    for (const source of fileSources.filter((chosen) => !only || only.includes(chosen))) {
       const spec = FILE_SPECS[source];
       const minRows = national.minRows;
       results.push(
@@ -130,21 +138,31 @@ export function createNationalRegisters(deps: {
     return results;
   }
 
-  async function files() {
-    return Promise.all(fileSources.map(async (source) => ({ source, parts: await index.parts(source) })));
+  async function files(): Promise<NationalFileCopyStatus[]> {
+    return Promise.all(
+      fileSources.map(async (source) => {
+        const spec = FILE_SPECS[source];
+        const expected = spec.parts.map((part) => part.part);
+        const parts = (await index.parts(source)).filter((part) => expected.includes(part.part));
+        const dataDate = parts.map((part) => part.dataDate).sort()[0] ?? null;
+        const whole = expected.every((part) => parts.some((held) => held.part === part));
+        const age = dataDate ? daysBetween(dataDate, zoneDate(spec.timeZone, clock.now())) : Number.NaN;
+        const state = !whole ? 'missing' : age <= national.maxAgeDays ? 'current' : 'stale';
+        return { source, state, dataDate, expected, parts };
+      }),
+    );
   }
 
   async function status(): Promise<NationalRegisterStatus[]> {
     const breakers = new Map((await deps.breaker.snapshot()).map((view) => [view.key, view]));
-    const held = new Map<NationalSource, NationalFilePartStatus[]>(
-      (await files()).map((entry) => [entry.source, entry.parts]),
+    const held = new Map<NationalSource, NationalFileCopyStatus>(
+      (await files()).map((entry) => [entry.source, entry]),
     );
     return list.map((client) => {
       const view = breakers.get(`national:${client.source}`);
       const activity = fallbacks.activity(client.source);
-      const parts = held.get(client.source);
-      const dates = parts?.map((part) => part.dataDate).sort() ?? [];
-      const checks = parts?.map((part) => part.checkedAt.toISOString()).sort() ?? [];
+      const copy = held.get(client.source);
+      const checks = copy?.parts.map((part) => part.checkedAt.toISOString()).sort() ?? [];
       return {
         source: client.source,
         country: client.country,
@@ -153,11 +171,17 @@ export function createNationalRegisters(deps: {
         last_answer_at: activity.lastAnswerAt,
         last_failure_at: activity.lastFailureAt,
         last_failure: activity.lastFailure,
-        data_date: dates[0] ?? null,
+        data_date: copy?.dataDate ?? null,
         files_checked_at: checks[0] ?? null,
+        files: copy ? filesView(copy) : null,
       };
     });
   }
 
-  return { fallbacks, syncFiles, files, status };
+  return { fallbacks, fileSources, syncFiles, files, status };
+}
+
+function filesView(copy: NationalFileCopyStatus): NonNullable<NationalRegisterStatus['files']> {
+  const { state, parts } = fileCopyView(copy);
+  return { state, parts };
 }

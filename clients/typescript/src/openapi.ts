@@ -2525,6 +2525,32 @@ export interface paths {
                                      * @description The date of the published files answered from (SI, LV).
                                      */
                                     data_date: string | null;
+                                    /** @description The local copy of the register's published files (SI, LV; in the database, shared by every instance), else null. */
+                                    files: {
+                                        parts: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the server last confirmed it current (the download or a later 304).
+                                             */
+                                            checked_at: string;
+                                            /**
+                                             * Format: date
+                                             * @description The file's own date.
+                                             */
+                                            data_date: string;
+                                            /**
+                                             * Format: date-time
+                                             * @description When it was downloaded.
+                                             */
+                                            fetched_at: string;
+                                            /** @description The file: SI `PO`, `FO`, `DEJ`; LV `VAT`. */
+                                            part: string;
+                                            /** @description Rows held from it. */
+                                            rows: number;
+                                        }[];
+                                        /** @description `current`: every file held and the oldest at most `OPENVAT_REGISTERS_MAX_AGE_DAYS` old (answers come from it); `stale`: older (the register answers unavailable); `missing`: a file never synced. */
+                                        state: "current" | "stale" | "missing";
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description When the files were last confirmed current (SI, LV).

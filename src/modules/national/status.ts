@@ -1,4 +1,8 @@
+import type { NationalFilePartStatus } from '../../registries/national-file.js';
 import type { NationalSource } from '../../registries/national-port.js';
+
+/** The registers answered from a local copy of their published files. */
+export type FileSource = 'si_furs' | 'lv_vid';
 
 /** One national register as `GET /v1/status` shows it. */
 export interface NationalRegisterStatus {
@@ -13,9 +17,42 @@ export interface NationalRegisterStatus {
   data_date: string | null;
   /** When the files were last confirmed current (SI, LV), else null. */
   files_checked_at: string | null;
+  /** The local copy of the published files (SI, LV), else null. */
+  files: {
+    state: 'current' | 'stale' | 'missing';
+    parts: { part: string; data_date: string; rows: number; fetched_at: string; checked_at: string }[];
+  } | null;
 }
 
 /** What the status routes read of the national registers. */
 export interface NationalRegistersStatus {
   status(): Promise<NationalRegisterStatus[]>;
+}
+
+/** A file register's local copy: whether it answers, its date, and each part (one published file). */
+export interface NationalFileCopyStatus {
+  source: FileSource;
+  /** `current`: every part held and the oldest at most `OPENVAT_REGISTERS_MAX_AGE_DAYS` old; `stale`: older; `missing`: a part never synced. */
+  state: 'current' | 'stale' | 'missing';
+  /** The oldest part's file date (what answers carry as `data_date`), or null before a first sync. */
+  dataDate: string | null;
+  /** The parts a whole copy has. */
+  expected: readonly string[];
+  parts: NationalFilePartStatus[];
+}
+
+/** A file register's copy as `GET /v1/status` and `openvat registers status --json` show it. */
+export function fileCopyView(copy: NationalFileCopyStatus) {
+  return {
+    source: copy.source,
+    state: copy.state,
+    data_date: copy.dataDate,
+    parts: copy.parts.map((part) => ({
+      part: part.part,
+      data_date: part.dataDate,
+      rows: part.rows,
+      fetched_at: part.fetchedAt.toISOString(),
+      checked_at: part.checkedAt.toISOString(),
+    })),
+  };
 }

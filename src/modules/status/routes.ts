@@ -106,6 +106,32 @@ const NationalRegisterStatus = Type.Object(
         description: 'When the files were last confirmed current (SI, LV).',
       }),
     ),
+    files: Nullable(
+      Type.Object(
+        {
+          state: Type.Union([Type.Literal('current'), Type.Literal('stale'), Type.Literal('missing')], {
+            description:
+              '`current`: every file held and the oldest at most `OPENVAT_REGISTERS_MAX_AGE_DAYS` old (answers come from it); `stale`: older (the register answers unavailable); `missing`: a file never synced.',
+          }),
+          parts: Type.Array(
+            Type.Object({
+              part: Type.String({ description: 'The file: SI `PO`, `FO`, `DEJ`; LV `VAT`.' }),
+              data_date: Type.String({ format: 'date', description: "The file's own date." }),
+              rows: Type.Integer({ description: 'Rows held from it.' }),
+              fetched_at: Type.String({ format: 'date-time', description: 'When it was downloaded.' }),
+              checked_at: Type.String({
+                format: 'date-time',
+                description: 'When the server last confirmed it current (the download or a later 304).',
+              }),
+            }),
+          ),
+        },
+        {
+          description:
+            "The local copy of the register's published files (SI, LV; in the database, shared by every instance), else null.",
+        },
+      ),
+    ),
   },
   { description: 'A national register asked when VIES cannot answer (`OPENVAT_NATIONAL_FALLBACKS`).' },
 );
