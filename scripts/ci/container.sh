@@ -10,8 +10,16 @@
 # health checks are run by this script; every published port is on 127.0.0.1; builds use the host
 # network to reach the package registries).
 #
+#   scripts/ci/container.sh          everything below, in order
+#   scripts/ci/container.sh tools    only the tools (podman and what it needs, installed when missing)
+#   scripts/ci/container.sh build    the tools, the stand-ins and the image with its own checks
+#   scripts/ci/container.sh shapes   the shapes and manifests, on the image `build` made
+# (.ci/run builds while it installs and type-checks, and checks the shapes beside the fast subsets.)
+#
 # Prints PASS/FAIL lines and exits non-zero when a check failed.
 set -uo pipefail
+mode="${1:-all}"
+case "$mode" in all | tools | build | shapes) ;; *) echo "usage: $0 [tools|build|shapes]" >&2 && exit 2 ;; esac
 cd "$(dirname "$0")/../.."
 . scripts/ci/lib.sh
 
@@ -58,6 +66,7 @@ cleanup() {
 }
 trap 'cleanup' EXIT
 
+if [ "$mode" != shapes ]; then
 # --- tools --------------------------------------------------------------------------------------
 
 phase "tools"
@@ -94,6 +103,7 @@ CONF
 podman info >/dev/null 2>&1 || die "podman info (podman $(podman --version 2>&1))"
 cleanup
 pass "podman $(podman version --format '{{.Client.Version}}'), podman-compose $(podman-compose version 2>/dev/null | sed -n 's/^podman-compose version *//p;s/^podman-composer version *//p' | head -1)"
+[ "$mode" = tools ] && finish
 
 # --- stand-in base images -----------------------------------------------------------------------
 
@@ -184,6 +194,11 @@ check "the final stage has no build tools (g++, make, python3) and no dev depend
   podman run --rm --network none --entrypoint sh "$IMAGE" -c \
   '! command -v g++ && ! command -v make && ! command -v python3 && ! test -e node_modules/typescript && ! test -e node_modules/tsx'
 check "the image has a HEALTHCHECK" test -n "$(podman image inspect --format '{{.Config.Healthcheck}}' "$IMAGE" | grep -v '<nil>')"
+
+[ "$mode" = build ] && finish
+fi
+podman image exists "$IMAGE" || die "no image $IMAGE to run (scripts/ci/container.sh build makes it)"
+[ "$mode" = shapes ] && cleanup
 
 # --- embedded shape: docker run -p 8080:8080 -v openvat:/data IMAGE ---------------------------------
 
