@@ -19,6 +19,7 @@
 # Prints PASS/FAIL lines and exits non-zero when a check failed.
 set -uo pipefail
 mode="${1:-all}"
+version="$(node -p "require('./package.json').version")"
 case "$mode" in all | tools | build | shapes) ;; *) echo "usage: $0 [tools|build|shapes]" >&2 && exit 2 ;; esac
 cd "$(dirname "$0")/../.."
 . scripts/ci/lib.sh
@@ -172,7 +173,6 @@ build_standin redis docker.io/library/redis:7 scripts/ci/standins "$(standin_key
 # --- the image ------------------------------------------------------------------------------------
 
 phase "podman build"
-version="$(node -p "require('./package.json').version")"
 build_log="$CI_CACHE/image-build.log"
 build_started=$SECONDS
 if podman build --format docker --network host --build-arg "VERSION=$version" \
