@@ -152,6 +152,7 @@ export function createLiveRegistries(deps: {
     registryStatus: registryStatusFrom(() => statusService.snapshot()),
     pending: createMetricsRepository(db.kysely).pending,
   });
+  metrics.connectNational(() => national.status());
   return {
     registries,
     instanceId,
