@@ -1,9 +1,9 @@
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
 import type { Config } from '../config.js';
+import type { NationalFileSyncRun } from '../container/national-files.js';
 import type { Container } from '../container.js';
 import { type FileSource, fileCopyView, type NationalFileCopyStatus } from '../modules/national/index.js';
-import type { NationalFileSyncResult } from '../registries/national-file-sync.js';
 import { counted } from './counts.js';
 import { openExistingDatabase } from './database.js';
 import { UsageError } from './usage-error.js';
@@ -33,7 +33,9 @@ function chosen(container: Container, names: string[]): FileSource[] {
 }
 
 /** One line per part: register, part, what the sync did, and the copy answering now. */
-function syncLines(result: NationalFileSyncResult): string[] {
+function syncLines(result: NationalFileSyncRun): string[] {
+  if (result.busy)
+    return [`${result.source}\t*\tbusy\tanother instance is syncing it now; try again in a minute`];
   return result.parts.map((part) => {
     if (part.outcome === 'replaced') {
       return `${result.source}\t${part.part}\treplaced\t${counted(part.rows, 'row', 'rows')}, file of ${part.dataDate}`;
@@ -52,7 +54,12 @@ function statusLines(copy: NationalFileCopyStatus): string[] {
     if (!part) return `  ${name}\tnot synced yet`;
     return `  ${name}\tfile of ${part.dataDate}\t${counted(part.rows, 'row', 'rows')}\tdownloaded ${part.fetchedAt.toISOString()}\tchecked ${part.checkedAt.toISOString()}`;
   });
-  return [head, ...parts];
+  const last = copy.lastSync;
+  const sync = last?.lastRunAt
+    ? `  last sync ${last.lastRunAt}: ${last.lastError === null ? 'every file synced' : `failed (${last.lastError})`}`
+    : '  last sync: none yet';
+  const next = last?.nextRunAt ? `; next ${last.nextRunAt}` : '';
+  return [head, ...parts, sync + next];
 }
 
 /** `openvat registers …`: the national registers' published files (SI FURS, LV VID) in DATABASE_URL. */

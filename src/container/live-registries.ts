@@ -121,7 +121,17 @@ export function createLiveRegistries(deps: {
         },
       })
     : createCoalescer();
-  const national = createNationalRegisters({ config, log, db, clock, redis, metrics, breaker, onDegraded });
+  const national = createNationalRegisters({
+    config,
+    log,
+    db,
+    workerId: instanceId,
+    clock,
+    redis,
+    metrics,
+    breaker,
+    onDegraded,
+  });
   const registryAnswers = createRegistryAnswersRepository(db.kysely);
   const liveAnswers = createLiveAnswers({
     clientFor: (prefix) => registries.clientForPrefix(prefix),

@@ -15,15 +15,14 @@ import type { FileSource } from '../modules/national/index.js';
 import {
   fileCopyView,
   type NationalFileCopyStatus,
+  type NationalFilesView,
   type NationalRegisterStatus,
 } from '../modules/national/index.js';
 import { createLocalQuota, createSharedQuota } from '../modules/national/quota.js';
-import { createNationalFileRepository } from '../modules/national/repository.js';
-import { LV_VID_FILES } from '../registries/lv-vid.js';
-import { zoneDate } from '../registries/national-common.js';
-import { daysBetween } from '../registries/national-file.js';
-import { createFileDownloader } from '../registries/national-file-download.js';
-import { type NationalFileSyncResult, syncNationalFiles } from '../registries/national-file-sync.js';
+import {
+  createNationalFileRepository,
+  createNationalFileSyncsRepository,
+} from '../modules/national/repository.js';
 import { createNationalClients } from '../registries/national-index.js';
 import type { NationalSource } from '../registries/national-port.js';
 import {
@@ -34,26 +33,28 @@ import {
   createSharedCoalescer,
   type RedisLike,
 } from '../registries/resilience.js';
-import { SI_FURS_FILES } from '../registries/si-furs.js';
+import { createNationalFileSync, type NationalFileSyncRun } from './national-files.js';
 
 export interface NationalRegisters {
   readonly fallbacks: NationalFallbacks;
   /** The file registers chosen (`si_furs`, `lv_vid`), whose files are synced. */
   readonly fileSources: readonly FileSource[];
-  /** Syncs the published files of the chosen file registers (or of `only`) now. */
-  syncFiles(only?: readonly FileSource[]): Promise<NationalFileSyncResult[]>;
+  /** Syncs the published files of the chosen file registers (or of `only`) now, whatever the schedule. */
+  syncFiles(only?: readonly FileSource[]): Promise<NationalFileSyncRun[]>;
+  /** The scheduled sync: each file register whose run is due and not held by another instance. */
+  syncDue(): Promise<NationalFileSyncRun[]>;
   /** Each file register's copy as held in the database. */
   files(): Promise<NationalFileCopyStatus[]>;
   /** Each register asked as a fallback, for `GET /v1/status`. */
   status(): Promise<NationalRegisterStatus[]>;
 }
 
-const FILE_SPECS = { si_furs: SI_FURS_FILES, lv_vid: LV_VID_FILES } as const;
-
 export function createNationalRegisters(deps: {
   config: Config;
   log: Logger;
   db: Db;
+  /** Who holds a sync run's lease: this instance. */
+  workerId: string;
   clock: Clock;
   redis: Redis | null;
   metrics: Metrics;
@@ -113,45 +114,14 @@ export function createNationalRegisters(deps: {
     now,
     observer: deps.metrics.observer,
   });
-  const download = createFileDownloader();
-  const fileSources = (['si_furs', 'lv_vid'] as const).filter((source) => on.has(source));
-
-  async function syncFiles(only?: readonly FileSource[]): Promise<NationalFileSyncResult[]> {
-    const results: NationalFileSyncResult[] = [];
-    for (const source of fileSources.filter((chosen) => !only || only.includes(chosen))) {
-      const spec = FILE_SPECS[source];
-      const minRows = national.minRows;
-      results.push(
-        await syncNationalFiles({
-          spec,
-          baseUrl: source === 'si_furs' ? national.siUrl : national.lvUrl,
-          index,
-          download,
-          timeoutMs: Math.max(timeoutMs, 60_000),
-          ...(minRows !== null
-            ? { minRows: Object.fromEntries(spec.parts.map((part) => [part.part, minRows])) }
-            : {}),
-          now,
-        }),
-      );
-    }
-    return results;
-  }
-
-  async function files(): Promise<NationalFileCopyStatus[]> {
-    return Promise.all(
-      fileSources.map(async (source) => {
-        const spec = FILE_SPECS[source];
-        const expected = spec.parts.map((part) => part.part);
-        const parts = (await index.parts(source)).filter((part) => expected.includes(part.part));
-        const dataDate = parts.map((part) => part.dataDate).sort()[0] ?? null;
-        const whole = expected.every((part) => parts.some((held) => held.part === part));
-        const age = dataDate ? daysBetween(dataDate, zoneDate(spec.timeZone, clock.now())) : Number.NaN;
-        const state = !whole ? 'missing' : age <= national.maxAgeDays ? 'current' : 'stale';
-        return { source, state, dataDate, expected, parts };
-      }),
-    );
-  }
+  const fileSync = createNationalFileSync({
+    config,
+    clock,
+    index,
+    syncs: createNationalFileSyncsRepository(deps.db.kysely, deps.db.dialect),
+    workerId: deps.workerId,
+  });
+  const { files } = fileSync;
 
   async function status(): Promise<NationalRegisterStatus[]> {
     const breakers = new Map((await deps.breaker.snapshot()).map((view) => [view.key, view]));
@@ -178,10 +148,17 @@ export function createNationalRegisters(deps: {
     });
   }
 
-  return { fallbacks, fileSources, syncFiles, files, status };
+  return {
+    fallbacks,
+    fileSources: fileSync.fileSources,
+    syncFiles: fileSync.syncNow,
+    syncDue: fileSync.syncDue,
+    files,
+    status,
+  };
 }
 
-function filesView(copy: NationalFileCopyStatus): NonNullable<NationalRegisterStatus['files']> {
-  const { state, parts } = fileCopyView(copy);
-  return { state, parts };
+function filesView(copy: NationalFileCopyStatus): NationalFilesView {
+  const { source: _source, data_date: _date, ...view } = fileCopyView(copy);
+  return view;
 }

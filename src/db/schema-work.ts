@@ -219,3 +219,15 @@ export interface NationalFileRowsTable {
   /** The row (`NationalFileRow`) as JSON text. */
   row: string;
 }
+
+/** The scheduled sync of a file register (`id`: its source), claimed under a lease like `rate_syncs`. */
+export interface NationalFileSyncsTable {
+  id: string;
+  locked_until: string | null;
+  claimed_by: string | null;
+  next_run_at: string;
+  last_run_at: string | null;
+  last_success_at: string | null;
+  /** Why the last run did not sync every file (its failed files), else null. */
+  last_error: string | null;
+}

@@ -15,6 +15,7 @@ import type {
   MonitorsTable,
   NationalFilePartsTable,
   NationalFileRowsTable,
+  NationalFileSyncsTable,
   RateChangesTable,
   RateEventChecksTable,
   RateEventsTable,
@@ -262,6 +263,7 @@ export interface Database {
   rate_event_checks: RateEventChecksTable;
   national_file_parts: NationalFilePartsTable;
   national_file_rows: NationalFileRowsTable;
+  national_file_syncs: NationalFileSyncsTable;
 }
 
 export type * from './schema-accounts.js';

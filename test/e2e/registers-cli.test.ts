@@ -115,7 +115,14 @@ for (const target of targets) {
       state: string;
       data_date: string | null;
       parts: { part: string; data_date: string; rows: number; fetched_at: string; checked_at: string }[];
+      last_sync_at: string | null;
+      last_sync_success_at: string | null;
+      last_sync_error: string | null;
+      next_sync_at: string | null;
     }
+    /** The copy itself: what answers, without how the last run ended. */
+    const held = (copy: CopyView | undefined) =>
+      copy && { source: copy.source, state: copy.state, data_date: copy.data_date, parts: copy.parts };
 
     let synced: CopyView[] = [];
 
@@ -125,6 +132,7 @@ for (const target of targets) {
       assert.match(printed.stdout, /^si_furs\tmissing\tno data$/m);
       assert.match(printed.stdout, /^ {2}PO\tnot synced yet$/m);
       assert.match(printed.stdout, /^lv_vid\tmissing\tno data$/m);
+      assert.match(printed.stdout, /^ {2}last sync: none yet$/m);
     });
 
     it('sync downloads every file and indexes it; status prints the date and the rows', async () => {
@@ -159,6 +167,13 @@ for (const target of targets) {
       assert.doesNotMatch(again.stdout, /si_furs/);
       synced = (await statusJson()).copies;
       assert.deepEqual(synced[0], copies[0]);
+      for (const copy of synced) {
+        assert.equal(copy.last_sync_error, null);
+        assert.equal(copy.last_sync_success_at, copy.last_sync_at);
+        assert.ok(Date.parse(copy.last_sync_at ?? '') > 0);
+      }
+      const printed = await cli('registers', 'status', 'si');
+      assert.match(printed.stdout, /^ {2}last sync \S+: every file synced; next \S+$/m);
       const [vat] = synced[1]?.parts ?? [];
       const [held] = copies[1]?.parts ?? [];
       assert.deepEqual({ ...vat, checked_at: null }, { ...held, checked_at: null });
@@ -186,7 +201,9 @@ for (const target of targets) {
           assert.equal(si.breaker, 'closed');
           assert.ok(Date.parse(si.last_answer_at) > 0, 'its last answer');
           assert.equal(si.data_date, synced[0]?.data_date);
-          assert.deepEqual(si.files, { state: 'current', parts: synced[0]?.parts });
+          const { source: _s, data_date: _d, ...files } = synced[0] as CopyView;
+          // The instance's own schedule is off (OPENVAT_REGISTERS_SYNC_MS=0): no next run.
+          assert.deepEqual(si.files, { ...files, next_sync_at: null });
           const metrics = (
             await t.app.inject({
               method: 'GET',
@@ -237,7 +254,17 @@ for (const target of targets) {
           for (const line of lines) assert.match(line, /\tfailed\t.*; the copy held keeps answering$/);
           const { status, copies } = await statusJson();
           assert.equal(status, 0);
-          assert.deepEqual(copies, synced, 'the copy, its dates, rows and download times, unchanged');
+          assert.deepEqual(
+            copies.map(held),
+            synced.map(held),
+            'the copy, its dates, rows and download times, unchanged',
+          );
+          for (const [i, copy] of copies.entries()) {
+            assert.match(copy.last_sync_error ?? '', /^[A-Z]+: /, 'the failed files, and why');
+            assert.equal(copy.last_sync_success_at, synced[i]?.last_sync_success_at);
+          }
+          const printed = await cli('registers', 'status', 'lv');
+          assert.match(printed.stdout, /^ {2}last sync \S+: failed \(VAT: .+\); next \S+$/m);
           const t = await instance();
           try {
             assert.equal((await validate(t, SI)).data.valid, true);
@@ -279,7 +306,38 @@ for (const target of targets) {
       const po = copies[0]?.parts.find((part) => part.part === 'PO');
       const before = synced[0]?.parts.find((part) => part.part === 'PO');
       assert.equal(po?.rows, (before?.rows ?? 0) - 1);
-      assert.deepEqual(copies[1], synced[1], 'the LV copy untouched');
+      assert.deepEqual(held(copies[1]), held(synced[1]), 'the LV copy untouched');
+    });
+
+    it('one instance syncs a register at a time: the CLI reports another run under way, the schedule waits for the next', async () => {
+      const a = await instance();
+      try {
+        // A slow download holds A's run; the CLI meanwhile finds the register's run taken.
+        sim.control({ lv: { reset: true, conditional: false, latencyMs: 3_000 } });
+        const running = a.container.national.syncFiles(['lv_vid']);
+        const syncs = () => a.container.db.kysely.selectFrom('national_file_syncs').selectAll().execute();
+        while (!(await syncs()).some((row) => row.id === 'lv_vid' && row.claimed_by !== null)) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const busy = await cli('registers', 'sync', 'lv');
+        assert.equal(busy.status, 1, busy.stdout);
+        assert.equal(
+          busy.stdout,
+          'lv_vid\t*\tbusy\tanother instance is syncing it now; try again in a minute\n',
+        );
+        const [ran] = await running;
+        assert.equal(ran?.ok, true, JSON.stringify(ran));
+        // Synced just now: the scheduled run of another instance finds nothing due.
+        const b = await instance();
+        try {
+          assert.deepEqual(await b.container.national.syncDue(), []);
+        } finally {
+          await b.close();
+        }
+      } finally {
+        sim.control({ lv: { reset: true } });
+        await a.close();
+      }
     });
   });
 }

@@ -2527,6 +2527,23 @@ export interface paths {
                                     data_date: string | null;
                                     /** @description The local copy of the register's published files (SI, LV; in the database, shared by every instance), else null. */
                                     files: {
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last sync run ended (any instance, or `openvat registers sync`).
+                                         */
+                                        last_sync_at: string | null;
+                                        /** @description The files the last run could not sync, and why (the copy held kept answering). */
+                                        last_sync_error: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When a sync run last synced every file.
+                                         */
+                                        last_sync_success_at: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the schedule runs next (null: `OPENVAT_REGISTERS_SYNC_MS=0`).
+                                         */
+                                        next_sync_at: string | null;
                                         parts: {
                                             /**
                                              * Format: date-time

@@ -38,9 +38,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('national_file_rows')
     .columns(['source', 'part', 'generation'])
     .execute();
+  // The sync of each file register, claimed under a lease so one instance at a time downloads its
+  // files (the scheduled run and `openvat registers sync` alike), with how its last run ended.
+  await db.schema
+    .createTable('national_file_syncs')
+    .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+    .addColumn('locked_until', 'varchar(30)')
+    .addColumn('claimed_by', 'varchar(64)')
+    .addColumn('next_run_at', 'varchar(30)', (c) => c.notNull())
+    .addColumn('last_run_at', 'varchar(30)')
+    .addColumn('last_success_at', 'varchar(30)')
+    .addColumn('last_error', 'text')
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('national_file_syncs').execute();
   await db.schema.dropTable('national_file_rows').execute();
   await db.schema.dropTable('national_file_parts').execute();
 }

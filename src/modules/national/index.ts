@@ -5,6 +5,7 @@ export {
   type FileSource,
   fileCopyView,
   type NationalFileCopyStatus,
+  type NationalFilesView,
   type NationalRegisterStatus,
   type NationalRegistersStatus,
 } from './status.js';

@@ -18,10 +18,7 @@ export interface NationalRegisterStatus {
   /** When the files were last confirmed current (SI, LV), else null. */
   files_checked_at: string | null;
   /** The local copy of the published files (SI, LV), else null. */
-  files: {
-    state: 'current' | 'stale' | 'missing';
-    parts: { part: string; data_date: string; rows: number; fetched_at: string; checked_at: string }[];
-  } | null;
+  files: NationalFilesView | null;
 }
 
 /** What the status routes read of the national registers. */
@@ -39,10 +36,31 @@ export interface NationalFileCopyStatus {
   /** The parts a whole copy has. */
   expected: readonly string[];
   parts: NationalFilePartStatus[];
+  /** The register's last sync run (any instance's, or the CLI's), or null before the first. */
+  lastSync: {
+    lastRunAt: string | null;
+    lastSuccessAt: string | null;
+    /** The files that failed in the last run, and why; null when it synced every one. */
+    lastError: string | null;
+    /** When the schedule runs it next; null when the schedule is off. */
+    nextRunAt: string | null;
+  } | null;
+}
+
+/** A file register's copy as `GET /v1/status` shows it in `files`. */
+export interface NationalFilesView {
+  state: 'current' | 'stale' | 'missing';
+  parts: { part: string; data_date: string; rows: number; fetched_at: string; checked_at: string }[];
+  last_sync_at: string | null;
+  last_sync_success_at: string | null;
+  last_sync_error: string | null;
+  next_sync_at: string | null;
 }
 
 /** A file register's copy as `GET /v1/status` and `openvat registers status --json` show it. */
-export function fileCopyView(copy: NationalFileCopyStatus) {
+export function fileCopyView(
+  copy: NationalFileCopyStatus,
+): NationalFilesView & { source: FileSource; data_date: string | null } {
   return {
     source: copy.source,
     state: copy.state,
@@ -54,5 +72,9 @@ export function fileCopyView(copy: NationalFileCopyStatus) {
       fetched_at: part.fetchedAt.toISOString(),
       checked_at: part.checkedAt.toISOString(),
     })),
+    last_sync_at: copy.lastSync?.lastRunAt ?? null,
+    last_sync_success_at: copy.lastSync?.lastSuccessAt ?? null,
+    last_sync_error: copy.lastSync?.lastError ?? null,
+    next_sync_at: copy.lastSync?.nextRunAt ?? null,
   };
 }

@@ -125,6 +125,26 @@ const NationalRegisterStatus = Type.Object(
               }),
             }),
           ),
+          last_sync_at: Nullable(
+            Type.String({
+              format: 'date-time',
+              description: 'When the last sync run ended (any instance, or `openvat registers sync`).',
+            }),
+          ),
+          last_sync_success_at: Nullable(
+            Type.String({ format: 'date-time', description: 'When a sync run last synced every file.' }),
+          ),
+          last_sync_error: Nullable(
+            Type.String({
+              description: 'The files the last run could not sync, and why (the copy held kept answering).',
+            }),
+          ),
+          next_sync_at: Nullable(
+            Type.String({
+              format: 'date-time',
+              description: 'When the schedule runs next (null: `OPENVAT_REGISTERS_SYNC_MS=0`).',
+            }),
+          ),
         },
         {
           description:
