@@ -1,3 +1,4 @@
+import type { PeppolPart } from '../peppol/index.js';
 import type {
   SourceStatus,
   ValidationData,
@@ -73,4 +74,9 @@ export function rollup(sources: SourceCounts): BatchMetaRollup {
     source,
     source_status: totals.degraded > 0 ? 'degraded' : totals.cached > 0 ? 'cached' : 'live',
   };
+}
+
+/** A successful item's result with its Peppol part (`"include": ["peppol"]`); a failed item has none. */
+export function withPeppol(result: BatchItemResult, part: PeppolPart | null): BatchItemResult {
+  return result.ok && part ? { ok: true, data: { ...result.data, peppol: part } } : result;
 }
