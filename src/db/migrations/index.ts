@@ -27,6 +27,7 @@ import * as keyQuotaShare from './2026-11-29-010-key-quota-share.js';
 import * as eoriAnswers from './2026-12-02-300-eori-answers.js';
 import * as batchItemClaim from './2026-12-02-400-batch-item-claim.js';
 import * as peppolAnswers from './2026-12-02-500-peppol-answers.js';
+import * as registerSources from './2026-12-02-600-register-sources.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-010-key-quota-share': keyQuotaShare,
   '2026-12-02-400-batch-item-claim': batchItemClaim,
   '2026-12-02-500-peppol-answers': peppolAnswers,
+  '2026-12-02-600-register-sources': registerSources,
   '2026-12-02-300-eori-answers': eoriAnswers,
 };
 
