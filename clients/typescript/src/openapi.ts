@@ -1295,7 +1295,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1402,7 +1402,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1557,7 +1557,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1880,7 +1880,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -3104,6 +3104,46 @@ export interface paths {
                                 /** @description One per input number, in input order. */
                                 results: ({
                                     data: components["schemas"]["ValidationData"];
+                                    /** @description Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation's `meta` has them. */
+                                    meta?: {
+                                        /** @description Present when `source_status` is `fallback`. */
+                                        fallback: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the register answered.
+                                             */
+                                            checked_at: string;
+                                            /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                            consultation_number: string | null;
+                                            /**
+                                             * Format: date
+                                             * @description The date of the published file answered from (SI, LV).
+                                             */
+                                            data_date: string | null;
+                                            flags: {
+                                                /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                                code: string;
+                                                /** @description The register's own value, e.g. `ANO`. */
+                                                register_value: string;
+                                                /** Format: date */
+                                                since: string | null;
+                                            }[];
+                                            /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                            identifiers: {
+                                                [key: string]: string;
+                                            };
+                                            /** @description VIES's failure in words. */
+                                            message: string;
+                                            /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                            reason: string;
+                                            /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                            register_status: string | null;
+                                        };
+                                        /** @enum {string} */
+                                        source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
+                                        /** @enum {string} */
+                                        source_status: "fallback";
+                                    };
                                     /** @enum {boolean} */
                                     ok: true;
                                 } | {
@@ -3137,7 +3177,7 @@ export interface paths {
                                  */
                                 source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
                                 /**
-                                 * @description The worst status among the answers: `degraded` over `cached` over `live`.
+                                 * @description The worst status among the answers: `degraded` over `fallback` over `cached` over `live`.
                                  * @enum {string}
                                  */
                                 source_status: "live" | "cached" | "degraded" | "fallback";
@@ -3146,6 +3186,8 @@ export interface paths {
                                     [key: string]: {
                                         cached: number;
                                         degraded: number;
+                                        /** @description Answers of a national register because VIES could not answer. */
+                                        fallback?: number;
                                         live: number;
                                     };
                                 };
@@ -3181,6 +3223,46 @@ export interface paths {
                                 /** @description Once completed: one per input number, in input order. */
                                 results?: ({
                                     data: components["schemas"]["ValidationData"];
+                                    /** @description Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation's `meta` has them. */
+                                    meta?: {
+                                        /** @description Present when `source_status` is `fallback`. */
+                                        fallback: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the register answered.
+                                             */
+                                            checked_at: string;
+                                            /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                            consultation_number: string | null;
+                                            /**
+                                             * Format: date
+                                             * @description The date of the published file answered from (SI, LV).
+                                             */
+                                            data_date: string | null;
+                                            flags: {
+                                                /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                                code: string;
+                                                /** @description The register's own value, e.g. `ANO`. */
+                                                register_value: string;
+                                                /** Format: date */
+                                                since: string | null;
+                                            }[];
+                                            /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                            identifiers: {
+                                                [key: string]: string;
+                                            };
+                                            /** @description VIES's failure in words. */
+                                            message: string;
+                                            /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                            reason: string;
+                                            /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                            register_status: string | null;
+                                        };
+                                        /** @enum {string} */
+                                        source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
+                                        /** @enum {string} */
+                                        source_status: "fallback";
+                                    };
                                     /** @enum {boolean} */
                                     ok: true;
                                 } | {
@@ -3288,6 +3370,46 @@ export interface paths {
                                 /** @description Once completed: one per input number, in input order. */
                                 results?: ({
                                     data: components["schemas"]["ValidationData"];
+                                    /** @description Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation's `meta` has them. */
+                                    meta?: {
+                                        /** @description Present when `source_status` is `fallback`. */
+                                        fallback: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the register answered.
+                                             */
+                                            checked_at: string;
+                                            /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                            consultation_number: string | null;
+                                            /**
+                                             * Format: date
+                                             * @description The date of the published file answered from (SI, LV).
+                                             */
+                                            data_date: string | null;
+                                            flags: {
+                                                /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                                code: string;
+                                                /** @description The register's own value, e.g. `ANO`. */
+                                                register_value: string;
+                                                /** Format: date */
+                                                since: string | null;
+                                            }[];
+                                            /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                            identifiers: {
+                                                [key: string]: string;
+                                            };
+                                            /** @description VIES's failure in words. */
+                                            message: string;
+                                            /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                            reason: string;
+                                            /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                            register_status: string | null;
+                                        };
+                                        /** @enum {string} */
+                                        source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
+                                        /** @enum {string} */
+                                        source_status: "fallback";
+                                    };
                                     /** @enum {boolean} */
                                     ok: true;
                                 } | {
