@@ -1295,7 +1295,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1402,7 +1402,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1557,7 +1557,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1880,7 +1880,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -2604,6 +2604,49 @@ export interface paths {
                                      * @description The date of the published files answered from (SI, LV).
                                      */
                                     data_date: string | null;
+                                    /** @description The local copy of the register's published files (SI, LV; in the database, shared by every instance), else null. */
+                                    files: {
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last sync run ended (any instance, or `openvat registers sync`).
+                                         */
+                                        last_sync_at: string | null;
+                                        /** @description The files the last run could not sync, and why (the copy held kept answering). */
+                                        last_sync_error: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When a sync run last synced every file.
+                                         */
+                                        last_sync_success_at: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the schedule runs next (null: `OPENVAT_REGISTERS_SYNC_MS=0`).
+                                         */
+                                        next_sync_at: string | null;
+                                        parts: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the server last confirmed it current (the download or a later 304).
+                                             */
+                                            checked_at: string;
+                                            /**
+                                             * Format: date
+                                             * @description The file's own date.
+                                             */
+                                            data_date: string;
+                                            /**
+                                             * Format: date-time
+                                             * @description When it was downloaded.
+                                             */
+                                            fetched_at: string;
+                                            /** @description The file: SI `PO`, `FO`, `DEJ`; LV `VAT`. */
+                                            part: string;
+                                            /** @description Rows held from it. */
+                                            rows: number;
+                                        }[];
+                                        /** @description `current`: every file held and the oldest at most `OPENVAT_REGISTERS_MAX_AGE_DAYS` old (answers come from it); `stale`: older (the register answers unavailable); `missing`: a file never synced. */
+                                        state: "current" | "stale" | "missing";
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description When the files were last confirmed current (SI, LV).
@@ -3061,6 +3104,46 @@ export interface paths {
                                 /** @description One per input number, in input order. */
                                 results: ({
                                     data: components["schemas"]["ValidationData"];
+                                    /** @description Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation's `meta` has them. */
+                                    meta?: {
+                                        /** @description Present when `source_status` is `fallback`. */
+                                        fallback: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the register answered.
+                                             */
+                                            checked_at: string;
+                                            /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                            consultation_number: string | null;
+                                            /**
+                                             * Format: date
+                                             * @description The date of the published file answered from (SI, LV).
+                                             */
+                                            data_date: string | null;
+                                            flags: {
+                                                /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                                code: string;
+                                                /** @description The register's own value, e.g. `ANO`. */
+                                                register_value: string;
+                                                /** Format: date */
+                                                since: string | null;
+                                            }[];
+                                            /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                            identifiers: {
+                                                [key: string]: string;
+                                            };
+                                            /** @description VIES's failure in words. */
+                                            message: string;
+                                            /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                            reason: string;
+                                            /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                            register_status: string | null;
+                                        };
+                                        /** @enum {string} */
+                                        source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
+                                        /** @enum {string} */
+                                        source_status: "fallback";
+                                    };
                                     /** @enum {boolean} */
                                     ok: true;
                                 } | {
@@ -3094,7 +3177,7 @@ export interface paths {
                                  */
                                 source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
                                 /**
-                                 * @description The worst status among the answers: `degraded` over `cached` over `live`.
+                                 * @description The worst status among the answers: `degraded` over `fallback` over `cached` over `live`.
                                  * @enum {string}
                                  */
                                 source_status: "live" | "cached" | "degraded" | "fallback";
@@ -3103,6 +3186,8 @@ export interface paths {
                                     [key: string]: {
                                         cached: number;
                                         degraded: number;
+                                        /** @description Answers of a national register because VIES could not answer. */
+                                        fallback?: number;
                                         live: number;
                                     };
                                 };
@@ -3138,6 +3223,46 @@ export interface paths {
                                 /** @description Once completed: one per input number, in input order. */
                                 results?: ({
                                     data: components["schemas"]["ValidationData"];
+                                    /** @description Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation's `meta` has them. */
+                                    meta?: {
+                                        /** @description Present when `source_status` is `fallback`. */
+                                        fallback: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the register answered.
+                                             */
+                                            checked_at: string;
+                                            /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                            consultation_number: string | null;
+                                            /**
+                                             * Format: date
+                                             * @description The date of the published file answered from (SI, LV).
+                                             */
+                                            data_date: string | null;
+                                            flags: {
+                                                /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                                code: string;
+                                                /** @description The register's own value, e.g. `ANO`. */
+                                                register_value: string;
+                                                /** Format: date */
+                                                since: string | null;
+                                            }[];
+                                            /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                            identifiers: {
+                                                [key: string]: string;
+                                            };
+                                            /** @description VIES's failure in words. */
+                                            message: string;
+                                            /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                            reason: string;
+                                            /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                            register_status: string | null;
+                                        };
+                                        /** @enum {string} */
+                                        source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
+                                        /** @enum {string} */
+                                        source_status: "fallback";
+                                    };
                                     /** @enum {boolean} */
                                     ok: true;
                                 } | {
@@ -3245,6 +3370,46 @@ export interface paths {
                                 /** @description Once completed: one per input number, in input order. */
                                 results?: ({
                                     data: components["schemas"]["ValidationData"];
+                                    /** @description Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation's `meta` has them. */
+                                    meta?: {
+                                        /** @description Present when `source_status` is `fallback`. */
+                                        fallback: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the register answered.
+                                             */
+                                            checked_at: string;
+                                            /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                            consultation_number: string | null;
+                                            /**
+                                             * Format: date
+                                             * @description The date of the published file answered from (SI, LV).
+                                             */
+                                            data_date: string | null;
+                                            flags: {
+                                                /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                                code: string;
+                                                /** @description The register's own value, e.g. `ANO`. */
+                                                register_value: string;
+                                                /** Format: date */
+                                                since: string | null;
+                                            }[];
+                                            /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                            identifiers: {
+                                                [key: string]: string;
+                                            };
+                                            /** @description VIES's failure in words. */
+                                            message: string;
+                                            /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                            reason: string;
+                                            /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                            register_status: string | null;
+                                        };
+                                        /** @enum {string} */
+                                        source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
+                                        /** @enum {string} */
+                                        source_status: "fallback";
+                                    };
                                     /** @enum {boolean} */
                                     ok: true;
                                 } | {

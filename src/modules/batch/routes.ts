@@ -9,7 +9,7 @@ import { CLAIM_MAX_LENGTH } from '../identity-match/index.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
 import { PEPPOL_SCOPE_MESSAGE, parseInclude, peppolAllowed } from '../peppol/index.js';
-import { REGISTRY_SOURCES, SOURCE_STATUSES } from '../validation/index.js';
+import { FallbackMetaSchema, REGISTRY_SOURCES, SOURCE_STATUSES } from '../validation/index.js';
 import { aBatchJobDescription, validateABatchOfVatNumbersDescription } from './schemas.js';
 import { ASYNC_BATCH_LIMIT, type BatchService, batchItems, rollup, SYNC_BATCH_LIMIT } from './service.js';
 
@@ -73,8 +73,24 @@ const ItemError = Type.Object({
   message: Type.String(),
 });
 
+const ItemFallback = Type.Object(
+  {
+    source: Literals(REGISTRY_SOURCES),
+    source_status: Type.Literal('fallback'),
+    fallback: FallbackMetaSchema,
+  },
+  {
+    description:
+      'Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation\'s `meta` has them.',
+  },
+);
+
 const ItemResult = Type.Union([
-  Type.Object({ ok: Type.Literal(true), data: Type.Ref('ValidationData') }),
+  Type.Object({
+    ok: Type.Literal(true),
+    data: Type.Ref('ValidationData'),
+    meta: Type.Optional(ItemFallback),
+  }),
   Type.Object({ ok: Type.Literal(false), error: ItemError }),
 ]);
 
@@ -86,7 +102,14 @@ const Summary = Type.Object({
 
 const Sources = Type.Record(
   Type.String(),
-  Type.Object({ live: Type.Integer(), cached: Type.Integer(), degraded: Type.Integer() }),
+  Type.Object({
+    live: Type.Integer(),
+    cached: Type.Integer(),
+    degraded: Type.Integer(),
+    fallback: Type.Optional(
+      Type.Integer({ description: 'Answers of a national register because VIES could not answer.' }),
+    ),
+  }),
   { description: 'Successful answers per registry and `source_status`.' },
 );
 
@@ -168,7 +191,8 @@ export function batchRoutes(deps: {
                 description: 'The registry that gave the most answers (`vies` when none answered).',
               }),
               source_status: Literals(SOURCE_STATUSES, {
-                description: 'The worst status among the answers: `degraded` over `cached` over `live`.',
+                description:
+                  'The worst status among the answers: `degraded` over `fallback` over `cached` over `live`.',
               }),
               sources: Sources,
             }),

@@ -3,7 +3,7 @@ import type { DomainEvent, EventType } from '../events/index.js';
 import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/index.js';
 import type { PeppolData, PeppolOutcome } from '../peppol/index.js';
 import type { ValidationOutcome } from '../validation/index.js';
-import { detectChanges, findingOf } from './changes.js';
+import { detectChanges, type Finding, findingOf } from './changes.js';
 import type { MonitorsDeps } from './deps.js';
 import {
   nextPeppolState,
@@ -15,7 +15,14 @@ import {
 import type { MonitorUpdate } from './repository.js';
 import { type Interval, nextCheckAt, retryAt } from './schedule.js';
 import { monitorTestAnswers } from './test-answers.js';
-import { type CheckResult, type CheckTrigger, changeView, checkView, monitorView } from './views.js';
+import {
+  type CheckResult,
+  type CheckTrigger,
+  type CheckView,
+  changeView,
+  checkView,
+  monitorView,
+} from './views.js';
 
 /** What a check asked the validation path, and how long it took. */
 export interface Asked {
@@ -30,6 +37,13 @@ interface PeppolChange {
   before: PeppolState;
   after: PeppolState;
   answer: PeppolData;
+}
+
+/** A check's outcome: the answer's, a national register's (while VIES could not answer), or `unavailable`. */
+function checkOutcome(finding: Finding): CheckView['outcome'] {
+  const answered = finding.ok ? finding : finding.register;
+  if (!answered) return 'unavailable';
+  return answered.valid ? 'valid' : 'invalid';
 }
 
 /**
@@ -243,11 +257,11 @@ export function createMonitorChecks(deps: MonitorsDeps) {
           id: checkId,
           monitor_id: row.id,
           trigger,
-          outcome: finding.ok ? (finding.valid ? 'valid' : 'invalid') : 'unavailable',
+          outcome: checkOutcome(finding),
           source: ok?.meta.source ?? null,
           source_status: ok?.meta.source_status ?? null,
-          name: finding.ok ? finding.name : null,
-          address: finding.ok ? finding.address : null,
+          name: finding.ok ? finding.name : (finding.register?.name ?? null),
+          address: finding.ok ? finding.address : (finding.register?.address ?? null),
           error: finding.ok ? null : finding.message,
           request_id: ok ? requestId : null,
           checked_at: nowIso,

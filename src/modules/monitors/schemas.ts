@@ -110,7 +110,7 @@ export const Check = Type.Object({
   trigger: Type.Union([Type.Literal('created'), Type.Literal('scheduled'), Type.Literal('manual')]),
   outcome: Type.Union([Type.Literal('valid'), Type.Literal('invalid'), Type.Literal('unavailable')], {
     description:
-      '`unavailable`: the registry did not answer; the monitor keeps its state and the check is retried.',
+      '`unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried.',
   }),
   source: Nullable(Type.String()),
   source_status: Nullable(Type.String()),

@@ -126,6 +126,52 @@ const NationalRegisterStatus = Type.Object(
         description: 'When the files were last confirmed current (SI, LV).',
       }),
     ),
+    files: Nullable(
+      Type.Object(
+        {
+          state: Type.Union([Type.Literal('current'), Type.Literal('stale'), Type.Literal('missing')], {
+            description:
+              '`current`: every file held and the oldest at most `OPENVAT_REGISTERS_MAX_AGE_DAYS` old (answers come from it); `stale`: older (the register answers unavailable); `missing`: a file never synced.',
+          }),
+          parts: Type.Array(
+            Type.Object({
+              part: Type.String({ description: 'The file: SI `PO`, `FO`, `DEJ`; LV `VAT`.' }),
+              data_date: Type.String({ format: 'date', description: "The file's own date." }),
+              rows: Type.Integer({ description: 'Rows held from it.' }),
+              fetched_at: Type.String({ format: 'date-time', description: 'When it was downloaded.' }),
+              checked_at: Type.String({
+                format: 'date-time',
+                description: 'When the server last confirmed it current (the download or a later 304).',
+              }),
+            }),
+          ),
+          last_sync_at: Nullable(
+            Type.String({
+              format: 'date-time',
+              description: 'When the last sync run ended (any instance, or `openvat registers sync`).',
+            }),
+          ),
+          last_sync_success_at: Nullable(
+            Type.String({ format: 'date-time', description: 'When a sync run last synced every file.' }),
+          ),
+          last_sync_error: Nullable(
+            Type.String({
+              description: 'The files the last run could not sync, and why (the copy held kept answering).',
+            }),
+          ),
+          next_sync_at: Nullable(
+            Type.String({
+              format: 'date-time',
+              description: 'When the schedule runs next (null: `OPENVAT_REGISTERS_SYNC_MS=0`).',
+            }),
+          ),
+        },
+        {
+          description:
+            "The local copy of the register's published files (SI, LV; in the database, shared by every instance), else null.",
+        },
+      ),
+    ),
   },
   { description: 'A national register asked when VIES cannot answer (`OPENVAT_NATIONAL_FALLBACKS`).' },
 );
