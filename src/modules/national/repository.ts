@@ -27,7 +27,6 @@ import type { NationalSource } from '../../registries/national-port.js';
 
 /** Rows per insert statement (5 values each: well under SQLite's and PostgreSQL's parameter limits). */
 const BATCH = 1_000;
-const insertRowsSql = compiledInsert('national_file_rows', ['source', 'part', 'generation', 'number', 'row']);
 
 /** A generation sorts by when its sync began (then at random): `000001764700000000-1a2b3c4d5e6f`. */
 function newGeneration(): string {
@@ -35,6 +34,15 @@ function newGeneration(): string {
 }
 
 export function createNationalFileRepository(db: Kysely<Database>): NationalFileIndex {
+  // Compiled for this database's dialect (its placeholders), once per batch size.
+  const insertRowsSql = compiledInsert('national_file_rows', [
+    'source',
+    'part',
+    'generation',
+    'number',
+    'row',
+  ]);
+
   async function insertRows(source: NationalSource, generation: string, rows: NationalFileRow[]) {
     await insertRowsSql(
       rows.map((row) => ({
