@@ -20,6 +20,8 @@ export interface BatchJobsTable {
   completed_at: string | null;
   /** `key_revoked` for a job cancelled because its key was revoked; null otherwise. */
   cancel_reason: string | null;
+  /** The parts its items add (`peppol`), comma-separated; null for none. */
+  include: string | null;
 }
 
 /** One input number of a batch job: a leased queue row until it is `done`, then its result. */
@@ -109,6 +111,11 @@ export interface MonitorsTable {
   created_at: string;
   /** A hash of the address that created a monitor of the playground's demo key; null for other keys. */
   visitor: string | null;
+  /** 1 when the monitor also checks Peppol reachability (`"peppol": true`). */
+  peppol: number;
+  /** The last known Peppol answer `{"reachable", "can_receive_invoices"}` as JSON; null before one. */
+  peppol_state: string | null;
+  peppol_checked_at: string | null;
 }
 
 /** One check of a monitor. */

@@ -79,8 +79,28 @@ const PeppolStatusSchema = Type.Object(
       Type.String({ format: 'date-time', description: 'The SML last could not be asked.' }),
     ),
     last_failure: Nullable(Type.String({ description: 'Why, then.' })),
+    sml_breaker: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')], {
+      description:
+        'The SML’s circuit breaker: `open` after repeated DNS failures (no query is sent; stored answers are served, else 502), `half_open` while one trial query runs.',
+    }),
+    sml_retry_after_seconds: Nullable(Type.Integer({ description: 'While open: seconds until a trial.' })),
+    smp_breakers: Type.Array(
+      Type.Object({
+        host: Type.String({ description: 'The SMP host (and port).' }),
+        breaker: Type.Union([Type.Literal('open'), Type.Literal('half_open')]),
+        retry_after_seconds: Nullable(Type.Integer()),
+        last_failure_at: Nullable(Type.String({ format: 'date-time' })),
+      }),
+      {
+        description:
+          'SMP hosts whose breaker is not closed (at most 50): they are sent nothing, their participants answer `smp_status: "unavailable"`.',
+      },
+    ),
   },
-  { description: 'The Peppol SML as the answering instance last saw it (see docs/peppol.md).' },
+  {
+    description:
+      'The Peppol SML as the answering instance last saw it, and the breakers of the SML and the SMPs (see docs/peppol.md).',
+  },
 );
 
 const NationalRegisterStatus = Type.Object(
@@ -184,7 +204,7 @@ export function statusRoutes(deps: {
   status: StatusService;
   ratesSync: () => Promise<RatesSyncState>;
   timestamps: () => Promise<TimestampStatus>;
-  peppol: () => PeppolStatus;
+  peppol: () => Promise<PeppolStatus>;
   nationalRegisters: () => Promise<unknown[]>;
 }) {
   return async function register(app: FastifyInstance) {
@@ -206,7 +226,7 @@ export function statusRoutes(deps: {
           ...(await deps.status.snapshot()),
           rates: await deps.ratesSync(),
           evidence_timestamps: await deps.timestamps(),
-          peppol: deps.peppol(),
+          peppol: await deps.peppol(),
           national_registers: await deps.nationalRegisters(),
         };
         reply.header('cache-control', 'public, max-age=2');
