@@ -28,15 +28,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // The row as the file gives it (status, name, address, dates, identifiers), as JSON text.
     .addColumn('row', 'text', (c) => c.notNull())
     .execute();
+  // One index for the look-up (a number in the generation of each part) and for the deletion of a
+  // replaced generation (a range over `generation` within a part).
   await db.schema
-    .createIndex('national_file_rows_number')
+    .createIndex('national_file_rows_lookup')
     .on('national_file_rows')
-    .columns(['source', 'number'])
-    .execute();
-  await db.schema
-    .createIndex('national_file_rows_generation')
-    .on('national_file_rows')
-    .columns(['source', 'part', 'generation'])
+    .columns(['source', 'part', 'generation', 'number'])
     .execute();
   // The sync of each file register, claimed under a lease so one instance at a time downloads its
   // files (the scheduled run and `openvat registers sync` alike), with how its last run ended.

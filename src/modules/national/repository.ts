@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { compiledInsert } from '../../db/compiled-insert.js';
 import type { Dialect } from '../../db/database.js';
 import type { Database, NationalFileSyncsTable } from '../../db/schema.js';
 import { claimLeased } from '../../jobs/claim.js';
@@ -24,8 +25,8 @@ import type {
 } from '../../registries/national-file.js';
 import type { NationalSource } from '../../registries/national-port.js';
 
-/** Rows per insert statement (6 values each: well under SQLite's and PostgreSQL's parameter limits). */
-const BATCH = 500;
+/** Rows per insert statement (5 values each: well under SQLite's and PostgreSQL's parameter limits). */
+const BATCH = 1_000;
 
 /** A generation sorts by when its sync began (then at random): `000001764700000000-1a2b3c4d5e6f`. */
 function newGeneration(): string {
@@ -33,20 +34,26 @@ function newGeneration(): string {
 }
 
 export function createNationalFileRepository(db: Kysely<Database>): NationalFileIndex {
+  // Compiled for this database's dialect (its placeholders), once per batch size.
+  const insertRowsSql = compiledInsert('national_file_rows', [
+    'source',
+    'part',
+    'generation',
+    'number',
+    'row',
+  ]);
+
   async function insertRows(source: NationalSource, generation: string, rows: NationalFileRow[]) {
-    if (rows.length === 0) return;
-    await db
-      .insertInto('national_file_rows')
-      .values(
-        rows.map((row) => ({
-          source,
-          part: row.part,
-          generation,
-          number: row.number,
-          row: JSON.stringify(row),
-        })),
-      )
-      .execute();
+    await insertRowsSql(
+      rows.map((row) => ({
+        source,
+        part: row.part,
+        generation,
+        number: row.number,
+        row: JSON.stringify(row),
+      })),
+      db,
+    );
   }
 
   async function dropGeneration(source: NationalSource, part: string, generation: string) {
