@@ -69,6 +69,7 @@ const COMMAND_MODULES: Record<string, () => Promise<Command[]>> = {
   backup: backupCommands,
   restore: backupCommands,
   rates: async () => [(await import('./rates.js')).createRatesCommands(config)],
+  registers: async () => [(await import('./registers.js')).createRegistersCommands(config)],
 };
 
 /** The command modules a run needs: the one named, none (`serve`, `--version`), or all (the help). */

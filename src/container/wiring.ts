@@ -159,6 +159,7 @@ export function wireParts(b: Base, part: MakePart) {
       dns: ports.dns ?? systemDns,
       onDegraded: live.get().onDegraded,
       observer: metrics.get().observer,
+      breaker: live.get().breaker,
     }),
   );
   const eori = part('eori', () => {
@@ -234,6 +235,7 @@ export function wireParts(b: Base, part: MakePart) {
     createBatchPart({
       ...base,
       validation: validation.get().service,
+      peppol: peppol.get().peppol,
       outbox: outbox.get(),
       keys: keys.get(),
       notify: () => batchWorker.peek()?.notify(),
@@ -246,6 +248,7 @@ export function wireParts(b: Base, part: MakePart) {
     createMonitorsPart({
       ...base,
       validation: validation.get().service,
+      peppol: peppol.get().peppol,
       testAnswers: validation.get().testAnswers,
       outbox: outbox.get(),
       keys: keys.get(),

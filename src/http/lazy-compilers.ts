@@ -11,7 +11,8 @@ type Validate = ((data: unknown) => unknown) & { errors?: unknown };
  * in-process admin API answers one or two requests of its many routes (compiling all of them was
  * most of its start), and an idle service holds no compiled schemas of routes nobody called. The
  * functions compiled are the same, so what is accepted, refused and sent is the same; a schema that
- * does not compile is reported by its route's first request rather than at start.
+ * does not compile fails its route's first request (a 500) rather than the start; every route's
+ * schemas are compiled by the contract and fuzzing tests.
  */
 export function lazySchemaController(): SchemaController {
   const buildValidator = AjvCompiler();
