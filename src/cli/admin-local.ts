@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import type { Config } from '../config.js';
 import { connectRedis } from '../container/redis.js';
 import { registerErrorHandling } from '../http/errors.js';
+import { lazySerializers } from '../http/lazy-serializers.js';
 import { AJV_OPTIONS, ErrorEnvelope } from '../http/schemas.js';
 import { adminRoutes } from '../modules/admin/routes.js';
 import type { AdminPrincipal } from '../modules/admin/service.js';
@@ -46,7 +47,13 @@ export async function localAdminBackend(config: Config): Promise<AdminBackend> {
   const { admin, manageKeys: manage, ids } = container;
   const { id, name, role } = cliActor();
   const principal: AdminPrincipal = { id, name, role };
-  const app = Fastify({ logger: false, genReqId: () => ids.uuid(), ajv: { customOptions: AJV_OPTIONS } });
+  const app = Fastify({
+    logger: false,
+    genReqId: () => ids.uuid(),
+    ajv: { customOptions: AJV_OPTIONS },
+    // As the service's own app does: a command answers one or two routes.
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
+  });
   app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', (request, _reply, done) => {
     request.startedAt = performance.now();
