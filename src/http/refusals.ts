@@ -8,6 +8,11 @@ import { ApiError } from './api-error.js';
  * follows the reason, not the code.
  */
 export const REFUSAL_HTTP: Readonly<Record<RefusalReason, { status: number; code: ErrorCode }>> = {
+  key_unknown: { status: 401, code: 'unauthorized' },
+  key_revoked: { status: 401, code: 'unauthorized' },
+  key_account_disabled: { status: 401, code: 'unauthorized' },
+  key_expired: { status: 401, code: 'unauthorized' },
+  admin_key: { status: 401, code: 'unauthorized' },
   invalid_format: { status: 400, code: 'invalid_format' },
   country_unsupported: { status: 400, code: 'country_unsupported' },
   seller_country_unsupported: { status: 400, code: 'seller_country_unsupported' },

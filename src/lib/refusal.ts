@@ -2,10 +2,19 @@
  * Why a request is refused. Services return `{ kind: 'ok', … } | Refusal` (they never throw for a
  * refusal and never name an HTTP status); `src/http/refusals.ts` gives each reason its status and
  * its code from the closed list of `errors.ts`, in one table. A reason that becomes one code alone is
- * named as that code; where a code is answered for several reasons (`invalid_requester_vat`,
+ * named as that code; where a code is answered for several reasons (`unauthorized`, `invalid_requester_vat`,
  * `idempotency_conflict`, `taxauth_unavailable`), each reason says which.
  */
 export type RefusalReason =
+  /** The API key is not one this service knows (or not a key at all). */
+  | 'key_unknown'
+  | 'key_revoked'
+  /** The API key's account is disabled. */
+  | 'key_account_disabled'
+  /** The API key has expired, or its overlap after a roll ended. */
+  | 'key_expired'
+  /** An admin key was presented where an API key is needed. */
+  | 'admin_key'
   /** Not a possible value: a malformed number, date, field combination. */
   | 'invalid_format'
   | 'country_unsupported'

@@ -1,3 +1,4 @@
+import type { PeppolPart } from '../peppol/index.js';
 import type {
   FallbackMeta,
   SourceStatus,
@@ -100,6 +101,11 @@ export function rollup(sources: SourceCounts): BatchMetaRollup {
     source,
     source_status: worstStatus(totals),
   };
+}
+
+/** A successful item's result with its Peppol part (`"include": ["peppol"]`); a failed item has none. */
+export function withPeppol(result: BatchItemResult, part: PeppolPart | null): BatchItemResult {
+  return result.ok && part ? { ...result, data: { ...result.data, peppol: part } } : result;
 }
 
 function worstStatus(totals: { cached: number; degraded: number; fallback: number }): SourceStatus {

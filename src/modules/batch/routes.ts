@@ -8,6 +8,7 @@ import { Envelope, errorResponses, Literals } from '../../http/schemas.js';
 import { CLAIM_MAX_LENGTH } from '../identity-match/index.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
+import { PEPPOL_SCOPE_MESSAGE, parseInclude, peppolAllowed } from '../peppol/index.js';
 import { FallbackMetaSchema, REGISTRY_SOURCES, SOURCE_STATUSES } from '../validation/index.js';
 import { aBatchJobDescription, validateABatchOfVatNumbersDescription } from './schemas.js';
 import { ASYNC_BATCH_LIMIT, type BatchService, batchItems, rollup, SYNC_BATCH_LIMIT } from './service.js';
@@ -37,6 +38,13 @@ const Body = Type.Object(
       Type.String({
         minLength: 1,
         description: 'Your own VAT number: every item is then a live call with a consultation number.',
+      }),
+    ),
+    include: Type.Optional(
+      Type.Array(Type.String(), {
+        maxItems: 8,
+        description:
+          'Parts to add to each successful item: `["peppol"]` adds `data.peppol` (can the company receive e-invoices over Peppol), as `GET /v1/validate?include=peppol` does. A Peppol outage never fails an item: its part is then `{ "error": … }`. An unknown value is `400 invalid_format`.',
       }),
     ),
     async: Type.Optional(
@@ -198,6 +206,9 @@ export function batchRoutes(deps: {
         const body = request.body;
         const requester = body.requester_vat_number ?? null;
         const asynchronous = body.async === true;
+        const include = parseInclude(body.include);
+        if (!include.ok) throw errors.invalidRequest(include.message, { field: 'include' });
+        if (include.peppol && !peppolAllowed(principal)) throw errors.scopeNotAllowed(PEPPOL_SCOPE_MESSAGE);
         const refused = batch.checkRequest({
           principal,
           count: body.vat_numbers.length,
@@ -212,11 +223,17 @@ export function batchRoutes(deps: {
             requestBody: body,
             items: batchItems(body.vat_numbers),
             requester,
+            includePeppol: include.peppol,
           });
           if ('kind' in job) throw refusalError(job);
           return reply.code(202).send({ data: job, meta: baseMeta(request, reply) });
         }
-        const validated = await batch.validateMany(batchItems(body.vat_numbers), requester, principal);
+        const validated = await batch.validateMany(
+          batchItems(body.vat_numbers),
+          requester,
+          principal,
+          include,
+        );
         return sendRecorded({
           request,
           reply,

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { type ApiError, errors } from '../../http/api-error.js';
+import { refusalError } from '../../http/refusals.js';
 import { bearerToken } from '../../lib/bearer.js';
 import { planList, seconds } from '../../lib/errors.js';
 import { addressAllowed } from './allowlist.js';
@@ -7,7 +8,7 @@ import { type AuthFailures, tooManyFailures } from './auth-failures.js';
 import { type Playground, type PlaygroundBudget, playgroundBudgetHeaders } from './demo-key.js';
 import { type Operation, operationName, PLANS, planIncludes, plansFor } from './plans.js';
 import { type KeyPolicy, scopeOf } from './policy.js';
-import { type ApiKeyPrincipal, isRefusal, type KeyRefusal, type KeysService } from './service.js';
+import { type ApiKeyPrincipal, type KeysService, unexpired } from './service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,20 +20,6 @@ declare module 'fastify' {
 export function principalOf(request: FastifyRequest): ApiKeyPrincipal {
   if (!request.principal) throw new Error('route is missing requireKey()');
   return request.principal;
-}
-
-/** Why a key is refused, in words, or null when it is not refused. */
-function refusalMessage(refusal: KeyRefusal): string {
-  switch (refusal.refused) {
-    case 'revoked':
-      return `This API key was revoked at ${refusal.at}.`;
-    case 'account_disabled':
-      return "This API key's account is disabled.";
-    case 'admin_key':
-      return 'An admin key is not accepted here: /v1 takes an API key (svc_live_… or svc_test_…); admin keys are for /admin.';
-    default:
-      return 'The API key is not valid or has been revoked.';
-  }
 }
 
 /**
@@ -59,15 +46,6 @@ function notAllowedFrom(
   );
 }
 
-/** Why a key is refused for its expiry, or null while it is valid. */
-function expiryMessage(principal: ApiKeyPrincipal, now: number): string | null {
-  const expiresAt = principal.policy?.expiresAt;
-  if (!expiresAt || Date.parse(expiresAt) > now) return null;
-  return principal.policy?.rolled
-    ? `This API key was rolled to a new key; its overlap ended at ${expiresAt}.`
-    : `This API key expired at ${expiresAt}.`;
-}
-
 /**
  * Builds the `onRequest` hook that authenticates the bearer key and checks that the key's plan
  * includes the operation: 401 `unauthorized` for a missing, malformed, unknown or revoked key,
@@ -83,12 +61,11 @@ export function createAuth(
   failures: AuthFailures | null = null,
 ) {
   async function principalFor(token: string, address: string): Promise<ApiKeyPrincipal> {
-    const verdict = keys.known(token) ?? (await keys.verdict(token));
-    const refusal = isRefusal(verdict) ? refusalMessage(verdict) : expiryMessage(verdict, keys.now());
-    if (refusal === null) return verdict as ApiKeyPrincipal;
+    const verdict = unexpired(keys.known(token) ?? (await keys.verdict(token)), keys.now());
+    if (verdict.kind === 'ok') return verdict.principal;
     const wait = (await failures?.fail(address)) ?? 0;
     if (wait !== 0) throw tooManyFailures(wait);
-    throw errors.unauthorized(refusal);
+    throw refusalError(verdict);
   }
 
   return function requireKey(operation: Operation): onRequestAsyncHookHandler {

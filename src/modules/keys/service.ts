@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/schema.js';
+import { boundedCache } from '../../lib/bounded-cache.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import { PLAYGROUND_PRINCIPAL } from './demo-key.js';
 import type { Mode, Plan } from './plans.js';
 import { policyOf } from './policy.js';
@@ -12,15 +13,61 @@ import type { KeysRepository } from './repository.js';
 
 export type { ApiKeyPrincipal } from './principal.js';
 
-/** Why a presented key is not accepted: which, and since when. */
-export interface KeyRefusal {
-  refused: 'unknown' | 'revoked' | 'account_disabled' | 'admin_key';
-  /** When it was revoked. */
-  at?: string;
+/** A presented key accepted: its principal (whose expiry the caller checks, `unexpired`). */
+export interface KeyAccepted {
+  kind: 'ok';
+  principal: ApiKeyPrincipal;
 }
 
-const UNKNOWN: KeyRefusal = Object.freeze({ refused: 'unknown' });
-const ADMIN_KEY: KeyRefusal = Object.freeze({ refused: 'admin_key' });
+/** A presented key's principal, or why it is not accepted (`key_unknown`, `key_revoked`, …). */
+export type KeyVerdict = KeyAccepted | Refusal;
+
+const UNKNOWN: Refusal = Object.freeze(
+  refusal('key_unknown', 'The API key is not valid or has been revoked.'),
+);
+const ADMIN_KEY: Refusal = Object.freeze(
+  refusal(
+    'admin_key',
+    'An admin key is not accepted here: /v1 takes an API key (svc_live_… or svc_test_…); admin keys are for /admin.',
+  ),
+);
+
+/** The verdict of a key row found by a hash (none: not found). */
+function verdictOfRow(hash: string, row: Awaited<ReturnType<KeysRepository['findByHash']>>): KeyVerdict {
+  if (!row || !safeEqual(row.key_hash, hash)) return UNKNOWN;
+  if (row.revoked_at !== null)
+    return refusal('key_revoked', `This API key was revoked at ${row.revoked_at}.`);
+  if (Number(row.account_disabled) === 1)
+    return refusal('key_account_disabled', "This API key's account is disabled.");
+  return {
+    kind: 'ok',
+    principal: {
+      id: row.id,
+      accountId: row.account_id,
+      plan: row.plan as Plan,
+      mode: row.mode as Mode,
+      defaultRequesterVat: row.default_requester_vat,
+      policy: policyOf(row),
+    },
+  };
+}
+
+/**
+ * A verdict with the key's expiry compared with the clock: an accepted key past its expiry (or its
+ * overlap after a roll) is refused as `key_expired`.
+ */
+export function unexpired(verdict: KeyVerdict, now: number): KeyVerdict {
+  if (verdict.kind !== 'ok') return verdict;
+  const policy = verdict.principal.policy;
+  const expiresAt = policy?.expiresAt;
+  if (!expiresAt || Date.parse(expiresAt) > now) return verdict;
+  return refusal(
+    'key_expired',
+    policy?.rolled
+      ? `This API key was rolled to a new key; its overlap ended at ${expiresAt}.`
+      : `This API key expired at ${expiresAt}.`,
+  );
+}
 
 /** Whether work may still be done on a key's behalf, and if not, why (see `stateOf`). */
 export type KeyState = 'active' | 'revoked' | 'account_disabled' | 'rolled' | 'expired' | 'unknown';
@@ -30,10 +77,6 @@ interface StoredState {
   state: 'active' | 'revoked' | 'account_disabled' | 'unknown';
   expiresAt: string | null;
   rolled: boolean;
-}
-
-export function isRefusal(verdict: ApiKeyPrincipal | KeyRefusal): verdict is KeyRefusal {
-  return 'refused' in verdict;
 }
 
 /**
@@ -67,6 +110,14 @@ export interface CreatedKey {
   defaultRequesterVat: string | null;
 }
 
+export interface NewKey {
+  plan: Plan;
+  mode: Mode;
+  defaultRequesterVat?: string | null;
+  accountId?: string;
+  accountName?: string | null;
+}
+
 export interface KeySummary {
   id: string;
   accountId: string;
@@ -89,7 +140,7 @@ export function isWellFormedKey(key: string): boolean {
 }
 
 /** A presented key that is not a well-formed public key: an admin key, or nothing. */
-function malformed(presented: string): KeyRefusal {
+function malformed(presented: string): Refusal {
   return presented.startsWith('svc_admin_') ? ADMIN_KEY : UNKNOWN;
 }
 
@@ -114,20 +165,19 @@ export function createKeysService(deps: {
   /** A cache of up to 10,000 entries kept `cacheMs` by the clock port; none when `cacheMs` is 0. */
   const timedCache = <V extends {}>() =>
     cacheMs > 0
-      ? new LRUCache<string, V>({
-          max: 10_000,
+      ? boundedCache<string, V>(10_000, {
           ttl: cacheMs,
           ttlResolution: 0,
           perf: { now: () => clock.millis() },
         })
       : null;
   // Principals by key hash, so every paid request does not read its key.
-  const cache = timedCache<ApiKeyPrincipal>();
+  const cache = timedCache<KeyAccepted>();
   // Hashes of well-formed keys that were not found (or revoked), so that a key presented again and
   // again costs one read per `cacheMs`, not one per request. Bounded like the principals.
-  const misses = timedCache<KeyRefusal>();
+  const misses = timedCache<Refusal>();
   /** Look-ups of a key hash under way: concurrent requests with one key share one read. */
-  const finding = new Map<string, Promise<ApiKeyPrincipal | KeyRefusal>>();
+  const finding = new Map<string, Promise<KeyVerdict>>();
   // Whether each key id is active, for work stored on a key's behalf (batch jobs, monitors), timed
   // and dropped on revocation like the principals above.
   const activity = timedCache<StoredState>();
@@ -177,200 +227,182 @@ export function createKeysService(deps: {
     };
   }
 
-  return {
-    /**
-     * Creates a key (and a new account unless `accountId` names an existing one). The full key is
-     * returned here only; the database keeps its SHA-256. Within `trx` when given, else in a
-     * transaction of its own.
-     */
-    async createKey(
-      input: {
-        plan: Plan;
-        mode: Mode;
-        defaultRequesterVat?: string | null;
-        accountId?: string;
-        accountName?: string | null;
-      },
-      within?: Kysely<Database>,
-    ): Promise<CreatedKey> {
-      const now = clock.now().toISOString();
-      const key = `svc_${input.mode}_${secret()}`;
-      const id = ids.uuid();
-      const accountId = input.accountId ?? ids.uuid();
-      const hash = sha256Hex(key);
-      changes++;
-      const insert = async (trx: Kysely<Database>) => {
-        if (input.accountId) {
-          if (!(await repository.accountExists(input.accountId, trx))) {
-            throw new Error(`Account ${input.accountId} does not exist`);
-          }
-        } else {
-          await repository.insertAccount(
-            { id: accountId, name: input.accountName ?? null, created_at: now },
-            trx,
-          );
+  /** Keeps a verdict read from the database, unless a creation or revocation came meanwhile. */
+  function remember(hash: string, found: KeyVerdict, generation: number): KeyVerdict {
+    if (generation !== changes) return found;
+    if (found.kind === 'ok') cache?.set(hash, found);
+    else misses?.set(hash, found);
+    return found;
+  }
+
+  /**
+   * Creates a key (and a new account unless `accountId` names an existing one). The full key is
+   * returned here only; the database keeps its SHA-256. Within `trx` when given, else in a
+   * transaction of its own.
+   */
+  async function createKey(input: NewKey, within?: Kysely<Database>): Promise<CreatedKey> {
+    const now = clock.now().toISOString();
+    const key = `svc_${input.mode}_${secret()}`;
+    const id = ids.uuid();
+    const accountId = input.accountId ?? ids.uuid();
+    const hash = sha256Hex(key);
+    changes++;
+    const insert = async (trx: Kysely<Database>) => {
+      if (input.accountId) {
+        if (!(await repository.accountExists(input.accountId, trx))) {
+          throw new Error(`Account ${input.accountId} does not exist`);
         }
-        await repository.insertKey(
-          {
-            id,
-            account_id: accountId,
-            key_hash: hash,
-            key_prefix: key.slice(0, 13),
-            plan: input.plan,
-            mode: input.mode,
-            default_requester_vat: input.defaultRequesterVat ?? null,
-            created_at: now,
-            revoked_at: null,
-          },
+      } else {
+        await repository.insertAccount(
+          { id: accountId, name: input.accountName ?? null, created_at: now },
           trx,
         );
-      };
-      await (within ? insert(within) : db.transaction().execute(insert));
-      changes++;
-      misses?.delete(hash);
-      finding.delete(hash);
-      return {
-        id,
-        accountId,
-        key,
-        plan: input.plan,
-        mode: input.mode,
-        defaultRequesterVat: input.defaultRequesterVat ?? null,
-      };
-    },
-
-    /** The clock's time (ms), for expiry checks. */
-    now: () => clock.millis(),
-
-    /**
-     * What this instance knows of a presented key without reading the database: its principal, why it
-     * is refused (malformed, or refused within `cacheMs`), or `undefined` when only a read can tell.
-     */
-    known(presented: string): ApiKeyPrincipal | KeyRefusal | undefined {
-      if (!isWellFormedKey(presented)) return malformed(presented);
-      const hash = sha256Hex(presented);
-      return cache?.get(hash) ?? misses?.get(hash);
-    },
-
-    /**
-     * The principal of a presented key, or why it is refused: not a key, not found, revoked, or its
-     * account disabled. Expiry is for the caller to check against `policy.expiresAt` (it comes while
-     * the principal is cached).
-     */
-    async verdict(presented: string): Promise<ApiKeyPrincipal | KeyRefusal> {
-      if (!isWellFormedKey(presented)) return malformed(presented);
-      const hash = sha256Hex(presented);
-      const known = cache?.get(hash) ?? misses?.get(hash);
-      if (known) return known;
-      const under = finding.get(hash);
-      if (under) return under;
-      const generation = changes;
-      const read = repository
-        .findByHash(hash)
-        .then((row): ApiKeyPrincipal | KeyRefusal => {
-          let refusal: KeyRefusal | null = null;
-          if (!row || !safeEqual(row.key_hash, hash)) refusal = UNKNOWN;
-          else if (row.revoked_at !== null) refusal = { refused: 'revoked', at: row.revoked_at };
-          else if (Number(row.account_disabled) === 1) refusal = { refused: 'account_disabled' };
-          if (refusal || !row) {
-            if (generation === changes) misses?.set(hash, refusal ?? UNKNOWN);
-            return refusal ?? UNKNOWN;
-          }
-          const principal: ApiKeyPrincipal = {
-            id: row.id,
-            accountId: row.account_id,
-            plan: row.plan as Plan,
-            mode: row.mode as Mode,
-            defaultRequesterVat: row.default_requester_vat,
-            policy: policyOf(row),
-          };
-          if (generation === changes) cache?.set(hash, principal);
-          return principal;
-        })
-        .finally(() => {
-          if (finding.get(hash) === read) finding.delete(hash);
-        });
-      finding.set(hash, read);
-      return read;
-    },
-
-    /**
-     * Resolves a presented key to its principal; `null` for malformed, unknown, revoked and expired
-     * keys and keys of a disabled account.
-     */
-    async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
-      const verdict = await this.verdict(presented);
-      if (isRefusal(verdict)) return null;
-      const expiresAt = verdict.policy?.expiresAt;
-      if (expiresAt && Date.parse(expiresAt) <= clock.millis()) return null;
-      return verdict;
-    },
-
-    /**
-     * Drops what this instance remembers of keys, after a change made here or announced by another
-     * instance: the keys with these ids, every key of these accounts, and refusals of these hashes.
-     */
-    forget(what: { keyIds?: readonly string[]; accountIds?: readonly string[]; hashes?: readonly string[] }) {
-      changes++;
-      finding.clear();
-      const keyIds = new Set(what.keyIds ?? []);
-      const accountIds = new Set(what.accountIds ?? []);
-      if (cache && (keyIds.size > 0 || accountIds.size > 0)) {
-        for (const [hash, principal] of cache.entries()) {
-          if (keyIds.has(principal.id) || accountIds.has(principal.accountId)) cache.delete(hash);
-        }
       }
-      // A refusal is kept by hash only: a key or account change may lift one (a re-enabled account).
-      if (keyIds.size > 0 || accountIds.size > 0) misses?.clear();
-      for (const hash of what.hashes ?? []) misses?.delete(hash);
-      for (const id of keyIds) {
-        activity?.delete(id);
-        reading.delete(id);
+      await repository.insertKey(
+        {
+          id,
+          account_id: accountId,
+          key_hash: hash,
+          key_prefix: key.slice(0, 13),
+          plan: input.plan,
+          mode: input.mode,
+          default_requester_vat: input.defaultRequesterVat ?? null,
+          created_at: now,
+          revoked_at: null,
+        },
+        trx,
+      );
+    };
+    await (within ? insert(within) : db.transaction().execute(insert));
+    changes++;
+    misses?.delete(hash);
+    finding.delete(hash);
+    return {
+      id,
+      accountId,
+      key,
+      plan: input.plan,
+      mode: input.mode,
+      defaultRequesterVat: input.defaultRequesterVat ?? null,
+    };
+  }
+
+  /** The clock's time (ms), for expiry checks. */
+  function now(): number {
+    return clock.millis();
+  }
+
+  /**
+   * What this instance knows of a presented key without reading the database: its principal, why it
+   * is refused (malformed, or refused within `cacheMs`), or `undefined` when only a read can tell.
+   */
+  function known(presented: string): KeyVerdict | undefined {
+    if (!isWellFormedKey(presented)) return malformed(presented);
+    const hash = sha256Hex(presented);
+    return cache?.get(hash) ?? misses?.get(hash);
+  }
+
+  /**
+   * The principal of a presented key, or why it is refused: not a key, not found, revoked, or its
+   * account disabled. Expiry is for the caller to check against `policy.expiresAt` (it comes while
+   * the principal is cached; `unexpired`).
+   */
+  async function verdict(presented: string): Promise<KeyVerdict> {
+    const seen = known(presented);
+    if (seen) return seen;
+    const hash = sha256Hex(presented);
+    const under = finding.get(hash);
+    if (under) return under;
+    const generation = changes;
+    const read = repository
+      .findByHash(hash)
+      .then((row) => remember(hash, verdictOfRow(hash, row), generation))
+      .finally(() => {
+        if (finding.get(hash) === read) finding.delete(hash);
+      });
+    finding.set(hash, read);
+    return read;
+  }
+
+  /**
+   * Resolves a presented key to its principal; `null` for malformed, unknown, revoked and expired
+   * keys and keys of a disabled account.
+   */
+  async function authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
+    const found = unexpired(await verdict(presented), clock.millis());
+    return found.kind === 'ok' ? found.principal : null;
+  }
+
+  /**
+   * Drops what this instance remembers of keys, after a change made here or announced by another
+   * instance: the keys with these ids, every key of these accounts, and refusals of these hashes.
+   */
+  function forget(what: {
+    keyIds?: readonly string[];
+    accountIds?: readonly string[];
+    hashes?: readonly string[];
+  }): void {
+    changes++;
+    finding.clear();
+    const keyIds = new Set(what.keyIds ?? []);
+    const accountIds = new Set(what.accountIds ?? []);
+    if (cache && (keyIds.size > 0 || accountIds.size > 0)) {
+      for (const [hash, { principal }] of cache.entries()) {
+        if (keyIds.has(principal.id) || accountIds.has(principal.accountId)) cache.delete(hash);
       }
-      if (accountIds.size > 0) {
-        activity?.clear();
-        reading.clear();
-      }
-    },
-
-    /**
-     * The state of the key with this id for work done later on its behalf (batch jobs, monitors):
-     * `active`, or why not: `revoked`, `account_disabled`, `rolled` (its overlap ended), `expired`,
-     * `unknown`. The demo key is always active. Cached like `authenticate` (the expiry is checked
-     * against the clock on every call): a key changed by this service, or announced by another
-     * instance, is seen at once; one changed elsewhere without an announcement within `cacheMs`.
-     */
-    async stateOf(id: string): Promise<KeyState> {
-      if (id === PLAYGROUND_PRINCIPAL.id) return 'active';
-      const cached = activity?.get(id) ?? (await readState(id));
-      if (cached.state !== 'active') return cached.state;
-      if (cached.expiresAt !== null && Date.parse(cached.expiresAt) <= clock.millis())
-        return cached.rolled ? 'rolled' : 'expired';
-      return 'active';
-    },
-
-    async listKeys(): Promise<KeySummary[]> {
-      return (await repository.list()).map(toSummary);
-    },
-
-    async countKeys(trx?: Kysely<Database>): Promise<number> {
-      return repository.countKeys(trx);
-    },
-
-    /** Revokes a key; `false` when no active key has that id. */
-    async revokeKey(id: string): Promise<boolean> {
-      changes++;
-      const done = await repository.revoke(id, clock.now().toISOString());
-      changes++;
-      finding.clear();
-      if (done && cache) {
-        for (const [hash, principal] of cache.entries()) if (principal.id === id) cache.delete(hash);
-      }
+    }
+    // A refusal is kept by hash only: a key or account change may lift one (a re-enabled account).
+    if (keyIds.size > 0 || accountIds.size > 0) misses?.clear();
+    for (const hash of what.hashes ?? []) misses?.delete(hash);
+    for (const id of keyIds) {
       activity?.delete(id);
       reading.delete(id);
-      return done;
-    },
-  };
+    }
+    if (accountIds.size > 0) {
+      activity?.clear();
+      reading.clear();
+    }
+  }
+
+  /**
+   * The state of the key with this id for work done later on its behalf (batch jobs, monitors):
+   * `active`, or why not: `revoked`, `account_disabled`, `rolled` (its overlap ended), `expired`,
+   * `unknown`. The demo key is always active. Cached like `authenticate` (the expiry is checked
+   * against the clock on every call): a key changed by this service, or announced by another
+   * instance, is seen at once; one changed elsewhere without an announcement within `cacheMs`.
+   */
+  async function stateOf(id: string): Promise<KeyState> {
+    if (id === PLAYGROUND_PRINCIPAL.id) return 'active';
+    const cached = activity?.get(id) ?? (await readState(id));
+    if (cached.state !== 'active') return cached.state;
+    if (cached.expiresAt !== null && Date.parse(cached.expiresAt) <= clock.millis())
+      return cached.rolled ? 'rolled' : 'expired';
+    return 'active';
+  }
+
+  async function listKeys(): Promise<KeySummary[]> {
+    return (await repository.list()).map(toSummary);
+  }
+
+  async function countKeys(trx?: Kysely<Database>): Promise<number> {
+    return repository.countKeys(trx);
+  }
+
+  /** Revokes a key; `false` when no active key has that id. */
+  async function revokeKey(id: string): Promise<boolean> {
+    changes++;
+    const done = await repository.revoke(id, clock.now().toISOString());
+    changes++;
+    finding.clear();
+    if (done && cache) {
+      for (const [hash, { principal }] of cache.entries()) if (principal.id === id) cache.delete(hash);
+    }
+    activity?.delete(id);
+    reading.delete(id);
+    return done;
+  }
+
+  return { createKey, now, known, verdict, authenticate, forget, stateOf, listKeys, countKeys, revokeKey };
 }
 
 export type KeysService = ReturnType<typeof createKeysService>;
