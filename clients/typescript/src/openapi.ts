@@ -2889,6 +2889,10 @@ export interface paths {
          *     | `DE800000009` | 429 `rate_limited` with `Retry-After` |
          *     | `DE110000001` | 200, valid, `company: null` (the registry sent `---`, as Spain's does) but it compares the company fields given: `registry_result` `match` for each that agrees with `DE100000008`'s company (`Testfirma Muster GmbH`, `Teststraße 1`, `10115`, `Berlin`), else `mismatch`; `score: null` |
          *     | `DE120000005` | 200, valid, `DE100000008`'s company, and `registry_result: "not_processed"` for each company field given (as Germany's registry answers) |
+         *     | `PL1000000006` | 200, valid, answered by the Polish white list while VIES is down for PL: `source: "pl_whitelist"`, `source_status: "fallback"`, `registration_scope: "domestic"`, `meta.fallback` with `reason: "MS_UNAVAILABLE"`, `register_status: "Czynny"` and a `TEST…` `consultation_number` (the `requestId`); the company fields compare with its company |
+         *     | `PL1000000012` | 200, `valid: false`, answered by the Polish white list while VIES is down (`register_status: "Zwolniony"`, `source_status: "fallback"`) |
+         *     | `CZ10000003` | 200, valid, answered by the Czech register while VIES is down (`source: "cz_adis"`, `register_status: "ANO"`) with the flag `unreliable_payer` |
+         *     | `SI10000003` | 200, valid, answered from FURS's daily file while VIES is down (`source: "si_furs"`, `meta.fallback.data_date` yesterday) |
          *     | any other well-formed number | 200, valid, placeholder company `Test Company <number>`, `1 Test Street` |
          *     | any number with `company_name`, `company_street`, `company_postcode` or `company_city` | adds `data.match`: `score` and `result` against the company answered, `registry_result: null` (except the two numbers above) |
          *     | any number with `requester_vat_number` | adds `verify_id` `TEST…` (a consultation number) |
