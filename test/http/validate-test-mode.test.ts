@@ -211,6 +211,56 @@ describe('GET /v1/validate with a test key', () => {
     assert.equal((await get('/v1/validate?vat_number=DE100000008', free.headers)).statusCode, 200);
   });
 
+  it('answers the national-register numbers as documented, as while VIES is down', async () => {
+    const byVat = Object.fromEntries(TEST_MAGIC_NUMBERS.map((m) => [m.behaviour, m.vat]));
+    const registered = await get(
+      `/v1/validate?vat_number=${byVat.fallback_registered}&company_name=${encodeURIComponent(`Test Company ${byVat.fallback_registered}`)}`,
+    );
+    assert.equal(registered.statusCode, 200, registered.body);
+    const body = registered.json();
+    assert.equal(body.data.valid, true);
+    assert.equal(body.data.registration_scope, 'domestic');
+    assert.equal(body.data.verify_id, null);
+    assert.equal(body.meta.source, 'pl_whitelist');
+    assert.equal(body.meta.source_status, 'fallback');
+    assert.equal(body.meta.fallback.reason, 'MS_UNAVAILABLE');
+    assert.equal(body.meta.fallback.register_status, 'Czynny');
+    assert.match(body.meta.fallback.consultation_number, /^TEST[0-9A-F]{12}$/);
+    assert.equal(body.meta.fallback.identifiers.requestId, body.meta.fallback.consultation_number);
+    assert.equal(body.data.match.name.result, 'match', 'the claim compares with the register company');
+    const again = (await get(`/v1/validate?vat_number=${byVat.fallback_registered}`)).json();
+    assert.equal(again.meta.fallback.consultation_number, body.meta.fallback.consultation_number);
+
+    const exempt = (await get(`/v1/validate?vat_number=${byVat.fallback_not_registered}`)).json();
+    assert.equal(exempt.data.valid, false);
+    assert.equal(exempt.data.company, null);
+    assert.equal(exempt.meta.fallback.register_status, 'Zwolniony');
+
+    const unreliable = (await get(`/v1/validate?vat_number=${byVat.fallback_unreliable}`)).json();
+    assert.equal(unreliable.meta.source, 'cz_adis');
+    assert.deepEqual(
+      unreliable.meta.fallback.flags.map((f: { code: string }) => f.code),
+      ['unreliable_payer'],
+    );
+
+    const file = (await get(`/v1/validate?vat_number=${byVat.fallback_file}`)).json();
+    assert.equal(file.meta.source, 'si_furs');
+    assert.equal(file.meta.fallback.data_date, '2026-11-21');
+    assert.equal(file.meta.fallback.consultation_number, null);
+  });
+
+  it('a decision on a test register answer does not reverse-charge', async () => {
+    const byVat = Object.fromEntries(TEST_MAGIC_NUMBERS.map((m) => [m.behaviour, m.vat]));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/decide',
+      headers: { ...key.headers, 'content-type': 'application/json' },
+      payload: { seller_vat: 'DE100000008', buyer_vat: byVat.fallback_registered, supply_type: 'services' },
+    });
+    assert.equal(res.json().error?.code, 'registry_unavailable', res.body);
+    assert.equal(res.json().error.details.register.source, 'pl_whitelist');
+  });
+
   it('never calls a registry and never emits events', async () => {
     assert.equal(networkCalls, 0);
     const events = await t.container.db.kysely.selectFrom('events').selectAll().execute();

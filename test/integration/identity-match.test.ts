@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/db/database.js';
 import { createManualClock } from '../../src/lib/clock.js';
@@ -9,27 +8,13 @@ import { simulatedCompany } from '../../src/simulators/controls.js';
 import { germanVatNumberWithCheckDigit } from '../../src/simulators/evatr.js';
 import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
 import { expectedViesAnswer } from '../../src/simulators/vies.js';
+import { documentedRows } from '../fixtures/identity-match-examples.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
 import { wellFormedNumbers } from '../helpers/batch-numbers.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 
-/** The rows of the table after `<!-- marker -->` in docs/validation.md. */
-function documented(marker: string): string[][] {
-  const lines = readFileSync('docs/validation.md', 'utf8').split('\n');
-  const start = lines.indexOf(`<!-- ${marker} -->`);
-  assert.ok(start >= 0, `docs/validation.md has the ${marker} table`);
-  const rows: string[][] = [];
-  for (const line of lines.slice(start + 3)) {
-    if (!line.startsWith('|')) break;
-    rows.push(
-      line
-        .slice(1, -1)
-        .split('|')
-        .map((cell) => cell.trim().replace(/^`(.*)`$/s, '$1')),
-    );
-  }
-  return rows;
-}
+/** The rows of docs/validation.md's table named `marker`, as the fixture keeps them. */
+const documented = documentedRows;
 
 const PARAMETER = {
   name: 'company_name',

@@ -13,6 +13,7 @@ import { SK_FINANCNASPRAVA_NUMBERS } from '../../src/simulators/sk-financnasprav
 import { expectedViesAnswer } from '../../src/simulators/vies.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
+import { pdfText, popplerSkipReason } from '../helpers/poppler.js';
 
 /**
  * The national registers answer for VIES everywhere a validation happens: batch items (synchronous
@@ -65,11 +66,6 @@ for (const target of await databaseTargets()) {
           OPENVAT_BATCH_RETRY_DEADLINE_MS: '0',
         },
         { db: shared },
-      );
-      const synced = await t.container.national.syncFiles();
-      assert.ok(
-        synced.every((result) => result.ok),
-        JSON.stringify(synced),
       );
       live = await t.key('business', 'live');
     });
@@ -184,6 +180,82 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(again.json().data.changes, []);
     });
 
-    void SI_PAYER;
+    it("an audit record and its proof keep the white list's answer and requestId", async (context) => {
+      sim.control({ vies: { down: ['PL'] } });
+      const res = await get(`/v1/validate?vat_number=${PL_ACTIVE}`);
+      assert.equal(res.statusCode, 200, res.body);
+      const { meta } = res.json();
+      const requestId = meta.fallback.identifiers.requestId;
+      assert.ok(requestId, res.body);
+      const audit = await get(`/v1/audits/${meta.request_id}`);
+      assert.deepEqual(audit.json().data.response.meta.fallback, meta.fallback);
+
+      const proof = await t.app.inject({
+        method: 'GET',
+        url: `/v1/audits/${meta.request_id}/proof?lang=en`,
+        headers: { ...live.headers, accept: 'application/json' },
+      });
+      assert.equal(proof.statusCode, 200, proof.body);
+      const answer = proof.json().data.answer;
+      assert.equal(answer.source, 'pl_whitelist');
+      assert.equal(answer.valid, true);
+      assert.equal(answer.consultation_number, requestId, 'the requestId is the consultation number');
+      assert.deepEqual(answer.register, {
+        source_status: 'fallback',
+        registration_scope: 'domestic',
+        reason: 'MS_UNAVAILABLE',
+        register_status: 'Czynny',
+        data_date: null,
+        checked_at: meta.fallback.checked_at,
+        identifiers: meta.fallback.identifiers,
+        flags: meta.fallback.flags,
+      });
+
+      const pdf = await get(`/v1/audits/${meta.request_id}/proof?lang=en`);
+      assert.equal(pdf.statusCode, 200, pdf.body);
+      assert.equal(pdf.headers['content-type'], 'application/pdf');
+      const poppler = popplerSkipReason();
+      if (poppler) return context.diagnostic(poppler);
+      const text = pdfText(pdf.rawPayload);
+      for (const expected of [
+        requestId,
+        'Czynny',
+        'MS_UNAVAILABLE',
+        'Polish Ministry of Finance',
+        'not proof of registration for intra-EU supplies',
+      ])
+        assert.ok(text.includes(expected), `${expected} in the PDF:\n${text}`);
+    });
+
+    it("a proof of a register file's answer keeps the file's date", async () => {
+      const synced = await t.container.national.syncFiles();
+      assert.ok(
+        synced.every((result) => result.ok),
+        JSON.stringify(synced),
+      );
+      sim.control({ vies: { down: ['SI'] } });
+      const res = await get(`/v1/validate?vat_number=${SI_PAYER}`);
+      assert.equal(res.statusCode, 200, res.body);
+      const { meta } = res.json();
+      assert.equal(meta.source, 'si_furs');
+      assert.ok(meta.fallback.data_date, res.body);
+      const proof = await t.app.inject({
+        method: 'GET',
+        url: `/v1/audits/${meta.request_id}/proof`,
+        headers: { ...live.headers, accept: 'application/json' },
+      });
+      assert.equal(proof.statusCode, 200, proof.body);
+      const answer = proof.json().data.answer;
+      assert.equal(answer.source, 'si_furs');
+      assert.equal(answer.consultation_number, null);
+      assert.equal(answer.register.data_date, meta.fallback.data_date);
+    });
+
+    it('a VIES answer without a consultation number still has no proof', async () => {
+      const res = await get(`/v1/validate?vat_number=${PL_ACTIVE}`);
+      assert.equal(res.json().meta.source, 'vies', res.body);
+      const proof = await get(`/v1/audits/${res.json().meta.request_id}/proof`);
+      assert.equal(proof.statusCode, 404, proof.body);
+    });
   });
 }

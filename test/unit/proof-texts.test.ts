@@ -45,7 +45,8 @@ describe('proof text helpers', () => {
         ...Object.values(texts.authorities),
         ...texts.steps.confirmation('id', 1, 2),
         ...texts.steps.confirmation('id', 1, null),
-        ...texts.steps.validation('id', 'then'),
+        texts.domesticScope,
+        ...texts.steps.validation('id', 'then', { consultation: true, register: true }),
       ];
       for (const word of words) assert.ok(fitsWinAnsi(word), word);
     }

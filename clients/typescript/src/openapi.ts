@@ -205,7 +205,7 @@ export interface paths {
         };
         /**
          * Proof of a validation with a consultation number (PDF or JSON)
-         * @description For the audit record of a validation made with `requester_vat_number` (it carries the registry's consultation number), while the record is kept: what was asked, the registry's answer and consultation number, when, and the SHA-256 of the stored response. Other keys, unknown or expired ids, and records without a consultation number get 404. A PDF (A4, text only, no scripts or actions) by default; the same facts as JSON with `Accept: application/json`. Language: `?lang=de|en`, else the first of `Accept-Language` that exists, else the requester's country (German for DE, AT, CH and LI requesters), else English.
+         * @description For the audit record of a validation made with `requester_vat_number` (it carries the registry's consultation number), or answered by a national register because VIES could not answer (`answer.register`: the register's status, identifiers, file date and flags; its consultation number, such as the Polish white list's `requestId`, where it gives one), while the record is kept: what was asked, the registry's answer and consultation number, when, and the SHA-256 of the stored response. Other keys, unknown or expired ids, and other records without a consultation number get 404. A PDF (A4, text only, no scripts or actions) by default; the same facts as JSON with `Accept: application/json`. Language: `?lang=de|en`, else the first of `Accept-Language` that exists, else the requester's country (German for DE, AT, CH and LI requesters), else English.
          */
         get: {
             parameters: {
@@ -2889,6 +2889,10 @@ export interface paths {
          *     | `DE800000009` | 429 `rate_limited` with `Retry-After` |
          *     | `DE110000001` | 200, valid, `company: null` (the registry sent `---`, as Spain's does) but it compares the company fields given: `registry_result` `match` for each that agrees with `DE100000008`'s company (`Testfirma Muster GmbH`, `Teststraße 1`, `10115`, `Berlin`), else `mismatch`; `score: null` |
          *     | `DE120000005` | 200, valid, `DE100000008`'s company, and `registry_result: "not_processed"` for each company field given (as Germany's registry answers) |
+         *     | `PL1000000006` | 200, valid, answered by the Polish white list while VIES is down for PL: `source: "pl_whitelist"`, `source_status: "fallback"`, `registration_scope: "domestic"`, `meta.fallback` with `reason: "MS_UNAVAILABLE"`, `register_status: "Czynny"` and a `TEST…` `consultation_number` (the `requestId`); the company fields compare with its company |
+         *     | `PL1000000012` | 200, `valid: false`, answered by the Polish white list while VIES is down (`register_status: "Zwolniony"`, `source_status: "fallback"`) |
+         *     | `CZ10000003` | 200, valid, answered by the Czech register while VIES is down (`source: "cz_adis"`, `register_status: "ANO"`) with the flag `unreliable_payer` |
+         *     | `SI10000003` | 200, valid, answered from FURS's daily file while VIES is down (`source: "si_furs"`, `meta.fallback.data_date` yesterday) |
          *     | any other well-formed number | 200, valid, placeholder company `Test Company <number>`, `1 Test Street` |
          *     | any number with `company_name`, `company_street`, `company_postcode` or `company_city` | adds `data.match`: `score` and `result` against the company answered, `registry_result: null` (except the two numbers above) |
          *     | any number with `requester_vat_number` | adds `verify_id` `TEST…` (a consultation number) |
@@ -4260,7 +4264,30 @@ export interface components {
                     town: ("A" | "B" | "C" | "D") | null;
                 } | null;
                 qualified: boolean | null;
-                /** @description `taxauth` (eVatR), `vies`, `hmrc`, `bfs` or `brreg`. */
+                /** @description A national register's answer given because VIES could not answer (`meta.fallback` of the audited response): a domestic registration only; null otherwise. */
+                register: {
+                    checked_at: string | null;
+                    /** @description The date of the published file (SI, LV). */
+                    data_date: string | null;
+                    flags: {
+                        code: string;
+                        register_value: string | null;
+                        since: string | null;
+                    }[];
+                    /** @description The register's identifiers (`requestId`, `regon`, `dic`, `cui`, …). */
+                    identifiers: {
+                        [key: string]: string;
+                    };
+                    /** @description Why VIES did not answer (`MS_UNAVAILABLE`, …). */
+                    reason: string | null;
+                    /** @description The register's word (`Czynny`, `NE`). */
+                    register_status: string | null;
+                    /** @enum {string} */
+                    registration_scope: "domestic";
+                    /** @enum {string} */
+                    source_status: "fallback";
+                } | null;
+                /** @description `taxauth` (eVatR), `vies`, `hmrc`, `bfs` or `brreg`, or a national register (`pl_whitelist`, `cz_adis`, `ro_anaf`, `fi_prh`, `sk_financnasprava`, `si_furs`, `lv_vid`). */
                 source: string;
                 /** @description The authority's status, e.g. `taxauth-0000`. */
                 status_code: string | null;

@@ -231,6 +231,20 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
   } else {
     l.row(t.fields.consultationNumber, or(answer.consultation_number), { mono: true });
   }
+  const register = answer.register;
+  if (register) {
+    l.row(t.fields.viesReason, or(register.reason));
+    l.row(t.fields.scope, t.domesticScope, { strong: true });
+    if (register.register_status !== null) l.row(t.fields.registerStatus, register.register_status);
+    if (register.data_date !== null) l.row(t.fields.dataDate, register.data_date);
+    const identifiers = Object.entries(register.identifiers).map(([name, value]) => `${name}: ${value}`);
+    if (identifiers.length > 0) l.row(t.fields.identifiers, identifiers.join('\n'), { mono: true });
+    const flags = register.flags.map(
+      (flag) =>
+        `${flag.code}${flag.register_value ? ` (${flag.register_value})` : ''}${flag.since ? `, ${flag.since}` : ''}`,
+    );
+    if (flags.length > 0) l.row(t.fields.flags, flags.join('\n'));
+  }
 
   l.heading(t.sections.times);
   l.row(t.fields.received, time(proof.times.received_at));

@@ -92,7 +92,7 @@ export function proofsRoutes(deps: { proofs: ProofsService; requireKey: RequireK
           tags: ['Audit records'],
           summary: 'Proof of a validation with a consultation number (PDF or JSON)',
           description: proofDescription(
-            "For the audit record of a validation made with `requester_vat_number` (it carries the registry's consultation number), while the record is kept: what was asked, the registry's answer and consultation number, when, and the SHA-256 of the stored response. Other keys, unknown or expired ids, and records without a consultation number get 404.",
+            "For the audit record of a validation made with `requester_vat_number` (it carries the registry's consultation number), or answered by a national register because VIES could not answer (`answer.register`: the register's status, identifiers, file date and flags; its consultation number, such as the Polish white list's `requestId`, where it gives one), while the record is kept: what was asked, the registry's answer and consultation number, when, and the SHA-256 of the stored response. Other keys, unknown or expired ids, and other records without a consultation number get 404.",
           ),
           security: [{ apiKey: [] }],
           params: Type.Object({

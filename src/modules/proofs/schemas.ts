@@ -36,7 +36,10 @@ export const ProofSchema = Type.Object(
       ),
     }),
     answer: Type.Object({
-      source: Type.String({ description: '`taxauth` (eVatR), `vies`, `hmrc`, `bfs` or `brreg`.' }),
+      source: Type.String({
+        description:
+          '`taxauth` (eVatR), `vies`, `hmrc`, `bfs` or `brreg`, or a national register (`pl_whitelist`, `cz_adis`, `ro_anaf`, `fi_prh`, `sk_financnasprava`, `si_furs`, `lv_vid`).',
+      }),
       status_code: Nullable(Type.String({ description: "The authority's status, e.g. `taxauth-0000`." })),
       status_text: Nullable(Type.String({ description: 'Its meaning, in the proof language.' })),
       valid: Nullable(Type.Boolean()),
@@ -64,6 +67,32 @@ export const ProofSchema = Type.Object(
         Type.String({
           description: "The authority's time of the request, as it sent it (`anfrageZeitpunkt`).",
         }),
+      ),
+      register: Nullable(
+        Type.Object(
+          {
+            source_status: Type.Literal('fallback'),
+            registration_scope: Type.Literal('domestic'),
+            reason: Nullable(Type.String({ description: 'Why VIES did not answer (`MS_UNAVAILABLE`, …).' })),
+            register_status: Nullable(Type.String({ description: "The register's word (`Czynny`, `NE`)." })),
+            data_date: Nullable(Type.String({ description: 'The date of the published file (SI, LV).' })),
+            checked_at: Nullable(Type.String()),
+            identifiers: Type.Record(Type.String(), Type.String(), {
+              description: "The register's identifiers (`requestId`, `regon`, `dic`, `cui`, …).",
+            }),
+            flags: Type.Array(
+              Type.Object({
+                code: Type.String(),
+                since: Nullable(Type.String()),
+                register_value: Nullable(Type.String()),
+              }),
+            ),
+          },
+          {
+            description:
+              "A national register's answer given because VIES could not answer (`meta.fallback` of the audited response): a domestic registration only; null otherwise.",
+          },
+        ),
       ),
     }),
     times: Type.Object({

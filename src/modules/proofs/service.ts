@@ -15,9 +15,44 @@ import {
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import { chooseLanguage, formatTime, PROOF_TEXTS } from './texts.js';
 import type { TimestampLookup } from './timestamps.js';
-import type { LanguagePreference, MatchCode, ProofData, ProofLanguage, ProofOutcome } from './types.js';
+import type {
+  LanguagePreference,
+  MatchCode,
+  ProofData,
+  ProofLanguage,
+  ProofOutcome,
+  RegisterAnswer,
+} from './types.js';
 
 type Json = Record<string, unknown>;
+
+/** The national register's answer an audited response carries (`meta.fallback`), if it is one. */
+function registerAnswer(meta: Json): { answer: RegisterAnswer; consultation: string | null } | null {
+  if (meta.source_status !== 'fallback') return null;
+  const fallback = objectAt(meta.fallback);
+  const identifiers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(objectAt(fallback.identifiers))) {
+    if (typeof value === 'string') identifiers[name] = value;
+  }
+  const flags = Array.isArray(fallback.flags) ? fallback.flags.map(objectAt) : [];
+  return {
+    consultation: text(fallback.consultation_number),
+    answer: {
+      source_status: 'fallback',
+      registration_scope: 'domestic',
+      reason: text(fallback.reason),
+      register_status: text(fallback.register_status),
+      data_date: text(fallback.data_date),
+      checked_at: text(fallback.checked_at),
+      identifiers,
+      flags: flags.map((flag) => ({
+        code: text(flag.code) ?? '',
+        since: text(flag.since),
+        register_value: text(flag.register_value),
+      })),
+    },
+  };
+}
 
 function parseObject(text: string | null | undefined): Json {
   if (!text) return {};
@@ -137,6 +172,7 @@ export function createProofsService(deps: {
           taxauth_id: row.upstream_id,
           consultation_number: null,
           authority_time: text(upstream.anfrageZeitpunkt),
+          register: null,
         },
         times: {
           received_at: uuidV7Time(row.request_id),
@@ -173,11 +209,13 @@ export function createProofsService(deps: {
       const response = parseObject(record.responseJson);
       const data = objectAt(response.data);
       const meta = objectAt(response.meta);
-      const consultation = text(data.verify_id);
-      if (record.endpoint !== 'validate' || consultation === null) {
+      const register = registerAnswer(meta);
+      // A register's answer is evidence of its own: its consultation number (PL `requestId`) if any.
+      const consultation = text(data.verify_id) ?? register?.consultation ?? null;
+      if (record.endpoint !== 'validate' || (consultation === null && register === null)) {
         return refusal(
           'not_found',
-          'This audit record carries no consultation number: proofs exist for validations made with requester_vat_number.',
+          "This audit record carries no consultation number: proofs exist for validations made with requester_vat_number, and for a national register's answer given because VIES could not answer.",
         );
       }
       const asked = objectAt(parseObject(record.requestBodyJson));
@@ -217,6 +255,7 @@ export function createProofsService(deps: {
           taxauth_id: null,
           consultation_number: consultation,
           authority_time: null,
+          register: register?.answer ?? null,
         },
         times: {
           received_at: uuidV7Time(record.requestId),
@@ -231,6 +270,7 @@ export function createProofsService(deps: {
         verification: PROOF_TEXTS[language].steps.validation(
           record.requestId,
           formatTime(record.expiresAt, ''),
+          { consultation: consultation !== null, register: register !== null },
         ),
       };
       return { kind: 'ok', proof };

@@ -91,9 +91,17 @@ export interface ProofTexts {
     | 'publicKey'
     | 'tokenHead'
     | 'genTime'
-    | 'tsa',
+    | 'tsa'
+    | 'viesReason'
+    | 'registerStatus'
+    | 'scope'
+    | 'dataDate'
+    | 'identifiers'
+    | 'flags',
     string
   >;
+  /** What a domestic register's answer proves (and does not). */
+  domesticScope: string;
   grid: { field: string; asked: string; code: string; meaning: string };
   match: Record<MatchCode, string>;
   yes: string;
@@ -113,7 +121,7 @@ export interface ProofTexts {
   generated(at: string): string;
   steps: {
     confirmation(id: string, seq: number, tokenHeadSeq: number | null): string[];
-    validation(id: string, keptUntil: string): string[];
+    validation(id: string, keptUntil: string, shown: { consultation: boolean; register: boolean }): string[];
   };
 }
 
@@ -167,7 +175,14 @@ const DE: ProofTexts = {
     tokenHead: 'Zeitstempel über Kettenkopf (seq)',
     genTime: 'Zeit laut Zeitstempeldienst',
     tsa: 'Zeitstempeldienst (TSA)',
+    viesReason: 'VIES antwortete nicht',
+    registerStatus: 'Status laut Register',
+    scope: 'Umfang der Registrierung',
+    dataDate: 'Stand der Registerdatei',
+    identifiers: 'Kennungen des Registers',
+    flags: 'Hinweise des Registers',
   },
+  domesticScope: 'inländisch: kein Nachweis einer Registrierung für innergemeinschaftliche Umsätze',
   grid: { field: 'Feld', asked: 'Angefragt', code: 'Ergebnis', meaning: 'Bedeutung' },
   match: {
     A: 'stimmt überein',
@@ -194,6 +209,13 @@ const DE: ProofTexts = {
     hmrc: 'HM Revenue & Customs (Vereinigtes Königreich)',
     bfs: 'Bundesamt für Statistik (UID-Register, Schweiz)',
     brreg: 'Brønnøysundregistrene (Norwegen)',
+    pl_whitelist: 'Finanzministerium Polen (Weiße Liste der MwSt-Pflichtigen)',
+    cz_adis: 'Finanzverwaltung Tschechien (Register der MwSt-Zahler, ADIS)',
+    ro_anaf: 'ANAF Rumänien (Register der MwSt-Zahler)',
+    fi_prh: 'Patent- und Registeramt Finnland (PRH/YTJ, MwSt-Register)',
+    sk_financnasprava: 'Finanzverwaltung Slowakei (Register der MwSt-Zahler)',
+    si_furs: 'Finanzverwaltung Slowenien (FURS, Verzeichnis der MwSt-Pflichtigen)',
+    lv_vid: 'Staatliche Steuerverwaltung Lettland (VID, MwSt-Register)',
   },
   page: (n, of) => `Seite ${n} von ${of}`,
   generated: (at) => `Erstellt von openvat am ${at}`,
@@ -206,9 +228,18 @@ const DE: ProofTexts = {
         ? 'Sobald ein Zeitstempel-Token diesen Datensatz abdeckt, nennt es ein neu erzeugter Nachweis.'
         : `„openvat evidence export-token --seq ${tokenHeadSeq} --tsa-roots <Wurzelzertifikate des Zeitstempeldienstes>“ schreibt den Kettenkopf und sein Zeitstempel-Token; „openssl ts -verify“ prüft es ohne openvat gegen das Wurzelzertifikat, das der Zeitstempeldienst veröffentlicht (Befehle in docs/evidence.md). Das Token beweist, dass alle Glieder bis seq ${tokenHeadSeq} zu seiner Zeit bestanden.`,
     ],
-    validation: (id, keptUntil) => [
+    validation: (id, keptUntil, shown) => [
       `GET /v1/audits/${id} liefert die gespeicherte Antwort; ihr SHA-256 ist der oben genannte Hash.`,
-      'Die Abfragenummer wurde vom Register des Mitgliedstaats vergeben; die Steuerverwaltungen können die Abfrage mit ihr nachvollziehen.',
+      ...(shown.register
+        ? [
+            'VIES konnte nicht antworten; die Antwort stammt aus dem nationalen Register des Mitgliedstaats (meta.fallback der gespeicherten Antwort) und belegt nur eine inländische Registrierung.',
+          ]
+        : []),
+      ...(shown.consultation
+        ? [
+            'Die Abfragenummer wurde vom Register des Mitgliedstaats vergeben; die Steuerverwaltungen können die Abfrage mit ihr nachvollziehen.',
+          ]
+        : []),
       `Das Prüfprotokoll wird bis ${keptUntil} aufbewahrt; danach ist es nicht mehr abrufbar.`,
     ],
   },
@@ -264,7 +295,14 @@ const EN: ProofTexts = {
     tokenHead: 'Token over chain head (seq)',
     genTime: 'Time stated by the TSA',
     tsa: 'Time-stamping authority (TSA)',
+    viesReason: 'VIES did not answer',
+    registerStatus: "Register's status",
+    scope: 'Registration scope',
+    dataDate: 'Date of the register file',
+    identifiers: "Register's identifiers",
+    flags: "Register's flags",
   },
+  domesticScope: 'domestic: not proof of registration for intra-EU supplies',
   grid: { field: 'Field', asked: 'Asked', code: 'Result', meaning: 'Meaning' },
   match: {
     A: 'matches',
@@ -291,6 +329,13 @@ const EN: ProofTexts = {
     hmrc: 'HM Revenue & Customs (United Kingdom)',
     bfs: 'Swiss Federal Statistical Office (UID register)',
     brreg: 'Brønnøysund Register Centre (Norway)',
+    pl_whitelist: 'Polish Ministry of Finance (white list of VAT payers)',
+    cz_adis: 'Czech Financial Administration (register of VAT payers, ADIS)',
+    ro_anaf: 'Romanian ANAF (register of VAT payers)',
+    fi_prh: 'Finnish Patent and Registration Office (PRH/YTJ, VAT register)',
+    sk_financnasprava: 'Slovak Financial Administration (register of VAT payers)',
+    si_furs: 'Slovenian Financial Administration (FURS, list of VAT payers)',
+    lv_vid: 'Latvian State Revenue Service (VID, VAT register)',
   },
   page: (n, of) => `Page ${n} of ${of}`,
   generated: (at) => `Generated by openvat on ${at}`,
@@ -303,9 +348,18 @@ const EN: ProofTexts = {
         ? 'Once a time-stamp token covers this record, a proof generated again names it.'
         : `“openvat evidence export-token --seq ${tokenHeadSeq} --tsa-roots <the authority's root certificates>” writes the chain head and its time-stamp token; “openssl ts -verify” checks it without openvat against the root the authority publishes (commands in docs/evidence.md). The token proves that every link up to seq ${tokenHeadSeq} existed at its time.`,
     ],
-    validation: (id, keptUntil) => [
+    validation: (id, keptUntil, shown) => [
       `GET /v1/audits/${id} returns the stored response; its SHA-256 is the hash above.`,
-      "The consultation number was issued by the member state's registry; tax administrations can trace the check with it.",
+      ...(shown.register
+        ? [
+            "VIES could not answer; the answer is the member state's own national register's (meta.fallback of the stored response) and shows a domestic registration only.",
+          ]
+        : []),
+      ...(shown.consultation
+        ? [
+            "The consultation number was issued by the member state's registry; tax administrations can trace the check with it.",
+          ]
+        : []),
       `The audit record is kept until ${keptUntil}; after that it can no longer be retrieved.`,
     ],
   },

@@ -55,6 +55,8 @@ export interface ProofData {
     consultation_number: string | null;
     /** The authority's own time of the request, exactly as it sent it (eVatR `anfrageZeitpunkt`). */
     authority_time: string | null;
+    /** A national register's answer given because VIES could not answer; null otherwise. */
+    register: RegisterAnswer | null;
   };
   times: {
     /** When openvat received the request (the time in its UUID v7 request id). */
@@ -87,6 +89,24 @@ export interface ProofData {
   timestamp: TimestampToken | null;
   /** How to verify, step by step, in the proof's language. */
   verification: string[];
+}
+
+/** What a national register answered for VIES (`meta.fallback` of the audited response). */
+export interface RegisterAnswer {
+  source_status: 'fallback';
+  /** A domestic VAT registration: not proof of registration for intra-EU supplies. */
+  registration_scope: 'domestic';
+  /** Why VIES did not answer (`MS_UNAVAILABLE`, `timeout`, …). */
+  reason: string | null;
+  /** The register's own word for the status (`Czynny`, `NE`), or null. */
+  register_status: string | null;
+  /** The date of the published file answered from (SI, LV), else null. */
+  data_date: string | null;
+  checked_at: string | null;
+  /** The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, …). */
+  identifiers: Record<string, string>;
+  /** Facts the register publishes about the payer (`unreliable_payer`, …). */
+  flags: { code: string; since: string | null; register_value: string | null }[];
 }
 
 export type ProofOutcome = { kind: 'ok'; proof: ProofData } | Refusal;

@@ -21,7 +21,11 @@ export type TestBehaviour =
   | 'cached'
   | 'rate_limited'
   | 'verdicts_without_company'
-  | 'verdicts_not_processed';
+  | 'verdicts_not_processed'
+  | 'fallback_registered'
+  | 'fallback_not_registered'
+  | 'fallback_unreliable'
+  | 'fallback_file';
 
 /** The company of `DE100000008`, which the identity-match numbers compare with. */
 const TEST_COMPANY = { name: 'Testfirma Muster GmbH', address: 'Teststraße 1\n10115 Berlin' };
@@ -73,6 +77,30 @@ export const TEST_MAGIC_NUMBERS: ReadonlyArray<{ vat: string; behaviour: TestBeh
     behaviour: 'verdicts_not_processed',
     answer:
       '200, valid, `DE100000008`\'s company, and `registry_result: "not_processed"` for each company field given (as Germany\'s registry answers)',
+  },
+  {
+    vat: 'PL1000000006',
+    behaviour: 'fallback_registered',
+    answer:
+      '200, valid, answered by the Polish white list while VIES is down for PL: `source: "pl_whitelist"`, `source_status: "fallback"`, `registration_scope: "domestic"`, `meta.fallback` with `reason: "MS_UNAVAILABLE"`, `register_status: "Czynny"` and a `TEST…` `consultation_number` (the `requestId`); the company fields compare with its company',
+  },
+  {
+    vat: 'PL1000000012',
+    behaviour: 'fallback_not_registered',
+    answer:
+      '200, `valid: false`, answered by the Polish white list while VIES is down (`register_status: "Zwolniony"`, `source_status: "fallback"`)',
+  },
+  {
+    vat: 'CZ10000003',
+    behaviour: 'fallback_unreliable',
+    answer:
+      '200, valid, answered by the Czech register while VIES is down (`source: "cz_adis"`, `register_status: "ANO"`) with the flag `unreliable_payer`',
+  },
+  {
+    vat: 'SI10000003',
+    behaviour: 'fallback_file',
+    answer:
+      '200, valid, answered from FURS\'s daily file while VIES is down (`source: "si_furs"`, `meta.fallback.data_date` yesterday)',
   },
 ];
 
@@ -134,6 +162,59 @@ function placeholderAnswer(query: AnswerQuery, now: Date): LiveLike {
   };
 }
 
+const TEST_REGISTERS = {
+  fallback_registered: { source: 'pl_whitelist', status: 'Czynny', valid: true, flag: null, file: false },
+  fallback_not_registered: {
+    source: 'pl_whitelist',
+    status: 'Zwolniony',
+    valid: false,
+    flag: null,
+    file: false,
+  },
+  fallback_unreliable: {
+    source: 'cz_adis',
+    status: 'ANO',
+    valid: true,
+    flag: 'unreliable_payer',
+    file: false,
+  },
+  fallback_file: { source: 'si_furs', status: null, valid: true, flag: null, file: true },
+} as const;
+
+/**
+ * A national register's answer while VIES is down for the number's state, as a live key gets it
+ * (`source_status: "fallback"`, `meta.fallback`); the white list's requestId is deterministic.
+ */
+function registerAnswer(
+  behaviour: keyof typeof TEST_REGISTERS,
+  live: LiveLike,
+  vatNumber: string,
+  now: Date,
+): AnswerOutcome {
+  const register = TEST_REGISTERS[behaviour];
+  const digest = createHash('sha256').update(`register:${vatNumber}`).digest('hex');
+  const requestId = register.source === 'pl_whitelist' ? `TEST${digest.slice(0, 12).toUpperCase()}` : null;
+  const dataDate = register.file ? new Date(now.getTime() - DAY_S * 1000).toISOString().slice(0, 10) : null;
+  return {
+    ...live,
+    source: register.source,
+    sourceStatus: 'fallback',
+    valid: register.valid,
+    ...(register.valid ? {} : { name: null, address: null }),
+    consultationNumber: null,
+    fallback: {
+      reason: 'MS_UNAVAILABLE',
+      message: 'Test mode: VIES answers MS_UNAVAILABLE for this member state.',
+      checked_at: now.toISOString(),
+      data_date: dataDate,
+      register_status: register.status,
+      consultation_number: requestId,
+      identifiers: requestId ? { requestId } : {},
+      flags: register.flag ? [{ code: register.flag, since: null, register_value: 'ANO' }] : [],
+    },
+  };
+}
+
 /** What the magic number's behaviour makes of the placeholder answer. */
 function behave(behaviour: TestBehaviour, live: LiveLike, query: AnswerQuery, now: Date): AnswerOutcome {
   const { source } = live;
@@ -177,6 +258,11 @@ function behave(behaviour: TestBehaviour, live: LiveLike, query: AnswerQuery, no
       return { ...live, name: null, address: null, verdicts: testVerdicts(query.claim, true) };
     case 'verdicts_not_processed':
       return { ...live, verdicts: testVerdicts(query.claim, false) };
+    case 'fallback_registered':
+    case 'fallback_not_registered':
+    case 'fallback_unreliable':
+    case 'fallback_file':
+      return registerAnswer(behaviour, live, query.vat.normalised, now);
     case 'rate_limited':
       return {
         kind: 'rate_limited',

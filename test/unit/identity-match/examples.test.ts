@@ -1,31 +1,14 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
   type IdentityField,
   matchIdentity,
   parseAddress,
 } from '../../../src/modules/identity-match/index.js';
+import { documentedRows } from '../../fixtures/identity-match-examples.js';
 
-/** The documented examples: the rows of the table after `marker` in the identity match's page. */
-const PAGE = 'docs/validation.md';
-
-function table(marker: string): string[][] {
-  const lines = readFileSync(PAGE, 'utf8').split('\n');
-  const start = lines.indexOf(`<!-- ${marker} -->`);
-  assert.ok(start >= 0, `${PAGE} has the ${marker} table`);
-  const rows: string[][] = [];
-  for (const line of lines.slice(start + 3)) {
-    if (!line.startsWith('|')) break;
-    rows.push(
-      line
-        .slice(1, -1)
-        .split('|')
-        .map((cell) => cell.trim().replace(/^`(.*)`$/s, '$1')),
-    );
-  }
-  return rows;
-}
+/** The documented examples: the rows of docs/validation.md's tables, kept in the fixture. */
+const table = documentedRows;
 
 /** A table cell's text: `\n` written as in the page stands for a line break. */
 const text = (cell: string) => cell.replace(/\\n/g, '\n');
