@@ -27,8 +27,8 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describeLeftovers, dropLeftovers } from './test-runner/resources.mjs';
 
 function find(dir) {
@@ -163,6 +163,24 @@ function listens(port) {
   return probe.status === 0;
 }
 
+// How many test files run at a time: OPENVAT_TEST_CONCURRENCY, else two per core (the files mostly
+// wait on timers, sockets and child processes; docs/development.md has the measurements).
+const concurrency = (() => {
+  const given = process.env.OPENVAT_TEST_CONCURRENCY;
+  if (given === undefined || given === '') return Math.max(2, 2 * availableParallelism());
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`OPENVAT_TEST_CONCURRENCY must be a whole number of files, 1 or more (not "${given}")`);
+    process.exit(1);
+  }
+  return n;
+})();
+console.log(`# ${concurrency} test files at a time (OPENVAT_TEST_CONCURRENCY to change it)`);
+
+// Node 22 and later keep the code V8 compiled for each module here and reuse it in the next process
+// (every test file, CLI and server process loads much the same modules); Node 20 ignores it.
+process.env.NODE_COMPILE_CACHE ??= resolve('node_modules', '.cache', 'openvat-tests', 'v8');
+
 const result = spawnSync(
   process.execPath,
   [
@@ -171,7 +189,7 @@ const result = spawnSync(
     '--import',
     new URL('test-runner/preload.mjs', here).href,
     '--test',
-    '--test-concurrency=2',
+    `--test-concurrency=${concurrency}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     `--test-reporter=${new URL('test-runner/summary.mjs', here).href}`,
@@ -214,6 +232,14 @@ try {
   );
 } catch {
   // only the order of the next run depends on it
+}
+// Where the time went: the slowest files of this run, for CI logs.
+const slowest = Object.entries(measured)
+  .sort(([, a], [, b]) => b - a)
+  .slice(0, 15);
+if (slowest.length > 0) {
+  console.log(`# the ${slowest.length} slowest files (wall time of each file's process):`);
+  for (const [file, ms] of slowest) console.log(`#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
 }
 const todo = counts.todo > 0 ? `, ${counts.todo} todo` : '';
 const cleanNote = left.length > 0 ? ', not cleaned up' : '';

@@ -5,6 +5,7 @@ import type { Container } from './container.js';
 import { clientAddress } from './http/client-address.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerJsonBody } from './http/json-body.js';
+import { lazySerializers } from './http/lazy-serializers.js';
 import { serializeRequest } from './http/log-redaction.js';
 import type { RouteContext, Surface } from './http/module.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -131,6 +132,7 @@ function createFastify(
     return503OnClosing: true,
     frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: AJV_OPTIONS },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
     clientErrorHandler(error, socket: Socket) {
       // Destroyed once the answer is flushed: ending only our side would leave the socket open for
       // as long as a client that never closes keeps sending (measured: a trickling client kept it).

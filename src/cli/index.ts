@@ -3,16 +3,8 @@ import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
-import { createAccountsCommands } from './accounts.js';
 import { adminErrorCannotRun } from './admin-api.js';
-import { createAdminKeysCommands } from './admin-keys.js';
-import { createBackupCommands } from './backup.js';
-import { createEvidenceCommands } from './evidence.js';
-import { createKeysCommands } from './keys.js';
-import { createMonitorsCommands } from './monitors.js';
-import { createRatesCommands } from './rates.js';
 import { cannotRun, EXIT_CANNOT_RUN } from './usage-error.js';
-import { createValidateFileCommand } from './validate-file.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -61,14 +53,35 @@ program
     console.log(`migrated ${db.describe}`);
   });
 
-program.addCommand(createAccountsCommands(config));
-program.addCommand(createKeysCommands(config));
-program.addCommand(createAdminKeysCommands(config));
-program.addCommand(createEvidenceCommands(config));
-program.addCommand(createValidateFileCommand(config));
-program.addCommand(createMonitorsCommands(config));
-for (const command of createBackupCommands(config)) program.addCommand(command);
-program.addCommand(createRatesCommands(config));
+/**
+ * The commands defined in modules of their own, by name, each loaded only when it is the command
+ * run (all of them for the help): `openvat keys list` loads neither the evidence checks nor the file
+ * validation, and `openvat --version` none of them.
+ */
+const backupCommands = async () => (await import('./backup.js')).createBackupCommands(config);
+const COMMAND_MODULES: Record<string, () => Promise<Command[]>> = {
+  accounts: async () => [(await import('./accounts.js')).createAccountsCommands(config)],
+  keys: async () => [(await import('./keys.js')).createKeysCommands(config)],
+  'admin-keys': async () => [(await import('./admin-keys.js')).createAdminKeysCommands(config)],
+  evidence: async () => [(await import('./evidence.js')).createEvidenceCommands(config)],
+  'validate-file': async () => [(await import('./validate-file.js')).createValidateFileCommand(config)],
+  monitors: async () => [(await import('./monitors.js')).createMonitorsCommands(config)],
+  backup: backupCommands,
+  restore: backupCommands,
+  rates: async () => [(await import('./rates.js')).createRatesCommands(config)],
+  registers: async () => [(await import('./registers.js')).createRegistersCommands(config)],
+};
+
+/** The command modules a run needs: the one named, none (`serve`, `--version`), or all (the help). */
+function modulesFor(first: string | undefined): (() => Promise<Command[]>)[] {
+  if (first === undefined || ['serve', 'migrate', 'simulate', '-V', '--version'].includes(first)) return [];
+  const named = COMMAND_MODULES[first];
+  if (named) return [named];
+  return [...new Set(Object.values(COMMAND_MODULES))];
+}
+
+for (const load of modulesFor(process.argv[2]))
+  for (const command of await load()) program.addCommand(command);
 
 program
   .command('simulate')
@@ -118,7 +131,13 @@ function distance(a: string, b: string): number {
 // `serve` is the default command, so without this check a mistyped command (`openvat key list`)
 // would reach it as arguments and be reported as "too many arguments for 'serve'".
 const first = process.argv[2];
-const names = [...program.commands.flatMap((c) => [c.name(), ...c.aliases()]), 'help'];
+const names = [
+  ...new Set([
+    ...program.commands.flatMap((c) => [c.name(), ...c.aliases()]),
+    ...Object.keys(COMMAND_MODULES),
+  ]),
+  'help',
+];
 if (first !== undefined && !first.startsWith('-') && !names.includes(first)) {
   const closest = names
     .map((name) => ({ name, d: distance(first.toLowerCase(), name) }))

@@ -11,7 +11,8 @@ import { createKeyManagement } from '../modules/keys/manage.js';
 import { createKeyPropagation, type KeyPropagation } from '../modules/keys/propagation.js';
 import { createQuotaRepository } from '../modules/keys/quota-repository.js';
 import { createKeysRepository } from '../modules/keys/repository.js';
-import type { KeysService } from '../modules/keys/service.js';
+import { createKeysService, type KeysService } from '../modules/keys/service.js';
+import type { MakePart } from './part.js';
 
 /**
  * The administration of keys: the limit on failed authentications, key changes told to every
@@ -64,6 +65,26 @@ export function createKeyAdministration(deps: {
     ...secrets,
   });
   return { authFailures, keyPropagation, admin, manageKeys };
+}
+
+/** The keys and administration parts, from what every part is made from. */
+export function wireAdministration(
+  b: Omit<Parameters<typeof createKeyAdministration>[0], 'keys'>,
+  part: MakePart,
+) {
+  const { config, db, clock, ids, ports } = b;
+  const keys = part('keys', () =>
+    createKeysService({
+      db: db.kysely,
+      repository: createKeysRepository(db.kysely),
+      clock,
+      ids,
+      cacheMs: config.keyCacheMs,
+      ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
+    }),
+  );
+  const administration = part('administration', () => createKeyAdministration({ ...b, keys: keys.get() }));
+  return { keys, administration };
 }
 
 /** Subscribes to the other instances' key changes; without it they still apply within OPENVAT_KEY_CACHE_MS. */

@@ -92,13 +92,14 @@ export function startBackground(deps: {
       ratesBusy = false;
     }
   };
-  // The national registers' published files (SI, LV): synced at start and on their schedule.
+  // The national registers' published files (SI, LV): each register's run is claimed when due (at
+  // the first start on the database, then every OPENVAT_REGISTERS_SYNC_MS), by one instance at a time.
   let filesBusy = false;
   const registerFiles = async () => {
     if (filesBusy) return;
     filesBusy = true;
     try {
-      for (const result of await deps.live.national.syncFiles()) {
+      for (const result of await deps.live.national.syncDue()) {
         if (!result.ok)
           log.warn({ register: result.source, parts: result.parts }, 'a register file sync failed');
       }
@@ -110,7 +111,8 @@ export function startBackground(deps: {
   };
   if (config.national.syncEveryMs > 0) {
     void registerFiles();
-    timers.push(setInterval(() => void registerFiles(), config.national.syncEveryMs).unref());
+    const pollMs = Math.min(RATES_POLL_MS, config.national.syncEveryMs);
+    timers.push(setInterval(() => void registerFiles(), pollMs).unref());
   }
   void rates();
   timers.push(setInterval(() => void rates(), RATES_POLL_MS).unref());

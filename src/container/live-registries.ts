@@ -121,7 +121,17 @@ export function createLiveRegistries(deps: {
         },
       })
     : createCoalescer();
-  const national = createNationalRegisters({ config, log, clock, redis, metrics, breaker, onDegraded });
+  const national = createNationalRegisters({
+    config,
+    log,
+    db,
+    workerId: instanceId,
+    clock,
+    redis,
+    metrics,
+    breaker,
+    onDegraded,
+  });
   const registryAnswers = createRegistryAnswersRepository(db.kysely);
   const liveAnswers = createLiveAnswers({
     clientFor: (prefix) => registries.clientForPrefix(prefix),
@@ -152,6 +162,7 @@ export function createLiveRegistries(deps: {
     registryStatus: registryStatusFrom(() => statusService.snapshot()),
     pending: createMetricsRepository(db.kysely).pending,
   });
+  metrics.connectNational(() => national.status());
   return {
     registries,
     instanceId,

@@ -2,20 +2,27 @@
  * The national registers of the container: the clients of the registers chosen by
  * `OPENVAT_NATIONAL_FALLBACKS`, the fallback service over them (breakers, permits, coalescing and
  * quotas shared through Redis when it is configured), and the sync of the published files (SI, LV)
- * into their local copy, on a schedule.
+ * into their local copy in the database, on a schedule and by `openvat registers sync`.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../modules/metrics/service.js';
 import { createNationalFallbacks, type NationalFallbacks } from '../modules/national/fallbacks.js';
-import type { NationalRegisterStatus } from '../modules/national/index.js';
+import type { FileSource } from '../modules/national/index.js';
+import {
+  fileCopyView,
+  type NationalFileCopyStatus,
+  type NationalFilesView,
+  type NationalRegisterStatus,
+} from '../modules/national/index.js';
 import { createLocalQuota, createSharedQuota } from '../modules/national/quota.js';
-import { LV_VID_FILES } from '../registries/lv-vid.js';
-import { createMemoryFileIndex, type NationalFilePartStatus } from '../registries/national-file.js';
-import { createFileDownloader } from '../registries/national-file-download.js';
-import { type NationalFileSyncResult, syncNationalFiles } from '../registries/national-file-sync.js';
+import {
+  createNationalFileRepository,
+  createNationalFileSyncsRepository,
+} from '../modules/national/repository.js';
 import { createNationalClients } from '../registries/national-index.js';
 import type { NationalSource } from '../registries/national-port.js';
 import {
@@ -26,23 +33,28 @@ import {
   createSharedCoalescer,
   type RedisLike,
 } from '../registries/resilience.js';
-import { SI_FURS_FILES } from '../registries/si-furs.js';
+import { createNationalFileSync, type NationalFileSyncRun } from './national-files.js';
 
 export interface NationalRegisters {
   readonly fallbacks: NationalFallbacks;
-  /** Syncs the published files of the chosen file registers now. */
-  syncFiles(): Promise<NationalFileSyncResult[]>;
-  /** Each file register's parts as held. */
-  files(): Promise<{ source: NationalSource; parts: NationalFilePartStatus[] }[]>;
+  /** The file registers chosen (`si_furs`, `lv_vid`), whose files are synced. */
+  readonly fileSources: readonly FileSource[];
+  /** Syncs the published files of the chosen file registers (or of `only`) now, whatever the schedule. */
+  syncFiles(only?: readonly FileSource[]): Promise<NationalFileSyncRun[]>;
+  /** The scheduled sync: each file register whose run is due and not held by another instance. */
+  syncDue(): Promise<NationalFileSyncRun[]>;
+  /** Each file register's copy as held in the database. */
+  files(): Promise<NationalFileCopyStatus[]>;
   /** Each register asked as a fallback, for `GET /v1/status`. */
   status(): Promise<NationalRegisterStatus[]>;
 }
 
-const FILE_SPECS = { si_furs: SI_FURS_FILES, lv_vid: LV_VID_FILES } as const;
-
 export function createNationalRegisters(deps: {
   config: Config;
   log: Logger;
+  db: Db;
+  /** Who holds a sync run's lease: this instance. */
+  workerId: string;
   clock: Clock;
   redis: Redis | null;
   metrics: Metrics;
@@ -52,7 +64,8 @@ export function createNationalRegisters(deps: {
   const { config, clock, redis } = deps;
   const national = config.national;
   const on = new Set(national.enabled);
-  const index = createMemoryFileIndex();
+  // The files' local copy is in the database: every instance answers from it, a restart keeps it.
+  const index = createNationalFileRepository(deps.db.kysely);
   const timeoutMs = national.timeoutMs;
   const now = () => clock.now();
   const clients = createNationalClients({
@@ -101,46 +114,25 @@ export function createNationalRegisters(deps: {
     now,
     observer: deps.metrics.observer,
   });
-  const download = createFileDownloader();
-  const fileSources = (['si_furs', 'lv_vid'] as const).filter((source) => on.has(source));
-
-  async function syncFiles(): Promise<NationalFileSyncResult[]> {
-    const results: NationalFileSyncResult[] = [];
-    for (const source of fileSources) {
-      const spec = FILE_SPECS[source];
-      const minRows = national.minRows;
-      results.push(
-        await syncNationalFiles({
-          spec,
-          baseUrl: source === 'si_furs' ? national.siUrl : national.lvUrl,
-          index,
-          download,
-          timeoutMs: Math.max(timeoutMs, 60_000),
-          ...(minRows !== null
-            ? { minRows: Object.fromEntries(spec.parts.map((part) => [part.part, minRows])) }
-            : {}),
-          now,
-        }),
-      );
-    }
-    return results;
-  }
-
-  async function files() {
-    return Promise.all(fileSources.map(async (source) => ({ source, parts: await index.parts(source) })));
-  }
+  const fileSync = createNationalFileSync({
+    config,
+    clock,
+    index,
+    syncs: createNationalFileSyncsRepository(deps.db.kysely, deps.db.dialect),
+    workerId: deps.workerId,
+  });
+  const { files } = fileSync;
 
   async function status(): Promise<NationalRegisterStatus[]> {
     const breakers = new Map((await deps.breaker.snapshot()).map((view) => [view.key, view]));
-    const held = new Map<NationalSource, NationalFilePartStatus[]>(
-      (await files()).map((entry) => [entry.source, entry.parts]),
+    const held = new Map<NationalSource, NationalFileCopyStatus>(
+      (await files()).map((entry) => [entry.source, entry]),
     );
     return list.map((client) => {
       const view = breakers.get(`national:${client.source}`);
       const activity = fallbacks.activity(client.source);
-      const parts = held.get(client.source);
-      const dates = parts?.map((part) => part.dataDate).sort() ?? [];
-      const checks = parts?.map((part) => part.checkedAt.toISOString()).sort() ?? [];
+      const copy = held.get(client.source);
+      const checks = copy?.parts.map((part) => part.checkedAt.toISOString()).sort() ?? [];
       return {
         source: client.source,
         country: client.country,
@@ -149,11 +141,24 @@ export function createNationalRegisters(deps: {
         last_answer_at: activity.lastAnswerAt,
         last_failure_at: activity.lastFailureAt,
         last_failure: activity.lastFailure,
-        data_date: dates[0] ?? null,
+        data_date: copy?.dataDate ?? null,
         files_checked_at: checks[0] ?? null,
+        files: copy ? filesView(copy) : null,
       };
     });
   }
 
-  return { fallbacks, syncFiles, files, status };
+  return {
+    fallbacks,
+    fileSources: fileSync.fileSources,
+    syncFiles: fileSync.syncNow,
+    syncDue: fileSync.syncDue,
+    files,
+    status,
+  };
+}
+
+function filesView(copy: NationalFileCopyStatus): NationalFilesView {
+  const { source: _source, data_date: _date, ...view } = fileCopyView(copy);
+  return view;
 }

@@ -8,6 +8,9 @@ export interface Part<T> {
   peek(): T | undefined;
 }
 
+/** How a part is declared: its name and how it is made. */
+export type MakePart = <T>(name: string, build: () => T) => Part<T>;
+
 /**
  * Makes parts on first use: a command that never asks for the webhooks, batch or monitors parts
  * never makes them. Each part made is logged at `debug` ("part built", with its name), which is

@@ -11,6 +11,7 @@ import { checkHost, checkUrlSyntax, type DnsResolver } from '../modules/webhooks
 import { createSmlClient, type SmlClient } from '../registries/peppol-sml.js';
 import { createSmpClient, type SmpUrlGuard } from '../registries/peppol-smp.js';
 import {
+  type BreakerStore,
   type Coalescer,
   createCoalescer,
   createSharedCoalescer,
@@ -42,6 +43,8 @@ export function createPeppol(deps: {
   dns: DnsResolver;
   onDegraded: (error: unknown) => void;
   observer: Pick<MetricsObserver, 'registryCall'>;
+  /** The registries' breakers (shared through Redis when configured): the SML's and each SMP's. */
+  breaker: BreakerStore;
 }): { peppol: PeppolService; sml: SmlClient } {
   const { config, log, db, clock, redis } = deps;
   const settings = config.peppol;
@@ -74,10 +77,16 @@ export function createPeppol(deps: {
     : createCoalescer();
   const peppol = createPeppolService({
     repository: createPeppolAnswersRepository(db.kysely),
-    fetchParticipant: createParticipantFetch({ sml, smp, observer: deps.observer }),
+    fetchParticipant: createParticipantFetch({
+      sml,
+      smp,
+      observer: deps.observer,
+      breaker: deps.breaker,
+    }),
     coalescer,
     clock,
     zone: sml.zone,
+    breaker: deps.breaker,
   });
   return { peppol, sml };
 }

@@ -1,9 +1,11 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ConfigError } from '../config.js';
 import { withTimeout } from '../registries/resilience.js';
 
 /** Connects to `REDIS_URL` at start; one that does not answer is a start-up error naming it. */
 export async function connectRedis(url: string): Promise<Redis> {
+  // Loaded here, not at start: a command on a database without REDIS_URL never needs it.
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     maxRetriesPerRequest: 2,
     // Every user of this client falls back when a command fails (per-key limits pass, registry

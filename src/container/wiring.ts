@@ -13,8 +13,6 @@ import { createEventsService } from '../modules/events/service.js';
 import { createAuth } from '../modules/keys/auth.js';
 import { createMonthlyQuota } from '../modules/keys/quota.js';
 import { createQuotaRepository } from '../modules/keys/quota-repository.js';
-import { createKeysRepository } from '../modules/keys/repository.js';
-import { createKeysService } from '../modules/keys/service.js';
 import { createMetrics } from '../modules/metrics/service.js';
 import { createResponseRecorder } from '../modules/outbox/reply.js';
 import { createOutbox } from '../modules/outbox/service.js';
@@ -28,11 +26,11 @@ import { createCachedAnswerCheck, type ValidateQuery } from '../modules/validati
 import { createValidationService } from '../modules/validation/service.js';
 import { createTestModeAnswers } from '../modules/validation/test-answers.js';
 import { systemDns } from '../modules/webhooks/url-guard.js';
-import { createKeyAdministration } from './administration.js';
+import { wireAdministration } from './administration.js';
 import { createEoriChecks } from './eori.js';
 import { createEvidence } from './evidence.js';
 import { createLiveRegistries } from './live-registries.js';
-import type { Part } from './part.js';
+import type { MakePart } from './part.js';
 import { createPeppol } from './peppol.js';
 import { createRatesUpdatesFor } from './rates.js';
 import type { Container, Ports } from './types.js';
@@ -66,8 +64,6 @@ export interface Base {
   ports: Ports;
 }
 
-type MakePart = <T>(name: string, build: () => T) => Part<T>;
-
 /**
  * The container's parts and how each is made from the others; none is made here. A part asks for
  * another with `get()` when it is made, or later, when it is used.
@@ -75,19 +71,7 @@ type MakePart = <T>(name: string, build: () => T) => Part<T>;
 export function wireParts(b: Base, part: MakePart) {
   const { config, log, db, clock, ids, redis, ports } = b;
   const base = { config, log, db, clock, ids, ports };
-  const keys = part('keys', () =>
-    createKeysService({
-      db: db.kysely,
-      repository: createKeysRepository(db.kysely),
-      clock,
-      ids,
-      cacheMs: config.keyCacheMs,
-      ...(ports.keySecrets ? { secrets: ports.keySecrets } : {}),
-    }),
-  );
-  const administration = part('administration', () =>
-    createKeyAdministration({ config, log, db, clock, ids, redis, keys: keys.get(), ports }),
-  );
+  const { keys, administration } = wireAdministration(b, part);
   const playground = part('playground', () =>
     createPlayground({
       enabled: config.playground,
@@ -175,6 +159,7 @@ export function wireParts(b: Base, part: MakePart) {
       dns: ports.dns ?? systemDns,
       onDegraded: live.get().onDegraded,
       observer: metrics.get().observer,
+      breaker: live.get().breaker,
     }),
   );
   const eori = part('eori', () => {
@@ -250,6 +235,7 @@ export function wireParts(b: Base, part: MakePart) {
     createBatchPart({
       ...base,
       validation: validation.get().service,
+      peppol: peppol.get().peppol,
       outbox: outbox.get(),
       keys: keys.get(),
       notify: () => batchWorker.peek()?.notify(),
@@ -262,6 +248,7 @@ export function wireParts(b: Base, part: MakePart) {
     createMonitorsPart({
       ...base,
       validation: validation.get().service,
+      peppol: peppol.get().peppol,
       testAnswers: validation.get().testAnswers,
       outbox: outbox.get(),
       keys: keys.get(),

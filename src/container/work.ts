@@ -11,6 +11,7 @@ import type { Metrics } from '../modules/metrics/service.js';
 import { createMonitorsRepository } from '../modules/monitors/repository.js';
 import { createMonitorsService, type MonitorsService } from '../modules/monitors/service.js';
 import type { Outbox } from '../modules/outbox/service.js';
+import type { PeppolPort } from '../modules/peppol/index.js';
 import type { ValidationService } from '../modules/validation/service.js';
 import type { createTestModeAnswers } from '../modules/validation/test-answers.js';
 import { createWebhooksRepository } from '../modules/webhooks/repository.js';
@@ -74,6 +75,7 @@ export function createWebhookWorker(deps: {
 export function createBatchPart(
   deps: WorkDeps & {
     validation: ValidationService;
+    peppol: PeppolPort;
     outbox: Outbox;
     keys: KeysService;
     /** Tells this process's batch worker of new items, when it has one. */
@@ -85,6 +87,7 @@ export function createBatchPart(
     db,
     repository: createBatchRepository(db.kysely, db.dialect),
     validation: deps.validation,
+    peppol: deps.peppol,
     outbox: deps.outbox,
     clock,
     ids,
@@ -127,6 +130,7 @@ export function createBatchWorker(deps: {
 export function createMonitorsPart(
   deps: WorkDeps & {
     validation: ValidationService;
+    peppol: PeppolPort;
     testAnswers: ReturnType<typeof createTestModeAnswers>;
     outbox: Outbox;
     keys: KeysService;
@@ -140,6 +144,7 @@ export function createMonitorsPart(
     db,
     repository: createMonitorsRepository(db.kysely, db.dialect),
     validation: deps.validation,
+    peppol: deps.peppol,
     testAnswers: deps.testAnswers,
     outbox: deps.outbox,
     clock,

@@ -20,6 +20,8 @@ export interface BatchJobsTable {
   completed_at: string | null;
   /** `key_revoked` for a job cancelled because its key was revoked; null otherwise. */
   cancel_reason: string | null;
+  /** The parts its items add (`peppol`), comma-separated; null for none. */
+  include: string | null;
 }
 
 /** One input number of a batch job: a leased queue row until it is `done`, then its result. */
@@ -109,6 +111,11 @@ export interface MonitorsTable {
   created_at: string;
   /** A hash of the address that created a monitor of the playground's demo key; null for other keys. */
   visitor: string | null;
+  /** 1 when the monitor also checks Peppol reachability (`"peppol": true`). */
+  peppol: number;
+  /** The last known Peppol answer `{"reachable", "can_receive_invoices"}` as JSON; null before one. */
+  peppol_state: string | null;
+  peppol_checked_at: string | null;
 }
 
 /** One check of a monitor. */
@@ -188,5 +195,46 @@ export interface RateSyncsTable {
   next_run_at: string;
   last_run_at: string | null;
   last_success_at: string | null;
+  last_error: string | null;
+}
+
+/** A part (one published file) of a national register's local copy, and the generation of rows answering for it. */
+export interface NationalFilePartsTable {
+  /** `si_furs` or `lv_vid`. */
+  source: string;
+  /** SI `PO`, `FO`, `DEJ`; LV `VAT`. */
+  part: string;
+  generation: string;
+  /** The file's date, `YYYY-MM-DD`. */
+  data_date: string;
+  etag: string | null;
+  last_modified: string | null;
+  encoding: string;
+  rows: number;
+  fetched_at: string;
+  /** When the server last confirmed the copy current (the download, or a later 304). */
+  checked_at: string;
+}
+
+/** One row of a national register's file, in the generation a sync wrote it to. */
+export interface NationalFileRowsTable {
+  source: string;
+  part: string;
+  generation: string;
+  /** The key looked up: SI the 8-digit tax number, LV `LV` + 11 digits. */
+  number: string;
+  /** The row (`NationalFileRow`) as JSON text. */
+  row: string;
+}
+
+/** The scheduled sync of a file register (`id`: its source), claimed under a lease like `rate_syncs`. */
+export interface NationalFileSyncsTable {
+  id: string;
+  locked_until: string | null;
+  claimed_by: string | null;
+  next_run_at: string;
+  last_run_at: string | null;
+  last_success_at: string | null;
+  /** Why the last run did not sync every file (its failed files), else null. */
   last_error: string | null;
 }

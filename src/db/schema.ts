@@ -13,6 +13,9 @@ import type {
   MonitorChangesTable,
   MonitorChecksTable,
   MonitorsTable,
+  NationalFilePartsTable,
+  NationalFileRowsTable,
+  NationalFileSyncsTable,
   RateChangesTable,
   RateEventChecksTable,
   RateEventsTable,
@@ -258,6 +261,9 @@ export interface Database {
   rate_syncs: RateSyncsTable;
   rate_events: RateEventsTable;
   rate_event_checks: RateEventChecksTable;
+  national_file_parts: NationalFilePartsTable;
+  national_file_rows: NationalFileRowsTable;
+  national_file_syncs: NationalFileSyncsTable;
 }
 
 export type * from './schema-accounts.js';

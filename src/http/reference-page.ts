@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
+import { scalarScript } from './scalar-script.js';
 
 export interface ReferencePage {
   /** Where the page is served, e.g. `/docs`; its script is at `<prefix>/js/scalar.js`. */
@@ -44,70 +44,118 @@ function scriptHashes(page: string): string {
     .join(' ');
 }
 
+//** Scalar's configuration of a page: every asset from here, no telemetry, agent or other clients. */
+function configuration(page: ReferencePage) {
+  return {
+    _integration: 'fastify',
+    title: page.title,
+    favicon: page.favicon,
+    ...(page.url ? { url: page.url } : {}),
+    withDefaultFonts: false,
+    customCss: NARROW_REQUEST_BUILDER_CSS,
+    telemetry: false,
+    hideClientButton: true,
+    showDeveloperTools: 'never',
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    persistAuth: page.persistAuth,
+    defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+    // The page's own origin, so the request examples are complete commands.
+    servers: [{ url: '/' }],
+    hiddenClients: {
+      c: true,
+      clojure: true,
+      csharp: true,
+      dart: true,
+      fsharp: true,
+      go: true,
+      http: true,
+      java: true,
+      js: true,
+      julia: true,
+      kotlin: true,
+      objc: true,
+      ocaml: true,
+      php: true,
+      powershell: true,
+      r: true,
+      ruby: true,
+      rust: true,
+      swift: true,
+      shell: ['httpie', 'wget'],
+      node: ['axios', 'ofetch', 'undici'],
+      python: ['python3', 'httpx_async', 'aiohttp'],
+    },
+    ...(page.token
+      ? {
+          authentication: {
+            preferredSecurityScheme: page.token.scheme,
+            securitySchemes: { [page.token.scheme]: { token: page.token.value } },
+          },
+        }
+      : page.scheme
+        ? { authentication: { preferredSecurityScheme: page.scheme } }
+        : {}),
+    // Without an address of its own, the page reads the document beside it (`<prefix>/openapi.json`).
+    ...(page.url ? {} : { url: './openapi.json' }),
+  };
+}
+
+/** The page's HTML, rendered by Scalar's own renderer on first use (it is not needed before). */
+function pageHtml(page: ReferencePage): () => Promise<string> {
+  let html: Promise<string> | undefined;
+  return () => {
+    html ??= import('@scalar/client-side-rendering').then(({ renderApiReference }) =>
+      renderApiReference({
+        config: configuration(page) as never,
+        cdn: 'js/scalar.js',
+        pageTitle: page.pageTitle,
+      }),
+    );
+    return html;
+  };
+}
+
 /**
  * A Scalar API reference page (`/docs`, `/admin/docs`), every asset served from the package (its
- * single script at `<prefix>/js/scalar.js`), no CDN, no fonts or proxy from elsewhere. The page's
- * policy allows its own origin only and no `upgrade-insecure-requests`, so it works over plain http
- * on any host name. The inline start-up script is allowed by its hash, computed from the page as
- * served.
+ * single script at `<prefix>/js/scalar.js`, kept compressed once asked for, with caching headers),
+ * no CDN, no fonts or proxy from elsewhere. The page's policy allows its own origin only and no
+ * `upgrade-insecure-requests`, so it works over plain http on any host name. The inline start-up
+ * script is allowed by its hash, computed from the page as served. Nothing of Scalar is in memory
+ * before the page is first asked for.
  */
 export async function registerReference(app: FastifyInstance, page: ReferencePage) {
   const { prefix } = page;
-  await app.register(scalar, {
-    routePrefix: prefix,
-    logLevel: 'warn',
-    configuration: {
-      pageTitle: page.pageTitle,
-      title: page.title,
-      favicon: page.favicon,
-      ...(page.url ? { url: page.url } : {}),
-      withDefaultFonts: false,
-      customCss: NARROW_REQUEST_BUILDER_CSS,
-      telemetry: false,
-      hideClientButton: true,
-      showDeveloperTools: 'never',
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      persistAuth: page.persistAuth,
-      defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
-      // The page's own origin, so the request examples are complete commands.
-      servers: [{ url: '/' }],
-      hiddenClients: {
-        c: true,
-        clojure: true,
-        csharp: true,
-        dart: true,
-        fsharp: true,
-        go: true,
-        http: true,
-        java: true,
-        js: true,
-        julia: true,
-        kotlin: true,
-        objc: true,
-        ocaml: true,
-        php: true,
-        powershell: true,
-        r: true,
-        ruby: true,
-        rust: true,
-        swift: true,
-        shell: ['httpie', 'wget'],
-        node: ['axios', 'ofetch', 'undici'],
-        python: ['python3', 'httpx_async', 'aiohttp'],
-      },
-      ...(page.token
-        ? {
-            authentication: {
-              preferredSecurityScheme: page.token.scheme,
-              securitySchemes: { [page.token.scheme]: { token: page.token.value } },
-            },
-          }
-        : page.scheme
-          ? { authentication: { preferredSecurityScheme: page.scheme } }
-          : {}),
-    } as never,
+  const html = pageHtml(page);
+  const hidden = { schema: { hide: true }, logLevel: 'warn' } as const;
+  app.get(prefix, hidden, (request, reply) => {
+    const { pathname } = new URL(request.url, 'http://localhost');
+    return reply.redirect(`${pathname}/`, 301);
   });
+  app.get(`${prefix}/`, hidden, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(await html()),
+  );
+  app.get(`${prefix}/js/scalar.js`, hidden, async (request, reply) => {
+    const script = await scalarScript();
+    reply
+      .header('cache-control', 'public, max-age=3600')
+      .header('etag', script.etag)
+      .header('vary', 'accept-encoding')
+      .type('application/javascript; charset=utf-8');
+    if (request.headers['if-none-match'] === script.etag) return reply.code(304).send();
+    if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')))
+      return reply.header('content-encoding', 'gzip').send(script.gzipped);
+    return reply.send(await script.plain());
+  });
+  if (!page.url) {
+    // The document the page reads, beside it (Scalar's Fastify plugin served it here too).
+    app.get(`${prefix}/openapi.json`, hidden, async (_request, reply) =>
+      reply
+        .type('application/json; charset=utf-8')
+        .header('access-control-allow-origin', '*')
+        .send(JSON.stringify(app.swagger())),
+    );
+  }
   const hashes = new Map<string, string>();
   // Every answer passes here, so the test for the prefix comes first and allocates nothing.
   const isPage = (url: string) => {

@@ -72,6 +72,8 @@ export interface PermitsOptions {
     leaseMs: number;
     /** Instances alive by the last heartbeat (`null` = unknown); while Redis fails each takes ceil(limit / n). */
     instances: () => number | null;
+    /** How long after a failed Redis command permits are counted locally before Redis is tried again; default 2 s. */
+    retryAfterMs?: number;
   };
   random?: () => number;
 }
@@ -82,7 +84,7 @@ export interface PermitsOptions {
  * takes permits for them, renewing the leases of running calls every lease/3; it polls with short
  * jittered sleeps while the set is full and wakes at once when one of its own permits comes back.
  * While Redis fails, each instance counts `ceil(limit / instances)` permits locally and tries Redis
- * again every 2 s. A registry that throttles lowers the limit (`throttled`, `adaptiveLimit`); with
+ * again every `retryAfterMs` (2 s). A registry that throttles lowers the limit (`throttled`, `adaptiveLimit`); with
  * Redis the lowered limit is shared, and kept locally too for the time Redis fails.
  */
 export function createPermits(options: PermitsOptions): Permits {
@@ -253,7 +255,7 @@ export function createPermits(options: PermitsOptions): Permits {
           );
         } catch (error) {
           shared?.onDegraded(error);
-          degradedUntil = Date.now() + 2_000;
+          degradedUntil = Date.now() + (shared?.retryAfterMs ?? 2_000);
           continue;
         }
         for (let i = 0; i < granted; i++) {

@@ -15,7 +15,8 @@
  *
  * Controls (`control()`, or `POST /_control` with `{"peppolSml": {...}}` where it is mounted):
  * `fail`: `servfail` | `refused` | `no_answer` | null for every query; `failFor`: the same per
- * participant (`{"0208:0999000030": "servfail"}`); `forceTcp`: every UDP answer truncated;
+ * participant (`{"0208:0999000030": "servfail"}`); `unregistered`: participants answered NXDOMAIN
+ * as if they had left Peppol (`["9930:de999000009"]`, `[]` for none); `forceTcp`: every UDP answer truncated;
  * `latencyMs`; `smpBase`: the URL the simulated SMPs are under; `reset`.
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
@@ -40,6 +41,8 @@ export interface PeppolSmlSimulatorOptions {
 export interface PeppolSmlSettings {
   fail: FailMode | null;
   failFor: Record<string, FailMode>;
+  /** Participants answered NXDOMAIN, as if their SMP had removed them. */
+  unregistered: string[];
   forceTcp: boolean;
   latencyMs: number;
   smpBase: string;
@@ -77,6 +80,7 @@ function defaults(options: PeppolSmlSimulatorOptions): PeppolSmlSettings {
   return {
     fail: null,
     failFor: {},
+    unregistered: [],
     forceTcp: false,
     latencyMs: 0,
     smpBase: options.smpBase ?? 'http://127.0.0.1/peppol-smp',
@@ -163,7 +167,7 @@ export function createPeppolSmlSimulator(options: PeppolSmlSimulatorOptions = {}
     const fail = mode ?? (own === 'servfail' || own === 'refused' || own === 'no_answer' ? own : null);
     if (fail === 'no_answer') return 'no_answer';
     if (fail) return { rcode: fail.toUpperCase(), answers: [], authorities: [] };
-    if (!participant) {
+    if (!participant || settings.unregistered.includes(participant.id)) {
       return name === zone && type === 'SOA'
         ? { rcode: 'NOERROR', answers: [soa(zone)], authorities: [] }
         : { rcode: 'NXDOMAIN', answers: [], authorities: [soa(zone)] };
@@ -337,6 +341,10 @@ export function createPeppolSmlSimulator(options: PeppolSmlSimulatorOptions = {}
         else delete settings.failFor[id.toLowerCase()];
       }
     }
+    if (Array.isArray(command.unregistered))
+      settings.unregistered = command.unregistered
+        .filter((id): id is string => typeof id === 'string')
+        .map((id) => id.toLowerCase());
     if (typeof command.forceTcp === 'boolean') settings.forceTcp = command.forceTcp;
     if (typeof command.latencyMs === 'number' && command.latencyMs >= 0)
       settings.latencyMs = command.latencyMs;

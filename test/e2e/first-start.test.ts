@@ -83,6 +83,15 @@ async function emptyDatabase() {
   };
 }
 
+/** Resolves once one of `instances` has printed the whole first-start banner (within 60 s). */
+async function bannerPrinted(instances: Instance[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!instances.some((i) => /First start[\s\S]*More keys:/.test(i.output()))) {
+    if (Date.now() > deadline) return; // the assertions below then say what was printed
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 // Several instances on one database is the scaled shape, on PostgreSQL (the embedded shape, SQLite,
 // is one instance).
 for (const target of (await databaseTargets()).filter((t) => t.name === 'postgres')) {
@@ -98,6 +107,10 @@ for (const target of (await databaseTargets()).filter((t) => t.name === 'postgre
         const instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
         try {
           for (const s of started) if (s.status === 'rejected') throw s.reason;
+          // /health answers once an instance listens; the first start's keys are made after that,
+          // under the database's lock, and printed as its last step: wait for the banner's end
+          // instead of reading the output at once.
+          await bannerPrinted(instances);
           const printers = instances.filter((i) => /First start/.test(i.output()));
           assert.equal(printers.length, 1, `trial ${trial}: one instance printed the first start's keys`);
           const printedAdmin = new Set(

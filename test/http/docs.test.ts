@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -45,6 +46,30 @@ describe('docs, health and readiness', () => {
     assert.equal(script.statusCode, 200);
     assert.match(String(script.headers['content-type']), /javascript/);
     assert.ok(script.body.length > 100_000);
+  });
+
+  it('GET /docs/js/scalar.js is sent gzip-compressed to a client that accepts it, with an entity tag the next request revalidates', async () => {
+    const plain = await t.app.inject({ method: 'GET', url: '/docs/js/scalar.js' });
+    const zipped = await t.app.inject({
+      method: 'GET',
+      url: '/docs/js/scalar.js',
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+    });
+    assert.equal(zipped.statusCode, 200);
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.ok(zipped.rawPayload.length < plain.rawPayload.length / 2);
+    assert.equal(gunzipSync(zipped.rawPayload).toString('utf8'), plain.body);
+    assert.match(String(plain.headers['cache-control']), /max-age=\d+/);
+    const etag = String(zipped.headers.etag);
+    assert.equal(plain.headers.etag, etag);
+    const again = await t.app.inject({
+      method: 'GET',
+      url: '/admin/docs/js/scalar.js',
+      headers: { 'if-none-match': etag },
+    });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.rawPayload.length, 0);
   });
 
   it('GET / redirects to /docs', async () => {

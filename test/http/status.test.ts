@@ -54,6 +54,9 @@ describe('GET /v1/status and /ready', () => {
         last_success_at: null,
         last_failure_at: null,
         last_failure: null,
+        sml_breaker: 'closed',
+        sml_retry_after_seconds: null,
+        smp_breakers: [],
       },
       // No register is asked in tests (OPENVAT_NATIONAL_FALLBACKS=none).
       national_registers: [],

@@ -73,6 +73,24 @@ describe('the test runner counts what ran', () => {
     assert.doesNotMatch(run.stdout, /a skipped test never runs|a skipped suite runs no hook/);
   });
 
+  it('times every file by its own process, top-level suites included, and names the slowest before the counts', () => {
+    const run = runFixtures('mixed', { OPENVAT_TEST_CONCURRENCY: '1' });
+    assert.match(run.stdout, /^# 1 test files at a time/m);
+    const listed = /^# the (\d+) slowest files[^\n]*\n((?:#\s+\d+\.\d s {2}\S+\n)+)/m.exec(run.stdout);
+    assert.ok(listed, run.stdout);
+    // counts.test.ts declares only suites (reported with skipped-suites.mjs as their file).
+    const files = (listed[2] ?? '')
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split(/\s+/).at(-1));
+    assert.deepEqual(files.sort(), [
+      'test/fixtures/runner/mixed/counts.test.ts',
+      'test/fixtures/runner/mixed/load-error.test.ts',
+    ]);
+    assert.equal(listed[1], '2');
+    assert.equal(run.last, '3 passed, 4 failed, 7 skipped, 1 todo');
+  });
+
   it('suites of the database and Redis helpers are counted as skipped tests when the services are off', () => {
     const run = runFixtures('services', { TEST_DATABASE_URL: 'off', TEST_REDIS_URL: 'off' });
     assert.equal(run.last, '2 passed, 0 failed, 5 skipped', run.stdout);

@@ -254,6 +254,7 @@ export class OpenVat {
         company_street: params.company_street,
         company_postcode: params.company_postcode,
         company_city: params.company_city,
+        include: params.include && params.include.length > 0 ? params.include.join(',') : undefined,
       },
       idempotent: true,
       options,

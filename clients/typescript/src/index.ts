@@ -32,6 +32,8 @@ export {
   type HeadersLike,
   isBatchJobEvent,
   type MonitorEventPayload,
+  type PeppolChangedEvent,
+  type PeppolStateShown,
   type RatesChangedEvent,
   type RatesShown,
   type TestEvent,

@@ -1168,6 +1168,18 @@ export interface paths {
                                 } | null;
                                 /** Format: date-time */
                                 next_check_at: string;
+                                /** @description For a monitor with `"peppol": true`: the company’s Peppol reachability as last known (see docs/peppol.md); null for a monitor without. */
+                                peppol: {
+                                    /** @description The last known `can_receive_invoices`; null while no registered participant’s SMP could be read (an unknown value never replaces a known one). */
+                                    can_receive_invoices: boolean | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the last Peppol answer was obtained.
+                                     */
+                                    checked_at: string | null;
+                                    /** @description The last known `reachable`; null until a Peppol look-up answered. */
+                                    reachable: boolean | null;
+                                } | null;
                                 reference: string | null;
                                 /** @description The registry of the last successful check. */
                                 source: string | null;
@@ -1226,6 +1238,8 @@ export interface paths {
                         metadata?: {
                             [key: string]: unknown;
                         };
+                        /** @description Also check Peppol reachability on the schedule: a change of `reachable` or `can_receive_invoices` is recorded (`peppol_changed`) and sent as a `peppol.changed` webhook event. Needs the `peppol` scope. */
+                        peppol?: boolean;
                         /** @description Your reference, e.g. a customer number. */
                         reference?: string;
                         vat_number: string;
@@ -1268,8 +1282,8 @@ export interface paths {
                                     detected_at: string;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description Names and addresses are compared without case and spacing differences. */
-                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                    /** @description Names and addresses are compared without case and spacing differences. `peppol_changed` (monitors with `"peppol": true`): `reachable` or `can_receive_invoices` changed; its `before` and `after` are JSON texts `{"reachable":…,"can_receive_invoices":…}`. */
+                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed" | "peppol_changed";
                                 }[];
                                 check: {
                                     /** Format: date-time */
@@ -1281,7 +1295,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1323,6 +1337,18 @@ export interface paths {
                                     } | null;
                                     /** Format: date-time */
                                     next_check_at: string;
+                                    /** @description For a monitor with `"peppol": true`: the company’s Peppol reachability as last known (see docs/peppol.md); null for a monitor without. */
+                                    peppol: {
+                                        /** @description The last known `can_receive_invoices`; null while no registered participant’s SMP could be read (an unknown value never replaces a known one). */
+                                        can_receive_invoices: boolean | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last Peppol answer was obtained.
+                                         */
+                                        checked_at: string | null;
+                                        /** @description The last known `reachable`; null until a Peppol look-up answered. */
+                                        reachable: boolean | null;
+                                    } | null;
                                     reference: string | null;
                                     /** @description The registry of the last successful check. */
                                     source: string | null;
@@ -1363,8 +1389,8 @@ export interface paths {
                                     detected_at: string;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description Names and addresses are compared without case and spacing differences. */
-                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                    /** @description Names and addresses are compared without case and spacing differences. `peppol_changed` (monitors with `"peppol": true`): `reachable` or `can_receive_invoices` changed; its `before` and `after` are JSON texts `{"reachable":…,"can_receive_invoices":…}`. */
+                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed" | "peppol_changed";
                                 }[];
                                 check: {
                                     /** Format: date-time */
@@ -1376,7 +1402,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1418,6 +1444,18 @@ export interface paths {
                                     } | null;
                                     /** Format: date-time */
                                     next_check_at: string;
+                                    /** @description For a monitor with `"peppol": true`: the company’s Peppol reachability as last known (see docs/peppol.md); null for a monitor without. */
+                                    peppol: {
+                                        /** @description The last known `can_receive_invoices`; null while no registered participant’s SMP could be read (an unknown value never replaces a known one). */
+                                        can_receive_invoices: boolean | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last Peppol answer was obtained.
+                                         */
+                                        checked_at: string | null;
+                                        /** @description The last known `reachable`; null until a Peppol look-up answered. */
+                                        reachable: boolean | null;
+                                    } | null;
                                     reference: string | null;
                                     /** @description The registry of the last successful check. */
                                     source: string | null;
@@ -1506,8 +1544,8 @@ export interface paths {
                                     detected_at: string;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description Names and addresses are compared without case and spacing differences. */
-                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                    /** @description Names and addresses are compared without case and spacing differences. `peppol_changed` (monitors with `"peppol": true`): `reachable` or `can_receive_invoices` changed; its `before` and `after` are JSON texts `{"reachable":…,"can_receive_invoices":…}`. */
+                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed" | "peppol_changed";
                                 }[];
                                 checks: {
                                     /** Format: date-time */
@@ -1519,7 +1557,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1561,6 +1599,18 @@ export interface paths {
                                     } | null;
                                     /** Format: date-time */
                                     next_check_at: string;
+                                    /** @description For a monitor with `"peppol": true`: the company’s Peppol reachability as last known (see docs/peppol.md); null for a monitor without. */
+                                    peppol: {
+                                        /** @description The last known `can_receive_invoices`; null while no registered participant’s SMP could be read (an unknown value never replaces a known one). */
+                                        can_receive_invoices: boolean | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last Peppol answer was obtained.
+                                         */
+                                        checked_at: string | null;
+                                        /** @description The last known `reachable`; null until a Peppol look-up answered. */
+                                        reachable: boolean | null;
+                                    } | null;
                                     reference: string | null;
                                     /** @description The registry of the last successful check. */
                                     source: string | null;
@@ -1654,6 +1704,8 @@ export interface paths {
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description `true` starts checking Peppol reachability with the next check; `false` stops it and forgets the last known state. */
+                        peppol?: boolean;
                         reference?: string | null;
                     };
                 };
@@ -1718,6 +1770,18 @@ export interface paths {
                                 } | null;
                                 /** Format: date-time */
                                 next_check_at: string;
+                                /** @description For a monitor with `"peppol": true`: the company’s Peppol reachability as last known (see docs/peppol.md); null for a monitor without. */
+                                peppol: {
+                                    /** @description The last known `can_receive_invoices`; null while no registered participant’s SMP could be read (an unknown value never replaces a known one). */
+                                    can_receive_invoices: boolean | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the last Peppol answer was obtained.
+                                     */
+                                    checked_at: string | null;
+                                    /** @description The last known `reachable`; null until a Peppol look-up answered. */
+                                    reachable: boolean | null;
+                                } | null;
                                 reference: string | null;
                                 /** @description The registry of the last successful check. */
                                 source: string | null;
@@ -1803,8 +1867,8 @@ export interface paths {
                                     detected_at: string;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description Names and addresses are compared without case and spacing differences. */
-                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                    /** @description Names and addresses are compared without case and spacing differences. `peppol_changed` (monitors with `"peppol": true`): `reachable` or `can_receive_invoices` changed; its `before` and `after` are JSON texts `{"reachable":…,"can_receive_invoices":…}`. */
+                                    type: "became_invalid" | "became_valid" | "name_changed" | "address_changed" | "peppol_changed";
                                 }[];
                                 check: {
                                     /** Format: date-time */
@@ -1816,7 +1880,7 @@ export interface paths {
                                     error: string | null;
                                     /** Format: uuid */
                                     id: string;
-                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. */
+                                    /** @description `unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried. */
                                     outcome: "valid" | "invalid" | "unavailable";
                                     /** @description The audit record of the check (`GET /v1/audits/{request_id}`); null when no answer at all was obtained. */
                                     request_id: string | null;
@@ -1858,6 +1922,18 @@ export interface paths {
                                     } | null;
                                     /** Format: date-time */
                                     next_check_at: string;
+                                    /** @description For a monitor with `"peppol": true`: the company’s Peppol reachability as last known (see docs/peppol.md); null for a monitor without. */
+                                    peppol: {
+                                        /** @description The last known `can_receive_invoices`; null while no registered participant’s SMP could be read (an unknown value never replaces a known one). */
+                                        can_receive_invoices: boolean | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last Peppol answer was obtained.
+                                         */
+                                        checked_at: string | null;
+                                        /** @description The last known `reachable`; null until a Peppol look-up answered. */
+                                        reachable: boolean | null;
+                                    } | null;
                                     reference: string | null;
                                     /** @description The registry of the last successful check. */
                                     source: string | null;
@@ -1922,9 +1998,12 @@ export interface paths {
                             metadata?: {
                                 [key: string]: unknown;
                             };
+                            peppol?: boolean;
                             reference?: string;
                             vat_number: string;
                         }[];
+                        /** @description The default `peppol` of the rows (false when not given). */
+                        peppol?: boolean;
                     };
                 };
             };
@@ -2060,8 +2139,8 @@ export interface paths {
                                 /** Format: uuid */
                                 monitor_id: string;
                                 reference: string | null;
-                                /** @description Names and addresses are compared without case and spacing differences. */
-                                type: "became_invalid" | "became_valid" | "name_changed" | "address_changed";
+                                /** @description Names and addresses are compared without case and spacing differences. `peppol_changed` (monitors with `"peppol": true`): `reachable` or `can_receive_invoices` changed; its `before` and `after` are JSON texts `{"reachable":…,"can_receive_invoices":…}`. */
+                                type: "became_invalid" | "became_valid" | "name_changed" | "address_changed" | "peppol_changed";
                                 vat_number: string;
                             }[];
                             meta: {
@@ -2245,7 +2324,7 @@ export interface paths {
                                 /** @enum {string} */
                                 source: "peppol";
                                 /**
-                                 * @description `live`: asked now (or partly); `cached`: stored answers within their TTL; `degraded`: the SML could not be asked and an older stored answer was served.
+                                 * @description `live`: asked now (or partly); `cached`: stored answers within their TTL; `degraded`: the SML could not be asked for a participant, and an older stored answer was served or the participant is unknown (`sml_status: "unavailable"`).
                                  * @enum {string}
                                  */
                                 source_status: "live" | "cached" | "degraded";
@@ -2525,6 +2604,49 @@ export interface paths {
                                      * @description The date of the published files answered from (SI, LV).
                                      */
                                     data_date: string | null;
+                                    /** @description The local copy of the register's published files (SI, LV; in the database, shared by every instance), else null. */
+                                    files: {
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last sync run ended (any instance, or `openvat registers sync`).
+                                         */
+                                        last_sync_at: string | null;
+                                        /** @description The files the last run could not sync, and why (the copy held kept answering). */
+                                        last_sync_error: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When a sync run last synced every file.
+                                         */
+                                        last_sync_success_at: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the schedule runs next (null: `OPENVAT_REGISTERS_SYNC_MS=0`).
+                                         */
+                                        next_sync_at: string | null;
+                                        parts: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the server last confirmed it current (the download or a later 304).
+                                             */
+                                            checked_at: string;
+                                            /**
+                                             * Format: date
+                                             * @description The file's own date.
+                                             */
+                                            data_date: string;
+                                            /**
+                                             * Format: date-time
+                                             * @description When it was downloaded.
+                                             */
+                                            fetched_at: string;
+                                            /** @description The file: SI `PO`, `FO`, `DEJ`; LV `VAT`. */
+                                            part: string;
+                                            /** @description Rows held from it. */
+                                            rows: number;
+                                        }[];
+                                        /** @description `current`: every file held and the oldest at most `OPENVAT_REGISTERS_MAX_AGE_DAYS` old (answers come from it); `stale`: older (the register answers unavailable); `missing`: a file never synced. */
+                                        state: "current" | "stale" | "missing";
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description When the files were last confirmed current (SI, LV).
@@ -2543,7 +2665,7 @@ export interface paths {
                                     /** @description `pl_whitelist`, `cz_adis`, `ro_anaf`, `fi_prh`, `sk_financnasprava`, `si_furs`, `lv_vid`. */
                                     source: string;
                                 }[];
-                                /** @description The Peppol SML as the answering instance last saw it (see docs/peppol.md). */
+                                /** @description The Peppol SML as the answering instance last saw it, and the breakers of the SML and the SMPs (see docs/peppol.md). */
                                 peppol: {
                                     /** @description Why, then. */
                                     last_failure: string | null;
@@ -2557,8 +2679,21 @@ export interface paths {
                                      * @description The SML last answered.
                                      */
                                     last_success_at: string | null;
+                                    /** @description The SML’s circuit breaker: `open` after repeated DNS failures (no query is sent; stored answers are served, else 502), `half_open` while one trial query runs. */
+                                    sml_breaker: "closed" | "open" | "half_open";
+                                    /** @description While open: seconds until a trial. */
+                                    sml_retry_after_seconds: number | null;
                                     /** @description `PEPPOL_SML_ZONE`: the SML zone asked. */
                                     sml_zone: string;
+                                    /** @description SMP hosts whose breaker is not closed (at most 50): they are sent nothing, their participants answer `smp_status: "unavailable"`. */
+                                    smp_breakers: {
+                                        breaker: "open" | "half_open";
+                                        /** @description The SMP host (and port). */
+                                        host: string;
+                                        /** Format: date-time */
+                                        last_failure_at: string | null;
+                                        retry_after_seconds: number | null;
+                                    }[];
                                 };
                                 /** @description The rates sync (see docs/rates.md). */
                                 rates: {
@@ -2774,6 +2909,11 @@ export interface paths {
                     company_postcode?: string;
                     /** @description Street and house number as the customer gives them (`data.match.street`). */
                     company_street?: string;
+                    /**
+                     * @description Parts to add to the answer, comma-separated: `peppol` adds `data.peppol` (can the company receive e-invoices over Peppol; see `GET /v1/peppol/{identifier}`). A Peppol outage never fails the validation: the part is then `{ "error": … }`. An unknown value is `400 invalid_format`.
+                     * @example peppol
+                     */
+                    include?: string;
                     /** @description Your own VAT number: the registry then returns a consultation number (`verify_id`). Always a live call. */
                     requester_vat_number?: string;
                     /**
@@ -2914,6 +3054,8 @@ export interface paths {
                     "application/json": {
                         /** @description Queue a durable batch job instead: `202` with the job, then poll `GET /v1/validate/batch/{id}`. */
                         async?: boolean;
+                        /** @description Parts to add to each successful item: `["peppol"]` adds `data.peppol` (can the company receive e-invoices over Peppol), as `GET /v1/validate?include=peppol` does. A Peppol outage never fails an item: its part is then `{ "error": … }`. An unknown value is `400 invalid_format`. */
+                        include?: string[];
                         /** @description Your own VAT number: every item is then a live call with a consultation number. */
                         requester_vat_number?: string;
                         /** @description The VAT numbers, written any common way, each a string or an object `{ vat_number, company_name, company_street, company_postcode, company_city }`. At most 100 synchronously, 10,000 with `"async": true`; more is `400 batch_too_large`. */
@@ -2962,6 +3104,46 @@ export interface paths {
                                 /** @description One per input number, in input order. */
                                 results: ({
                                     data: components["schemas"]["ValidationData"];
+                                    /** @description Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation's `meta` has them. */
+                                    meta?: {
+                                        /** @description Present when `source_status` is `fallback`. */
+                                        fallback: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the register answered.
+                                             */
+                                            checked_at: string;
+                                            /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                            consultation_number: string | null;
+                                            /**
+                                             * Format: date
+                                             * @description The date of the published file answered from (SI, LV).
+                                             */
+                                            data_date: string | null;
+                                            flags: {
+                                                /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                                code: string;
+                                                /** @description The register's own value, e.g. `ANO`. */
+                                                register_value: string;
+                                                /** Format: date */
+                                                since: string | null;
+                                            }[];
+                                            /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                            identifiers: {
+                                                [key: string]: string;
+                                            };
+                                            /** @description VIES's failure in words. */
+                                            message: string;
+                                            /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                            reason: string;
+                                            /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                            register_status: string | null;
+                                        };
+                                        /** @enum {string} */
+                                        source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
+                                        /** @enum {string} */
+                                        source_status: "fallback";
+                                    };
                                     /** @enum {boolean} */
                                     ok: true;
                                 } | {
@@ -2995,7 +3177,7 @@ export interface paths {
                                  */
                                 source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
                                 /**
-                                 * @description The worst status among the answers: `degraded` over `cached` over `live`.
+                                 * @description The worst status among the answers: `degraded` over `fallback` over `cached` over `live`.
                                  * @enum {string}
                                  */
                                 source_status: "live" | "cached" | "degraded" | "fallback";
@@ -3004,6 +3186,8 @@ export interface paths {
                                     [key: string]: {
                                         cached: number;
                                         degraded: number;
+                                        /** @description Answers of a national register because VIES could not answer. */
+                                        fallback?: number;
                                         live: number;
                                     };
                                 };
@@ -3039,6 +3223,46 @@ export interface paths {
                                 /** @description Once completed: one per input number, in input order. */
                                 results?: ({
                                     data: components["schemas"]["ValidationData"];
+                                    /** @description Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation's `meta` has them. */
+                                    meta?: {
+                                        /** @description Present when `source_status` is `fallback`. */
+                                        fallback: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the register answered.
+                                             */
+                                            checked_at: string;
+                                            /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                            consultation_number: string | null;
+                                            /**
+                                             * Format: date
+                                             * @description The date of the published file answered from (SI, LV).
+                                             */
+                                            data_date: string | null;
+                                            flags: {
+                                                /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                                code: string;
+                                                /** @description The register's own value, e.g. `ANO`. */
+                                                register_value: string;
+                                                /** Format: date */
+                                                since: string | null;
+                                            }[];
+                                            /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                            identifiers: {
+                                                [key: string]: string;
+                                            };
+                                            /** @description VIES's failure in words. */
+                                            message: string;
+                                            /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                            reason: string;
+                                            /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                            register_status: string | null;
+                                        };
+                                        /** @enum {string} */
+                                        source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
+                                        /** @enum {string} */
+                                        source_status: "fallback";
+                                    };
                                     /** @enum {boolean} */
                                     ok: true;
                                 } | {
@@ -3146,6 +3370,46 @@ export interface paths {
                                 /** @description Once completed: one per input number, in input order. */
                                 results?: ({
                                     data: components["schemas"]["ValidationData"];
+                                    /** @description Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation's `meta` has them. */
+                                    meta?: {
+                                        /** @description Present when `source_status` is `fallback`. */
+                                        fallback: {
+                                            /**
+                                             * Format: date-time
+                                             * @description When the register answered.
+                                             */
+                                            checked_at: string;
+                                            /** @description The register's proof of this consultation (the Polish white list's `requestId`). */
+                                            consultation_number: string | null;
+                                            /**
+                                             * Format: date
+                                             * @description The date of the published file answered from (SI, LV).
+                                             */
+                                            data_date: string | null;
+                                            flags: {
+                                                /** @description `unreliable_payer` (CZ), `inactive_taxpayer` (RO), … */
+                                                code: string;
+                                                /** @description The register's own value, e.g. `ANO`. */
+                                                register_value: string;
+                                                /** Format: date */
+                                                since: string | null;
+                                            }[];
+                                            /** @description The register's identifiers of the answer and the payer (`requestId`, `regon`, `dic`, `cui`, `businessId`, …). */
+                                            identifiers: {
+                                                [key: string]: string;
+                                            };
+                                            /** @description VIES's failure in words. */
+                                            message: string;
+                                            /** @description The VIES error: its code (`MS_UNAVAILABLE`, `MS_MAX_CONCURRENT_REQ`, `TIMEOUT`, …) or `timeout`, `down`, `throttled`, `circuit_open`, `busy`. */
+                                            reason: string;
+                                            /** @description The register's own word for the status (`Czynny`, `Zwolniony`, `NE`, `ANO`, `scpTVA=true`, …); null when it does not list the number. */
+                                            register_status: string | null;
+                                        };
+                                        /** @enum {string} */
+                                        source: "vies" | "hmrc" | "bfs" | "brreg" | "pl_whitelist" | "cz_adis" | "ro_anaf" | "fi_prh" | "sk_financnasprava" | "si_furs" | "lv_vid";
+                                        /** @enum {string} */
+                                        source_status: "fallback";
+                                    };
                                     /** @enum {boolean} */
                                     ok: true;
                                 } | {
@@ -3283,8 +3547,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed`; `rates.changed` is sent only to endpoints that list it. */
-                        events?: ("validation.completed" | "batch.completed" | "vat_number.changed" | "vat_number.check_failed" | "rates.changed")[];
+                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `peppol.changed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed`; `rates.changed` is sent only to endpoints that list it. */
+                        events?: ("validation.completed" | "batch.completed" | "vat_number.changed" | "vat_number.check_failed" | "peppol.changed" | "rates.changed")[];
                         /** @description An https:// URL. */
                         url: string;
                     };
@@ -3410,8 +3674,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         disabled?: boolean;
-                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed`; `rates.changed` is sent only to endpoints that list it. */
-                        events?: ("validation.completed" | "batch.completed" | "vat_number.changed" | "vat_number.check_failed" | "rates.changed")[] | null;
+                        /** @description The events this endpoint receives, among `validation.completed`, `batch.completed`, `vat_number.changed`, `vat_number.check_failed`, `peppol.changed`, `rates.changed`. Without it, the endpoint receives its key's `validation.completed`, `batch.completed`, `vat_number.changed` and `vat_number.check_failed`; `rates.changed` is sent only to endpoints that list it. */
+                        events?: ("validation.completed" | "batch.completed" | "vat_number.changed" | "vat_number.check_failed" | "peppol.changed" | "rates.changed")[] | null;
                     };
                 };
             };
@@ -3942,16 +4206,37 @@ export interface components {
                 icd: string;
                 /** @description `ICD:value`, the value in lower case, e.g. `0208:0677424046`. */
                 id: string;
-                /** @description The SML publishes a record for it (NXDOMAIN or NODATA: false). A DNS failure is never false: the answer is then a stored one or 502. */
-                registered: boolean;
+                /** @description The SML publishes a record for it (NXDOMAIN or NODATA: false). A DNS failure is never false: a stored answer is served, or it is null (`sml_status: "unavailable"`) when another participant is registered, else the look-up is 502. */
+                registered: boolean | null;
                 /** @description The scheme ID of the Peppol code list, e.g. `BE:EN`. */
                 scheme_name: string;
+                /** @description Why the SML could not be asked for it; null when it answered. */
+                sml_error: string | null;
+                /**
+                 * @description `ok`: the SML answered for it (now, or a stored answer); `unavailable`: its DNS look-up failed and nothing is stored, so `registered` is null.
+                 * @enum {string}
+                 */
+                sml_status: "ok" | "unavailable";
                 smp_status: ("ok" | "not_found" | "unavailable" | "refused" | "no_smp") | null;
                 /** @description The SMP base URL the SML gives; null when none. */
                 smp_url: string | null;
             }[];
             /** @description At least one participant is registered in the SML. */
             reachable: boolean;
+        };
+        /**
+         * PeppolPart
+         * @description With `include=peppol`: whether the company can receive e-invoices over Peppol, as `GET /v1/peppol/{identifier}` answers for the normalised VAT number (see docs/peppol.md), or `{ error }` for this part alone.
+         */
+        PeppolPart: components["schemas"]["PeppolData"] | {
+            error: {
+                /**
+                 * @description `registry_unavailable`: the SML could not be asked and nothing is stored (ask again later); `country_unsupported`: no Peppol scheme is known for the country; `invalid_format`: the number has no Peppol identifier.
+                 * @enum {string}
+                 */
+                code: "registry_unavailable" | "country_unsupported" | "invalid_format";
+                message: string;
+            };
         };
         /** Proof */
         Proof: {
@@ -4087,6 +4372,7 @@ export interface components {
                 } | null;
             };
             match?: components["schemas"]["IdentityMatch"];
+            peppol?: components["schemas"]["PeppolPart"];
             /**
              * @description On a national register's answer (`source_status: "fallback"`): a domestic VAT registration, which is not proof of registration for intra-EU supplies. Absent otherwise.
              * @enum {string}

@@ -72,6 +72,8 @@ export interface ValidateParams {
   company_street?: string;
   company_postcode?: string;
   company_city?: string;
+  /** Parts to add: `['peppol']` adds `data.peppol` (a Peppol outage is that part's `error` alone). */
+  include?: readonly 'peppol'[];
 }
 export type ValidateResponse = Success<'/v1/validate', 'get'>;
 
@@ -89,6 +91,9 @@ export interface PeppolParams {
   cache?: boolean;
 }
 export type PeppolResponse = Success<'/v1/peppol/{identifier}', 'get'>;
+export type PeppolData = components['schemas']['PeppolData'];
+/** `data.peppol` of a validation with `include: ['peppol']`: the Peppol data, or `{ error }` for it alone. */
+export type PeppolPart = components['schemas']['PeppolPart'];
 
 export type DecideBody = RequestBody<'/v1/decide', 'post'>;
 export type DecideResponse = Success<'/v1/decide', 'post'>;

@@ -9,6 +9,7 @@
 import type {
   BatchJobResponse,
   MonitorCheckResponse,
+  PeppolData,
   ValidateBatchResponse,
   ValidateResponse,
 } from './types.js';
@@ -50,6 +51,25 @@ export interface MonitorEventPayload {
 export type VatNumberChangedEvent = EventBase<'vat_number.changed', MonitorEventPayload>;
 /** A monitored number could not be checked for longer than the stale period (sent once). */
 export type VatNumberCheckFailedEvent = EventBase<'vat_number.check_failed', MonitorEventPayload>;
+/** A monitor's Peppol state: what `peppol.changed` compares. */
+export interface PeppolStateShown {
+  reachable: boolean;
+  can_receive_invoices: boolean | null;
+}
+/**
+ * A monitor with `peppol: true` saw `reachable` or `can_receive_invoices` change: `data.data` is the
+ * check (as `vat_number.changed` carries it) with `peppol: { before, after, answer }`, `answer`
+ * being the Peppol look-up's data. A Peppol outage is never a change.
+ */
+export type PeppolChangedEvent = EventBase<
+  'peppol.changed',
+  {
+    data: MonitorCheckResponse['data'] & {
+      peppol: { before: PeppolStateShown; after: PeppolStateShown; answer: PeppolData };
+    };
+    meta: { request_id: string };
+  }
+>;
 /** The four rate fields of a country rate object. */
 export interface RatesShown {
   standard_rate: number;
@@ -94,6 +114,7 @@ export type WebhookEvent =
   | TestEvent
   | VatNumberChangedEvent
   | VatNumberCheckFailedEvent
+  | PeppolChangedEvent
   | RatesChangedEvent;
 
 /** Node's `IncomingHttpHeaders`, a plain record, or a fetch `Headers`. */

@@ -56,6 +56,17 @@ describe('@openvat/client operations', () => {
     assert.ok(isUuidV7(res.meta.request_id));
   });
 
+  it('validate: include peppol adds data.peppol (the Peppol data, or its error alone)', async () => {
+    const res = await client(proTest).validate({ vat_number: 'BE0999000030', include: ['peppol'] });
+    assert.equal(res.data.valid, true);
+    const part = res.data.peppol;
+    assert.ok(part && !('error' in part), JSON.stringify(part));
+    assert.equal(part.reachable, true);
+    assert.equal(part.participants[0]?.sml_status, 'ok');
+    const plain = await client(proTest).validate({ vat_number: 'BE0999000030' });
+    assert.equal(plain.data.peppol, undefined);
+  });
+
   it('validate: company fields answer data.match', async () => {
     const res = await client(proTest).validate({
       vat_number: 'DE100000008',

@@ -24,9 +24,13 @@ import * as adminAuditRetention from './2026-11-28-100-admin-audit-retention.js'
 import * as ratesEvents from './2026-11-28-110-rates-events.js';
 import * as evidenceTimestamps from './2026-11-28-120-evidence-timestamps.js';
 import * as keyQuotaShare from './2026-11-29-010-key-quota-share.js';
+import * as nationalFiles from './2026-12-02-210-national-files.js';
 import * as eoriAnswers from './2026-12-02-300-eori-answers.js';
 import * as batchItemClaim from './2026-12-02-400-batch-item-claim.js';
 import * as peppolAnswers from './2026-12-02-500-peppol-answers.js';
+import * as batchInclude from './2026-12-02-600-batch-include.js';
+import * as registerSources from './2026-12-02-600-register-sources.js';
+import * as monitorPeppol from './2026-12-02-610-monitor-peppol.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -60,7 +64,11 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-010-key-quota-share': keyQuotaShare,
   '2026-12-02-400-batch-item-claim': batchItemClaim,
   '2026-12-02-500-peppol-answers': peppolAnswers,
+  '2026-12-02-600-register-sources': registerSources,
   '2026-12-02-300-eori-answers': eoriAnswers,
+  '2026-12-02-210-national-files': nationalFiles,
+  '2026-12-02-600-batch-include': batchInclude,
+  '2026-12-02-610-monitor-peppol': monitorPeppol,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -26,7 +26,7 @@ export interface AdminSlice {
   readonly status: { snapshot(): Promise<StatusSnapshot> };
   readonly ratesUpdates: RatesUpdates;
   readonly evidenceTimestamps: Pick<EvidenceTimestamps, 'status'>;
-  readonly peppol: { status(): PeppolStatus };
+  readonly peppol: { status(): Promise<PeppolStatus> };
   readonly national: NationalRegistersStatus;
 }
 
@@ -61,7 +61,7 @@ async function statusOf(c: AdminSlice) {
     ...(await c.status.snapshot()),
     rates: await c.ratesUpdates.status(),
     evidence_timestamps: await c.evidenceTimestamps.status(),
-    peppol: c.peppol.status(),
+    peppol: await c.peppol.status(),
     national_registers: await c.national.status(),
   };
 }

@@ -4,6 +4,7 @@ import { backoffDelay } from '../../registries/resilience.js';
 import type { ClaimedIdentity } from '../identity-match/index.js';
 import { type KeyState, principalOfStoredWork } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
+import { type PeppolPart, type PeppolPort, parseInclude, peppolPart } from '../peppol/index.js';
 import {
   answerRefusal,
   registryUnavailable,
@@ -12,7 +13,7 @@ import {
 } from '../validation/index.js';
 import { cancelReasonOf, type JobStore } from './jobs.js';
 import type { BatchRepository, ItemFinish } from './repository.js';
-import { itemResult } from './results.js';
+import { itemResult, withPeppol } from './results.js';
 import type { ItemScheduler } from './scheduler.js';
 
 const RETRY_CAP_MS = 5 * 60_000;
@@ -20,6 +21,13 @@ const RETRY_CAP_MS = 5 * 60_000;
 /** An item's stored claim (JSON written by `createJob`). */
 function storedClaim(json: string): ClaimedIdentity {
   return JSON.parse(json) as ClaimedIdentity;
+}
+
+/** Whether a job asked for the Peppol part of its items (`"include": ["peppol"]`). */
+function includesPeppol(include: string | null): boolean {
+  if (include === null) return false;
+  const parsed = parseInclude(include);
+  return parsed.ok && parsed.peppol;
 }
 /**
  * Finished items are written in groups of up to 200 per transaction, and an item waits 10 ms for
@@ -37,6 +45,8 @@ const ITEM_GROUPS = { maxUnits: 200, delayMs: 10 };
 export function createItemProcessor(deps: {
   repository: BatchRepository;
   validation: Pick<ValidationService, 'validate'>;
+  /** The Peppol look-up, for the items of a job that asked for it. */
+  peppol: PeppolPort;
   /** Records finished items (in groups). */
   outbox: Pick<Outbox, 'lane'>;
   jobs: Pick<JobStore, 'loadJob' | 'finishIfDone' | 'cancelJob'>;
@@ -97,8 +107,13 @@ export function createItemProcessor(deps: {
     if (registryUnavailable(outcome) && row.mode === 'live' && (await retryLater(item, outcome.message))) {
       return false;
     }
+    // The Peppol part of a validated number, when the job asked for it (its outage is the part's error).
+    const part =
+      outcome.kind === 'ok' && includesPeppol(row.include)
+        ? await peppolPart(deps.peppol, item.vat_number, principalOfStoredWork(row), signal ? { signal } : {})
+        : null;
     try {
-      return await record(item, outcome);
+      return await record(item, outcome, part);
     } catch (error) {
       // A result the database refuses would otherwise leave the item leased, to be claimed again
       // after the lease as if never tried, for ever. It counts as an attempt instead: retried with
@@ -133,8 +148,12 @@ export function createItemProcessor(deps: {
   }
 
   /** Records an item's result with the registry's fresh answer; false when another worker took it over. */
-  function record(item: BatchItemsTable, outcome: ValidationOutcome): Promise<boolean> {
-    const result = itemResult(outcome);
+  function record(
+    item: BatchItemsTable,
+    outcome: ValidationOutcome,
+    part: PeppolPart | null = null,
+  ): Promise<boolean> {
+    const result = withPeppol(itemResult(outcome), part);
     const finish: ItemFinish = {
       ok: result.ok,
       result: JSON.stringify(result),

@@ -264,6 +264,8 @@ export function createJobStore(deps: {
     requestBody: unknown;
     items: readonly BatchItemInput[];
     requester: string | null;
+    /** Whether each item adds its Peppol part. */
+    includePeppol?: boolean;
   }): Promise<JobView | Refusal> {
     const now = clock.now().toISOString();
     const id = ids.uuid();
@@ -316,6 +318,7 @@ export function createJobStore(deps: {
       started_at: null,
       completed_at: null,
       cancel_reason: null,
+      include: input.includePeppol ? 'peppol' : null,
     };
     const limit = UNFINISHED_BATCH_JOBS[input.principal.plan] ?? 0;
     const refused = await db.kysely.transaction().execute(async (trx) => {

@@ -57,6 +57,7 @@ const JOB_COLUMNS = [
   'started_at',
   'completed_at',
   'cancel_reason',
+  'include',
 ] as const satisfies ReadonlyArray<keyof BatchJob>;
 
 /** All SQL of batch jobs and their items. Every method takes an optional transaction. */

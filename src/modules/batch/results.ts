@@ -1,4 +1,6 @@
+import type { PeppolPart } from '../peppol/index.js';
 import type {
+  FallbackMeta,
   SourceStatus,
   ValidationData,
   ValidationOutcome,
@@ -8,8 +10,15 @@ import type {
 /** The hosted contract's closed list of per-item codes: a batch item fails with one of these three. */
 export type BatchItemErrorCode = 'invalid_format' | 'country_unsupported' | 'registry_unavailable';
 
+/** An item a national register answered because VIES could not: which register, and what it said. */
+export interface BatchItemFallback {
+  source: ValidationSource;
+  source_status: 'fallback';
+  fallback: FallbackMeta;
+}
+
 export type BatchItemResult =
-  | { ok: true; data: ValidationData }
+  | { ok: true; data: ValidationData; meta?: BatchItemFallback }
   | { ok: false; error: { code: BatchItemErrorCode; message: string } };
 
 export interface BatchSummary {
@@ -18,13 +27,29 @@ export interface BatchSummary {
   failed: number;
 }
 
-/** Answers per registry and `source_status`, e.g. `{vies: {live: 3, cached: 1, degraded: 0}}`. */
-export type SourceCounts = Record<string, { live: number; cached: number; degraded: number }>;
+/**
+ * Answers per registry and `source_status`, e.g. `{vies: {live: 3, cached: 1, degraded: 0}}`; a
+ * national register that answered for VIES also counts `fallback` (`{pl_whitelist: {…, fallback: 2}}`).
+ */
+export type SourceCounts = Record<
+  string,
+  { live: number; cached: number; degraded: number; fallback?: number }
+>;
 
 export function itemResult(outcome: Exclude<ValidationOutcome, { kind: 'ok' }>): BatchItemResult;
 export function itemResult(outcome: ValidationOutcome): BatchItemResult;
 export function itemResult(outcome: ValidationOutcome): BatchItemResult {
-  if (outcome.kind === 'ok') return { ok: true, data: outcome.data };
+  if (outcome.kind === 'ok') {
+    const { meta } = outcome;
+    // A register's answer keeps, with the item, which register answered and its identifiers.
+    if (meta.source_status === 'fallback' && meta.fallback)
+      return {
+        ok: true,
+        data: outcome.data,
+        meta: { source: meta.source, source_status: 'fallback', fallback: meta.fallback },
+      };
+    return { ok: true, data: outcome.data };
+  }
   switch (outcome.reason) {
     case 'invalid_format':
     case 'country_unsupported':
@@ -37,11 +62,12 @@ export function itemResult(outcome: ValidationOutcome): BatchItemResult {
   }
 }
 
-/** Counts one answer of `source` with `status` (`live`, `cached` or `degraded`). */
+/** Counts one answer of `source` with `status` (`live`, `cached`, `degraded` or `fallback`). */
 export function countSource(sources: SourceCounts, source: string, status: string): void {
   const entry = sources[source] ?? { live: 0, cached: 0, degraded: 0 };
   sources[source] = entry;
   if (status === 'live' || status === 'cached' || status === 'degraded') entry[status] += 1;
+  if (status === 'fallback') entry.fallback = (entry.fallback ?? 0) + 1;
 }
 
 /** The hosted contract's batch `meta` fields, rolled up from the per-registry counts. */
@@ -50,16 +76,17 @@ export interface BatchMetaRollup {
   cached: boolean;
   /** The registry that gave the most answers (`vies` when none answered). */
   source: ValidationSource;
-  /** The worst status among the answers: `degraded` over `cached` over `live`. */
+  /** The worst status among the answers: `degraded` over `fallback` over `cached` over `live`. */
   source_status: SourceStatus;
 }
 
 export function rollup(sources: SourceCounts): BatchMetaRollup {
   let source: ValidationSource = 'vies';
   let most = 0;
-  const totals = { live: 0, cached: 0, degraded: 0 };
+  const totals = { live: 0, cached: 0, degraded: 0, fallback: 0 };
   for (const [name, counts] of Object.entries(sources)) {
-    const answers = counts.live + counts.cached + counts.degraded;
+    const fallback = counts.fallback ?? 0;
+    const answers = counts.live + counts.cached + counts.degraded + fallback;
     if (answers > most) {
       most = answers;
       source = name as ValidationSource;
@@ -67,10 +94,22 @@ export function rollup(sources: SourceCounts): BatchMetaRollup {
     totals.live += counts.live;
     totals.cached += counts.cached;
     totals.degraded += counts.degraded;
+    totals.fallback += fallback;
   }
   return {
-    cached: most > 0 && totals.live === 0,
+    cached: most > 0 && totals.live === 0 && totals.fallback === 0,
     source,
-    source_status: totals.degraded > 0 ? 'degraded' : totals.cached > 0 ? 'cached' : 'live',
+    source_status: worstStatus(totals),
   };
+}
+
+/** A successful item's result with its Peppol part (`"include": ["peppol"]`); a failed item has none. */
+export function withPeppol(result: BatchItemResult, part: PeppolPart | null): BatchItemResult {
+  return result.ok && part ? { ...result, data: { ...result.data, peppol: part } } : result;
+}
+
+function worstStatus(totals: { cached: number; degraded: number; fallback: number }): SourceStatus {
+  if (totals.degraded > 0) return 'degraded';
+  if (totals.fallback > 0) return 'fallback';
+  return totals.cached > 0 ? 'cached' : 'live';
 }

@@ -8,7 +8,8 @@ import { Envelope, errorResponses, Literals } from '../../http/schemas.js';
 import { CLAIM_MAX_LENGTH } from '../identity-match/index.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
-import { REGISTRY_SOURCES, SOURCE_STATUSES } from '../validation/index.js';
+import { PEPPOL_SCOPE_MESSAGE, parseInclude, peppolAllowed } from '../peppol/index.js';
+import { FallbackMetaSchema, REGISTRY_SOURCES, SOURCE_STATUSES } from '../validation/index.js';
 import { aBatchJobDescription, validateABatchOfVatNumbersDescription } from './schemas.js';
 import { ASYNC_BATCH_LIMIT, type BatchService, batchItems, rollup, SYNC_BATCH_LIMIT } from './service.js';
 
@@ -39,6 +40,13 @@ const Body = Type.Object(
         description: 'Your own VAT number: every item is then a live call with a consultation number.',
       }),
     ),
+    include: Type.Optional(
+      Type.Array(Type.String(), {
+        maxItems: 8,
+        description:
+          'Parts to add to each successful item: `["peppol"]` adds `data.peppol` (can the company receive e-invoices over Peppol), as `GET /v1/validate?include=peppol` does. A Peppol outage never fails an item: its part is then `{ "error": … }`. An unknown value is `400 invalid_format`.',
+      }),
+    ),
     async: Type.Optional(
       Type.Boolean({
         description:
@@ -65,8 +73,24 @@ const ItemError = Type.Object({
   message: Type.String(),
 });
 
+const ItemFallback = Type.Object(
+  {
+    source: Literals(REGISTRY_SOURCES),
+    source_status: Type.Literal('fallback'),
+    fallback: FallbackMetaSchema,
+  },
+  {
+    description:
+      'Only on an item a national register answered because VIES could not (`data.registration_scope: "domestic"`): the register and its answer, as a validation\'s `meta` has them.',
+  },
+);
+
 const ItemResult = Type.Union([
-  Type.Object({ ok: Type.Literal(true), data: Type.Ref('ValidationData') }),
+  Type.Object({
+    ok: Type.Literal(true),
+    data: Type.Ref('ValidationData'),
+    meta: Type.Optional(ItemFallback),
+  }),
   Type.Object({ ok: Type.Literal(false), error: ItemError }),
 ]);
 
@@ -78,7 +102,14 @@ const Summary = Type.Object({
 
 const Sources = Type.Record(
   Type.String(),
-  Type.Object({ live: Type.Integer(), cached: Type.Integer(), degraded: Type.Integer() }),
+  Type.Object({
+    live: Type.Integer(),
+    cached: Type.Integer(),
+    degraded: Type.Integer(),
+    fallback: Type.Optional(
+      Type.Integer({ description: 'Answers of a national register because VIES could not answer.' }),
+    ),
+  }),
   { description: 'Successful answers per registry and `source_status`.' },
 );
 
@@ -160,7 +191,8 @@ export function batchRoutes(deps: {
                 description: 'The registry that gave the most answers (`vies` when none answered).',
               }),
               source_status: Literals(SOURCE_STATUSES, {
-                description: 'The worst status among the answers: `degraded` over `cached` over `live`.',
+                description:
+                  'The worst status among the answers: `degraded` over `fallback` over `cached` over `live`.',
               }),
               sources: Sources,
             }),
@@ -174,6 +206,9 @@ export function batchRoutes(deps: {
         const body = request.body;
         const requester = body.requester_vat_number ?? null;
         const asynchronous = body.async === true;
+        const include = parseInclude(body.include);
+        if (!include.ok) throw errors.invalidRequest(include.message, { field: 'include' });
+        if (include.peppol && !peppolAllowed(principal)) throw errors.scopeNotAllowed(PEPPOL_SCOPE_MESSAGE);
         const refused = batch.checkRequest({
           principal,
           count: body.vat_numbers.length,
@@ -188,11 +223,17 @@ export function batchRoutes(deps: {
             requestBody: body,
             items: batchItems(body.vat_numbers),
             requester,
+            includePeppol: include.peppol,
           });
           if ('kind' in job) throw refusalError(job);
           return reply.code(202).send({ data: job, meta: baseMeta(request, reply) });
         }
-        const validated = await batch.validateMany(batchItems(body.vat_numbers), requester, principal);
+        const validated = await batch.validateMany(
+          batchItems(body.vat_numbers),
+          requester,
+          principal,
+          include,
+        );
         return sendRecorded({
           request,
           reply,

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import type { BatchItemsTable } from '../../db/schema.js';
+import { boundedCache } from '../../lib/bounded-cache.js';
 import type { Clock } from '../../lib/clock.js';
 import type { BatchRepository } from './repository.js';
 
@@ -38,7 +38,7 @@ export function createItemScheduler(deps: {
 }) {
   const { repository, clock, workerId } = deps;
   /** Jobs this worker has marked running (marking again is harmless: it only moves `queued` jobs). */
-  const started = new LRUCache<string, true>({ max: 10_000 });
+  const started = boundedCache<string, true>(10_000);
   /** Items of each country this process holds. */
   const heldByCountry = new Map<string, number>();
   /** Items of each job this process holds: a job can only be finished by its last holder. */

@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { KeyState } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
+import type { PeppolPort } from '../peppol/index.js';
 import type { ValidationService } from '../validation/index.js';
 import { createItemProcessor } from './item-processor.js';
 import { createJobStore } from './jobs.js';
@@ -29,6 +30,8 @@ export interface BatchServiceDeps {
   db: Db;
   repository: BatchRepository;
   validation: Pick<ValidationService, 'validate' | 'parse'>;
+  /** The Peppol look-up, for items of a batch with `"include": ["peppol"]`. */
+  peppol: PeppolPort;
   /** Records finished items (in groups) and a completed job's audit record and event. */
   outbox: Pick<Outbox, 'record' | 'lane'>;
   clock: Clock;
@@ -64,7 +67,7 @@ export interface BatchServiceDeps {
  */
 export function createBatchService(deps: BatchServiceDeps) {
   const { repository, validation, clock, workerId } = deps;
-  const sync = createSyncBatch({ validation });
+  const sync = createSyncBatch({ validation, peppol: deps.peppol });
   const jobs = createJobStore({
     db: deps.db,
     repository,
@@ -92,6 +95,7 @@ export function createBatchService(deps: BatchServiceDeps) {
   const processor = createItemProcessor({
     repository,
     validation,
+    peppol: deps.peppol,
     outbox: deps.outbox,
     jobs,
     keyState: deps.keyState,

@@ -1,6 +1,7 @@
 import type { RegistryAnswersTable } from '../../db/schema.js';
 import { claimKey } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
+import { type PeppolPort, peppolPart } from '../peppol/index.js';
 import type { ValidationOutcome, ValidationService } from '../validation/index.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
 import type { BatchItemInput } from './items.js';
@@ -10,6 +11,7 @@ import {
   countSource,
   itemResult,
   type SourceCounts,
+  withPeppol,
 } from './results.js';
 
 export interface ValidatedBatch {
@@ -21,16 +23,21 @@ export interface ValidatedBatch {
 }
 
 /** Synchronous batches: every number through the one validation path, answered in one response. */
-export function createSyncBatch(deps: { validation: Pick<ValidationService, 'validate'> }) {
-  const { validation } = deps;
+export function createSyncBatch(deps: {
+  validation: Pick<ValidationService, 'validate'>;
+  peppol: PeppolPort;
+}) {
+  const { validation, peppol } = deps;
   /**
    * Validates up to 100 numbers at once: each distinct number (after normalisation) with the same
-   * claim is validated once, all of them concurrently; results come back in input order.
+   * claim is validated once, all of them concurrently; results come back in input order. With
+   * `include.peppol`, each distinct number's Peppol part is looked up alongside its validation.
    */
   async function validateMany(
     items: readonly BatchItemInput[],
     requester: string | null,
     principal: ApiKeyPrincipal,
+    include: { peppol: boolean } = { peppol: false },
   ): Promise<ValidatedBatch> {
     const groups = new Map<string, { input: BatchItemInput; positions: number[] }>();
     items.forEach((input, position) => {
@@ -42,6 +49,9 @@ export function createSyncBatch(deps: { validation: Pick<ValidationService, 'val
       else groups.set(key, { input, positions: [position] });
     });
     const distinct = [...groups.values()];
+    const peppolParts = include.peppol
+      ? Promise.all(distinct.map((g) => peppolPart(peppol, g.input.vatNumber, principal)))
+      : null;
     const outcomes = await Promise.all(
       distinct.map((g) =>
         // A client waits for the whole batch: each item's wait for a registry permit is bounded.
@@ -56,13 +66,14 @@ export function createSyncBatch(deps: { validation: Pick<ValidationService, 'val
         ),
       ),
     );
+    const parts = peppolParts ? await peppolParts : null;
     const results: BatchItemResult[] = new Array(items.length);
     const answers: RegistryAnswersTable[] = [];
     const sources: SourceCounts = {};
     let failed = 0;
     distinct.forEach((group, i) => {
       const outcome = outcomes[i] as ValidationOutcome;
-      const result = itemResult(outcome);
+      const result = withPeppol(itemResult(outcome), parts?.[i] ?? null);
       if (outcome.kind === 'ok' && outcome.fresh) answers.push(outcome.fresh);
       for (const position of group.positions) {
         results[position] = result;

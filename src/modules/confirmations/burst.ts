@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../lib/bounded-cache.js';
 import type { Clock } from '../../lib/clock.js';
 
 /** Port: the local burst limit on confirmations, per API key. */
@@ -24,7 +24,7 @@ export function createTokenBucketLimiter(options: {
 }): BurstLimiter {
   const { capacity, clock } = options;
   const refillPerMs = capacity / (options.windowSeconds * 1000);
-  const buckets = new LRUCache<string, Bucket>({ max: 100_000 });
+  const buckets = boundedCache<string, Bucket>(100_000);
   return {
     take(key) {
       const now = clock.now().getTime();

@@ -10,6 +10,7 @@ export const KEY_EVENT_TYPES = [
   'batch.completed',
   'vat_number.changed',
   'vat_number.check_failed',
+  'peppol.changed',
 ] as const;
 
 export type EventType = (typeof KEY_EVENT_TYPES)[number];

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import { errors } from '../../http/api-error.js';
+import { boundedCache } from '../../lib/bounded-cache.js';
 import type { Clock } from '../../lib/clock.js';
 import { seconds } from '../../lib/errors.js';
 import {
@@ -59,7 +59,7 @@ export function createAuthFailures(options: {
       })
     : localSharedLimiter(createWindowLimiter(window));
   /** Addresses that have used up their failures, with the end of that minute (bounded). */
-  const blockedUntil = new LRUCache<string, number>({ max: 100_000 });
+  const blockedUntil = boundedCache<string, number>(100_000);
   const windowEnd = (now: number) => (Math.floor(now / MINUTE_MS) + 1) * MINUTE_MS;
   const secondsUntil = (end: number, now: number) => Math.max(1, Math.ceil((end - now) / 1000));
 

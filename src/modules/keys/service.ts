@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/schema.js';
+import { boundedCache } from '../../lib/bounded-cache.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
@@ -165,8 +165,7 @@ export function createKeysService(deps: {
   /** A cache of up to 10,000 entries kept `cacheMs` by the clock port; none when `cacheMs` is 0. */
   const timedCache = <V extends {}>() =>
     cacheMs > 0
-      ? new LRUCache<string, V>({
-          max: 10_000,
+      ? boundedCache<string, V>(10_000, {
           ttl: cacheMs,
           ttlResolution: 0,
           perf: { now: () => clock.millis() },

@@ -44,6 +44,16 @@ export interface RatesSyncState {
   last_success_at: string | null;
 }
 
+/** A national register at scrape time (the `GET /v1/status` view of it). */
+export interface NationalRegisterState {
+  source: string;
+  country: string;
+  breaker: 'closed' | 'open' | 'half_open';
+  /** The published files' date answered from (SI, LV), else null. */
+  data_date: string | null;
+  files: { parts: { part: string; rows: number; checked_at: string }[] } | null;
+}
+
 /** The newest time-stamp token at scrape time. */
 export interface TimestampsState {
   enabled: boolean;
@@ -61,6 +71,9 @@ export function createMetrics() {
   let sources: MetricsSources | null = null;
   let ratesSource: (() => Promise<RatesSyncState>) | null = null;
   let timestampsSource: (() => Promise<TimestampsState>) | null = null;
+  let nationalSource: (() => Promise<NationalRegisterState[]>) | null = null;
+  /** Read once per scrape, before the national gauges collect. */
+  let national: NationalRegisterState[] = [];
   /** Read once per scrape, before the gauges collect. */
   let registries: RegistryState[] = [];
 
@@ -185,6 +198,60 @@ export function createMetrics() {
     registers: [registry],
   });
 
+  new Gauge({
+    name: 'openvat_national_register_breaker_state',
+    help: 'Circuit breaker per national register asked when VIES cannot answer: 1 for the current state, 0 for the others.',
+    labelNames: ['register', 'country', 'state'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const entry of national) {
+        for (const state of BREAKER_STATES) {
+          this.set(
+            { register: entry.source, country: entry.country, state },
+            entry.breaker === state ? 1 : 0,
+          );
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'openvat_national_register_data_date_timestamp_seconds',
+    help: "The date of a file register's local copy answered from (SI, LV; the oldest file's, as Unix time of its midnight UTC; absent before a first sync).",
+    labelNames: ['register'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const entry of national)
+        if (entry.data_date)
+          this.set({ register: entry.source }, Date.parse(`${entry.data_date}T00:00:00Z`) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'openvat_national_register_file_rows',
+    help: "Rows held in a file register's local copy, by register and file (SI PO, FO, DEJ; LV VAT).",
+    labelNames: ['register', 'part'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const entry of national)
+        for (const part of entry.files?.parts ?? [])
+          this.set({ register: entry.source, part: part.part }, part.rows);
+    },
+  });
+  new Gauge({
+    name: 'openvat_national_register_file_checked_timestamp_seconds',
+    help: 'When the server last confirmed a file of the local copy current (the download or a later 304; Unix time).',
+    labelNames: ['register', 'part'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const entry of national)
+        for (const part of entry.files?.parts ?? [])
+          this.set({ register: entry.source, part: part.part }, Date.parse(part.checked_at) / 1000);
+    },
+  });
+
   const observer: MetricsObserver = {
     registryCall(call) {
       const labels = { registry: call.registry, country: call.country, outcome: call.outcome };
@@ -214,6 +281,10 @@ export function createMetrics() {
     connectTimestamps(source: () => Promise<TimestampsState>) {
       timestampsSource = source;
     },
+    /** Connects the national registers' state (breakers, the files' copy). */
+    connectNational(source: () => Promise<NationalRegisterState[]>) {
+      nationalSource = source;
+    },
     /** Connects the rates sync's state (held changes, last success). */
     connectRates(source: () => Promise<RatesSyncState>) {
       ratesSource = source;
@@ -236,6 +307,7 @@ export function createMetrics() {
         ratesHeld.set(rates.held);
         ratesLastSuccess.set(rates.last_success_at ? Date.parse(rates.last_success_at) / 1000 : 0);
       }
+      national = nationalSource ? await nationalSource() : [];
       if (timestampsSource) {
         const timestamps = await timestampsSource();
         timestampAge.reset();

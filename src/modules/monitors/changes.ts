@@ -10,7 +10,32 @@ function comparable(value: string | null): string | null {
 /** What a check found, before it is compared with the monitor's last known state. */
 export type Finding =
   | { ok: true; valid: boolean; name: string | null; address: string | null; outcome: ValidationOutcome }
-  | { ok: false; message: string; outcome: ValidationOutcome | null };
+  | {
+      ok: false;
+      message: string;
+      outcome: ValidationOutcome | null;
+      /** What a national register answered while VIES could not: kept on the check, never a change. */
+      register?: { valid: boolean; name: string | null; address: string | null };
+    };
+
+/**
+ * A national register's answer while VIES could not answer: what it said is kept on the check, but
+ * a domestic register alone is not the state the monitor follows (VIES's), so it records no change
+ * and the check counts as failed (VIES is asked again at the next retry).
+ */
+function registerFinding(outcome: Extract<ValidationOutcome, { kind: 'ok' }>): Finding {
+  const { data, meta } = outcome;
+  const status = meta.fallback?.register_status ? `, ${meta.fallback.register_status}` : '';
+  const said = data.valid ? 'registered' : 'not registered';
+  return {
+    ok: false,
+    message:
+      `VIES did not answer (${meta.fallback?.reason ?? 'unavailable'}); the national register ${meta.source} ` +
+      `answered (${said}${status}), which alone records no change.`,
+    outcome,
+    register: { valid: data.valid, name: data.company?.name ?? null, address: data.company?.address ?? null },
+  };
+}
 
 export function findingOf(outcome: ValidationOutcome): Finding {
   switch (outcome.kind) {
@@ -23,6 +48,7 @@ export function findingOf(outcome: ValidationOutcome): Finding {
           outcome,
         };
       }
+      if (outcome.meta.source_status === 'fallback') return registerFinding(outcome);
       return {
         ok: true,
         valid: outcome.data.valid,

@@ -1,18 +1,49 @@
 import type { MonitorChangesTable, MonitorChecksTable, MonitorsTable } from '../../db/schema.js';
 import type { DomainEvent, EventType } from '../events/index.js';
-import { principalOfStoredWork } from '../keys/index.js';
+import { type ApiKeyPrincipal, principalOfStoredWork } from '../keys/index.js';
+import type { PeppolData, PeppolOutcome } from '../peppol/index.js';
 import type { ValidationOutcome } from '../validation/index.js';
-import { detectChanges, findingOf } from './changes.js';
+import { detectChanges, type Finding, findingOf } from './changes.js';
 import type { MonitorsDeps } from './deps.js';
+import {
+  nextPeppolState,
+  type PeppolState,
+  peppolAnswerOf,
+  peppolPartOf,
+  storedPeppolState,
+} from './peppol.js';
 import type { MonitorUpdate } from './repository.js';
 import { type Interval, nextCheckAt, retryAt } from './schedule.js';
 import { monitorTestAnswers } from './test-answers.js';
-import { type CheckResult, type CheckTrigger, changeView, checkView, monitorView } from './views.js';
+import {
+  type CheckResult,
+  type CheckTrigger,
+  type CheckView,
+  changeView,
+  checkView,
+  monitorView,
+} from './views.js';
 
 /** What a check asked the validation path, and how long it took. */
 export interface Asked {
   outcome: ValidationOutcome;
   latencyMs: number;
+  /** The Peppol look-up of a monitor with `peppol` (null otherwise, or when it threw). */
+  peppol?: PeppolOutcome | null;
+}
+
+/** A Peppol change a check found: the `peppol.changed` event's before and after. */
+interface PeppolChange {
+  before: PeppolState;
+  after: PeppolState;
+  answer: PeppolData;
+}
+
+/** A check's outcome: the answer's, a national register's (while VIES could not answer), or `unavailable`. */
+function checkOutcome(finding: Finding): CheckView['outcome'] {
+  const answered = finding.ok ? finding : finding.register;
+  if (!answered) return 'unavailable';
+  return answered.valid ? 'valid' : 'invalid';
 }
 
 /**
@@ -46,6 +77,9 @@ export function createMonitorChecks(deps: MonitorsDeps) {
     const counted = trigger !== 'scheduled';
     if (counted) bump(row.country, 1);
     try {
+      const principal = principalOfStoredWork(row);
+      // A monitor with `peppol` asks Peppol alongside the registry; its outage never fails the check.
+      const peppolAsked = row.peppol === 1 ? askPeppol(row, principal, signal) : null;
       const outcome = await validation.validate(
         {
           vatNumber: row.vat_number,
@@ -53,23 +87,77 @@ export function createMonitorChecks(deps: MonitorsDeps) {
           useCache: row.checks === 0,
           priority: trigger === 'scheduled' ? 'background' : 'interactive',
         },
-        principalOfStoredWork(row),
+        principal,
         signal,
         override,
       );
-      return { outcome, latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+      const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+      return { outcome, latencyMs, peppol: peppolAsked ? await peppolAsked : null };
     } finally {
       if (counted) bump(row.country, -1);
     }
   }
 
-  function eventOf(row: MonitorsTable, type: EventType, result: CheckResult, requestId: string): DomainEvent {
+  async function askPeppol(
+    row: MonitorsTable,
+    principal: ApiKeyPrincipal,
+    signal: AbortSignal | undefined,
+  ): Promise<PeppolOutcome | null> {
+    try {
+      return await deps.peppol.lookup(
+        { identifier: row.vat_number, useCache: row.checks === 0, ...(signal ? { signal } : {}) },
+        principal,
+      );
+    } catch {
+      return null;
+    }
+  }
+
+  function eventOf(
+    row: MonitorsTable,
+    type: EventType,
+    data: CheckResult | (CheckResult & { peppol: PeppolChange }),
+    requestId: string,
+  ): DomainEvent {
     return {
       accountId: row.account_id,
       keyId: row.key_id,
       type,
-      payload: JSON.stringify({ data: result, meta: { request_id: requestId } }),
+      payload: JSON.stringify({ data, meta: { request_id: requestId } }),
     };
+  }
+
+  /**
+   * The Peppol step of a check of a monitor with `peppol`: the state its look-up gives and whether
+   * it changed. Nothing when the look-up gave no answer that may change it (an outage).
+   */
+  function peppolStep(
+    row: MonitorsTable,
+    asked: Asked,
+    nowIso: string,
+  ): { update: MonitorUpdate; change: PeppolChange | null } {
+    const answer = row.peppol === 1 ? peppolAnswerOf(asked.peppol ?? null) : null;
+    if (!answer) return { update: {}, change: null };
+    const before = storedPeppolState(row);
+    const next = nextPeppolState(before, answer);
+    return {
+      update: { peppol_state: JSON.stringify(next.state), peppol_checked_at: nowIso },
+      change: next.changed && before ? { before, after: next.state, answer } : null,
+    };
+  }
+
+  /** A Peppol change as a row of the monitor's changes (before and after as JSON text). */
+  function peppolChangeRow(row: MonitorsTable, change: PeppolChange, checkId: string, nowIso: string) {
+    return {
+      id: ids.uuid(),
+      monitor_id: row.id,
+      key_id: row.key_id,
+      check_id: checkId,
+      kind: 'peppol_changed',
+      before: JSON.stringify(change.before),
+      after: JSON.stringify(change.after),
+      detected_at: nowIso,
+    } satisfies MonitorChangesTable;
   }
 
   /**
@@ -158,15 +246,22 @@ export function createMonitorChecks(deps: MonitorsDeps) {
             ...release,
           };
         }
+        const peppol = peppolStep(row, asked, nowIso);
+        const vatChanges = changes.length;
+        if (peppol.change) {
+          changes = [...changes, peppolChangeRow(row, peppol.change, checkId, nowIso)];
+          update = { ...update, last_change_at: nowIso };
+        }
+        update = { ...update, ...peppol.update };
         const check: MonitorChecksTable = {
           id: checkId,
           monitor_id: row.id,
           trigger,
-          outcome: finding.ok ? (finding.valid ? 'valid' : 'invalid') : 'unavailable',
+          outcome: checkOutcome(finding),
           source: ok?.meta.source ?? null,
           source_status: ok?.meta.source_status ?? null,
-          name: finding.ok ? finding.name : null,
-          address: finding.ok ? finding.address : null,
+          name: finding.ok ? finding.name : (finding.register?.name ?? null),
+          address: finding.ok ? finding.address : (finding.register?.address ?? null),
           error: finding.ok ? null : finding.message,
           request_id: ok ? requestId : null,
           checked_at: nowIso,
@@ -181,9 +276,12 @@ export function createMonitorChecks(deps: MonitorsDeps) {
         };
         stored = result;
         const events: DomainEvent[] = [];
-        if (changes.length > 0) events.push(eventOf(row, 'vat_number.changed', result, requestId));
+        if (vatChanges > 0) events.push(eventOf(row, 'vat_number.changed', result, requestId));
         if (becameStale) events.push(eventOf(row, 'vat_number.check_failed', result, requestId));
+        if (peppol.change)
+          events.push(eventOf(row, 'peppol.changed', { ...result, peppol: peppol.change }, requestId));
         if (!ok) return { events };
+        const peppolAnswer = row.peppol === 1 ? peppolPartOf(asked.peppol ?? null) : null;
         return {
           events,
           ...(ok.fresh ? { answers: [ok.fresh] } : {}),
@@ -193,7 +291,7 @@ export function createMonitorChecks(deps: MonitorsDeps) {
             requestId,
             endpoint: 'monitor_check',
             responseJson: JSON.stringify({
-              data: ok.data,
+              data: peppolAnswer ? { ...ok.data, peppol: peppolAnswer } : ok.data,
               meta: { request_id: requestId, latency_ms: asked.latencyMs, ...ok.meta },
             }),
             requestBody: { vat_number: row.vat_number, monitor_id: row.id, trigger },

@@ -34,6 +34,8 @@ export interface MonitorInput {
   interval: Interval;
   reference?: string;
   metadata?: Record<string, unknown>;
+  /** Also check Peppol reachability on the schedule (`peppol.changed` on a change). */
+  peppol?: boolean;
 }
 
 /** The most monitors a key of this plan may have (plans without monitoring: none). */
@@ -100,6 +102,9 @@ export function createMonitorCreation(
       claimed_by: null,
       created_at: now,
       visitor: visitorOf(principal, address),
+      peppol: input.peppol === true ? 1 : 0,
+      peppol_state: null,
+      peppol_checked_at: null,
     };
     return row;
   }

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
 import type { KeyState } from '../keys/index.js';
 import type { Outbox } from '../outbox/index.js';
+import type { PeppolPort } from '../peppol/index.js';
 import type { AnswerSource, ValidationService } from '../validation/index.js';
 import type { MonitorsRepository } from './repository.js';
 
@@ -11,6 +12,8 @@ export interface MonitorsDeps {
   db: Db;
   repository: MonitorsRepository;
   validation: Pick<ValidationService, 'validate' | 'parse'>;
+  /** The Peppol look-up of monitors created with `"peppol": true`. */
+  peppol: PeppolPort;
   /** The validate test table, which test-mode monitors fall back on for other numbers. */
   testAnswers: AnswerSource;
   /** Records each check with its audit record, events and registry answer. */

@@ -49,6 +49,9 @@ export type MonitorUpdate = Partial<
     | 'interval'
     | 'reference'
     | 'metadata'
+    | 'peppol'
+    | 'peppol_state'
+    | 'peppol_checked_at'
   >
 >;
 

@@ -14,6 +14,7 @@ import {
 import { isUuid } from '../../lib/ids.js';
 import { refusal } from '../../lib/refusal.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
+import { peppolAllowed } from '../peppol/index.js';
 import { validationRefusal } from '../validation/index.js';
 import { limitMessage, type MonitorLimit } from './create.js';
 import {
@@ -58,6 +59,10 @@ function checkMetadata(metadata: Record<string, unknown> | undefined, field: str
     : null;
 }
 
+/** The refusal of `"peppol": true` by a key whose scopes leave Peppol out. */
+const PEPPOL_SCOPE =
+  'A monitor with "peppol": true needs the scope "peppol", which this API key does not have.';
+
 export function monitorsRoutes(deps: {
   monitors: MonitorsService;
   requireKey: RequireKey;
@@ -91,6 +96,7 @@ export function monitorsRoutes(deps: {
         const body = request.body;
         const tooBig = checkMetadata(body.metadata, 'metadata');
         if (tooBig) throw errors.invalidRequest(tooBig);
+        if (body.peppol && !peppolAllowed(principalOf(request))) throw errors.scopeNotAllowed(PEPPOL_SCOPE);
         const outcome = await monitors.create(principalOf(request), body, request.ip);
         switch (outcome.kind) {
           case 'refused':
@@ -153,8 +159,15 @@ export function monitorsRoutes(deps: {
           const tooBig = checkMetadata(row.metadata, `monitors[${i}].metadata`);
           if (tooBig) throw errors.invalidRequest(tooBig);
         });
+        const wantsPeppol = body.peppol === true || body.monitors.some((row) => row.peppol === true);
+        if (wantsPeppol && !peppolAllowed(principalOf(request))) throw errors.scopeNotAllowed(PEPPOL_SCOPE);
         const inputs = body.monitors.map(
-          (row) => ({ ...row, interval: row.interval ?? body.interval ?? 'daily' }) as MonitorInput,
+          (row) =>
+            ({
+              ...row,
+              interval: row.interval ?? body.interval ?? 'daily',
+              peppol: row.peppol ?? body.peppol ?? false,
+            }) as MonitorInput,
         );
         const data = await monitors.createMany(principalOf(request), inputs, request.ip);
         return reply.send({ data, meta: baseMeta(request, reply) });
@@ -316,6 +329,12 @@ export function monitorsRoutes(deps: {
               interval: Type.Optional(IntervalSchema),
               reference: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
               metadata: Type.Optional(Nullable(Metadata)),
+              peppol: Type.Optional(
+                Type.Boolean({
+                  description:
+                    '`true` starts checking Peppol reachability with the next check; `false` stops it and forgets the last known state.',
+                }),
+              ),
             },
             { additionalProperties: false, minProperties: 1 },
           ),
@@ -327,6 +346,7 @@ export function monitorsRoutes(deps: {
         const body = request.body;
         const tooBig = checkMetadata(body.metadata ?? undefined, 'metadata');
         if (tooBig) throw errors.invalidRequest(tooBig);
+        if (body.peppol && !peppolAllowed(principalOf(request))) throw errors.scopeNotAllowed(PEPPOL_SCOPE);
         const data = isUuid(id) ? await monitors.update(principalOf(request), id, body) : null;
         if (!data) throw notFound(id);
         return reply.send({ data, meta: baseMeta(request, reply) });

@@ -81,6 +81,28 @@ export const Monitor = Type.Object({
   last_change_at: Nullable(Type.String({ format: 'date-time' })),
   next_check_at: Type.String({ format: 'date-time' }),
   created_at: Type.String({ format: 'date-time' }),
+  peppol: Nullable(
+    Type.Object(
+      {
+        reachable: Nullable(
+          Type.Boolean({ description: 'The last known `reachable`; null until a Peppol look-up answered.' }),
+        ),
+        can_receive_invoices: Nullable(
+          Type.Boolean({
+            description:
+              'The last known `can_receive_invoices`; null while no registered participant’s SMP could be read (an unknown value never replaces a known one).',
+          }),
+        ),
+        checked_at: Nullable(
+          Type.String({ format: 'date-time', description: 'When the last Peppol answer was obtained.' }),
+        ),
+      },
+      {
+        description:
+          'For a monitor with `"peppol": true`: the company’s Peppol reachability as last known (see docs/peppol.md); null for a monitor without.',
+      },
+    ),
+  ),
 });
 
 export const Check = Type.Object({
@@ -88,7 +110,7 @@ export const Check = Type.Object({
   trigger: Type.Union([Type.Literal('created'), Type.Literal('scheduled'), Type.Literal('manual')]),
   outcome: Type.Union([Type.Literal('valid'), Type.Literal('invalid'), Type.Literal('unavailable')], {
     description:
-      '`unavailable`: the registry did not answer; the monitor keeps its state and the check is retried.',
+      '`unavailable`: the registry did not answer; the monitor keeps its state and the check is retried. With `source_status: "fallback"`, VIES did not answer and this is what the national register answered: never a change, the monitor keeps its state and the check is retried.',
   }),
   source: Nullable(Type.String()),
   source_status: Nullable(Type.String()),
@@ -111,8 +133,12 @@ export const Change = Type.Object({
       Type.Literal('became_valid'),
       Type.Literal('name_changed'),
       Type.Literal('address_changed'),
+      Type.Literal('peppol_changed'),
     ],
-    { description: 'Names and addresses are compared without case and spacing differences.' },
+    {
+      description:
+        'Names and addresses are compared without case and spacing differences. `peppol_changed` (monitors with `"peppol": true`): `reachable` or `can_receive_invoices` changed; its `before` and `after` are JSON texts `{"reachable":…,"can_receive_invoices":…}`.',
+    },
   ),
   before: Nullable(Type.String()),
   after: Nullable(Type.String()),
@@ -134,6 +160,12 @@ export const CreateBody = Type.Object(
       Type.String({ maxLength: 256, description: 'Your reference, e.g. a customer number.' }),
     ),
     metadata: Type.Optional(Metadata),
+    peppol: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also check Peppol reachability on the schedule: a change of `reachable` or `can_receive_invoices` is recorded (`peppol_changed`) and sent as a `peppol.changed` webhook event. Needs the `peppol` scope.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -141,6 +173,9 @@ export const CreateBody = Type.Object(
 export const BulkBody = Type.Object(
   {
     interval: Type.Optional(IntervalSchema),
+    peppol: Type.Optional(
+      Type.Boolean({ description: 'The default `peppol` of the rows (false when not given).' }),
+    ),
     monitors: Type.Array(
       Type.Object(
         {
@@ -148,6 +183,7 @@ export const BulkBody = Type.Object(
           interval: Type.Optional(IntervalSchema),
           reference: Type.Optional(Type.String({ maxLength: 256 })),
           metadata: Type.Optional(Metadata),
+          peppol: Type.Optional(Type.Boolean()),
         },
         { additionalProperties: false },
       ),

@@ -129,13 +129,23 @@ export function createMonitorsService(deps: MonitorsDeps) {
     async update(
       principal: ApiKeyPrincipal,
       id: string,
-      patch: { interval?: Interval; reference?: string | null; metadata?: Record<string, unknown> | null },
+      patch: {
+        interval?: Interval;
+        reference?: string | null;
+        metadata?: Record<string, unknown> | null;
+        peppol?: boolean;
+      },
     ): Promise<MonitorView | null> {
       return db.kysely.transaction().execute(async (trx) => {
         const row = await repository.findOfKeyForUpdate(ownerOf(principal), id, trx);
         if (!row) return null;
         const update: MonitorUpdate = {};
         if (patch.reference !== undefined) update.reference = patch.reference;
+        if (patch.peppol !== undefined && (patch.peppol ? 1 : 0) !== row.peppol) {
+          update.peppol = patch.peppol ? 1 : 0;
+          // A monitor that stops checking Peppol forgets what it knew (a later `true` starts afresh).
+          if (!patch.peppol) Object.assign(update, { peppol_state: null, peppol_checked_at: null });
+        }
         if (patch.metadata !== undefined)
           update.metadata = patch.metadata === null ? null : JSON.stringify(patch.metadata);
         if (patch.interval !== undefined && patch.interval !== row.interval) {

@@ -1,9 +1,15 @@
 import type { MonitorChangesTable, MonitorChecksTable, MonitorsTable } from '../../db/schema.js';
 import { parseVatNumber } from '../vat-numbers/index.js';
+import { type MonitorPeppolView, monitorPeppolView } from './peppol.js';
 import type { Interval } from './schedule.js';
 
 export type MonitorStatus = 'valid' | 'invalid' | 'unknown';
-export type ChangeType = 'became_invalid' | 'became_valid' | 'name_changed' | 'address_changed';
+export type ChangeType =
+  | 'became_invalid'
+  | 'became_valid'
+  | 'name_changed'
+  | 'address_changed'
+  | 'peppol_changed';
 export type CheckTrigger = 'created' | 'scheduled' | 'manual';
 
 export interface Company {
@@ -29,6 +35,8 @@ export interface MonitorView {
   last_change_at: string | null;
   next_check_at: string;
   created_at: string;
+  /** The Peppol reachability of a monitor with `"peppol": true`; null for the others. */
+  peppol: MonitorPeppolView | null;
 }
 
 export interface CheckView {
@@ -83,6 +91,7 @@ export function monitorView(row: MonitorsTable): MonitorView {
     last_change_at: row.last_change_at,
     next_check_at: row.next_check_at,
     created_at: row.created_at,
+    peppol: monitorPeppolView(row),
   };
 }
 

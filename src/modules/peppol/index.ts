@@ -29,10 +29,20 @@ export {
   vatSchemeTable,
 } from './identifiers.js';
 export {
+  INCLUDE_VALUES,
+  type IncludeParse,
+  type IncludeValue,
+  PEPPOL_SCOPE_MESSAGE,
+  type PeppolPart,
+  parseInclude,
+  peppolAllowed,
+  peppolPart,
+} from './include.js';
+export {
   PARTICIPANT_SCHEMES_SOURCE,
   type ParticipantScheme,
   participantScheme,
   participantSchemes,
 } from './schemes.js';
 export type { PeppolService } from './service.js';
-export type { PeppolStatus } from './types.js';
+export type { PeppolData, PeppolOutcome, PeppolPort, PeppolStatus } from './types.js';

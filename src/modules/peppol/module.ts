@@ -2,7 +2,7 @@ import { defineModule } from '../../http/module.js';
 import type { RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
 import { peppolRoutes } from './routes.js';
-import { PeppolDataSchema } from './schemas.js';
+import { PeppolDataSchema, PeppolPartSchema } from './schemas.js';
 import type { PeppolPort } from './types.js';
 
 /** What `GET /v1/peppol/{identifier}` needs from the container. */
@@ -15,6 +15,6 @@ export interface PeppolSlice {
 export const peppolModule = defineModule({
   name: 'peppol',
   surface: 'public',
-  schemas: [PeppolDataSchema],
+  schemas: [PeppolDataSchema, PeppolPartSchema],
   routes: (c: PeppolSlice) => peppolRoutes(c),
 });

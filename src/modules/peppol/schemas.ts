@@ -19,10 +19,19 @@ const Participant = Type.Object({
   id: Type.String({ description: '`ICD:value`, the value in lower case, e.g. `0208:0677424046`.' }),
   icd: Type.String({ description: 'The scheme (ISO 6523 ICD), e.g. `0208`.' }),
   scheme_name: Type.String({ description: 'The scheme ID of the Peppol code list, e.g. `BE:EN`.' }),
-  registered: Type.Boolean({
+  registered: Nullable(
+    Type.Boolean({
+      description:
+        'The SML publishes a record for it (NXDOMAIN or NODATA: false). A DNS failure is never false: a stored answer is served, or it is null (`sml_status: "unavailable"`) when another participant is registered, else the look-up is 502.',
+    }),
+  ),
+  sml_status: Literals(['ok', 'unavailable'] as const, {
     description:
-      'The SML publishes a record for it (NXDOMAIN or NODATA: false). A DNS failure is never false: the answer is then a stored one or 502.',
+      '`ok`: the SML answered for it (now, or a stored answer); `unavailable`: its DNS look-up failed and nothing is stored, so `registered` is null.',
   }),
+  sml_error: Nullable(
+    Type.String({ description: 'Why the SML could not be asked for it; null when it answered.' }),
+  ),
   smp_url: Nullable(Type.String({ description: 'The SMP base URL the SML gives; null when none.' })),
   smp_status: Nullable(
     Literals(SMP_STATUSES, {
@@ -71,7 +80,7 @@ export const PeppolMetaFields = {
   source: Literals(['peppol'] as const),
   source_status: Literals(['live', 'cached', 'degraded'] as const, {
     description:
-      '`live`: asked now (or partly); `cached`: stored answers within their TTL; `degraded`: the SML could not be asked and an older stored answer was served.',
+      '`live`: asked now (or partly); `cached`: stored answers within their TTL; `degraded`: the SML could not be asked for a participant, and an older stored answer was served or the participant is unknown (`sml_status: "unavailable"`).',
   }),
   cached_at: Nullable(
     Type.String({
@@ -85,3 +94,31 @@ export const PeppolMetaFields = {
 };
 
 export const peppolLookupDescription = `Whether a company can receive e-invoices over Peppol. \`identifier\` is a VAT number (normalised and checked as \`validate\` does; every participant identifier it may be registered under is looked up: its country's VAT scheme and the national identifiers it contains), a participant identifier \`ICD:value\`, or \`iso6523-actorid-upis::ICD:value\`. Each is asked of the Peppol SML over DNS, then of its SMP. NXDOMAIN is "not registered"; a DNS failure never is: a stored answer is served with \`source_status: "degraded"\`, or the answer is \`502 registry_unavailable\` with \`Retry-After\`.\n\nTest keys (\`svc_test_…\`) never send a DNS query; every other identifier is not registered:\n\n${peppolTestTable()}`;
+
+/** `data.peppol` of a validation with `include=peppol`: the look-up's data, or its error alone. */
+export const PeppolPartSchema = Type.Union(
+  [
+    Type.Ref('PeppolData'),
+    Type.Object(
+      {
+        error: Type.Object({
+          code: Literals(['registry_unavailable', 'country_unsupported', 'invalid_format'] as const, {
+            description:
+              '`registry_unavailable`: the SML could not be asked and nothing is stored (ask again later); `country_unsupported`: no Peppol scheme is known for the country; `invalid_format`: the number has no Peppol identifier.',
+          }),
+          message: Type.String(),
+        }),
+      },
+      {
+        description:
+          'The Peppol look-up gave no answer. The VAT answer around it is unaffected: a Peppol outage never fails a validation nor changes `valid`.',
+      },
+    ),
+  ],
+  {
+    $id: 'PeppolPart',
+    title: 'PeppolPart',
+    description:
+      'With `include=peppol`: whether the company can receive e-invoices over Peppol, as `GET /v1/peppol/{identifier}` answers for the normalised VAT number (see docs/peppol.md), or `{ error }` for this part alone.',
+  },
+);

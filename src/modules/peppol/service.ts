@@ -8,10 +8,11 @@
  */
 import type { PeppolAnswersTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
+import type { BreakerStore } from '../../registries/breaker.js';
 import type { Coalescer } from '../../registries/coalescer.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import { peppolData } from './answer.js';
-import type { FetchParticipant } from './fetch.js';
+import { type FetchParticipant, SML_BREAKER, SMP_BREAKER_PREFIX } from './fetch.js';
 import { PARTICIPANT_ID_SCHEME, type ParticipantId, parsePeppolIdentifier } from './identifiers.js';
 import type { PeppolAnswersRepository } from './repository.js';
 import { testParticipant } from './test-answers.js';
@@ -31,7 +32,7 @@ export const PEPPOL_RETRY_AFTER_SECONDS = 30;
 type Part =
   | { kind: 'live'; participant: StoredParticipant; checkedAt: Date; row: PeppolAnswersTable }
   | { kind: 'stored'; participant: StoredParticipant; checkedAt: Date; stale: boolean }
-  | { kind: 'unavailable'; message: string };
+  | { kind: 'unavailable'; participant: ParticipantId; message: string };
 
 type Target = { identifier: string; participants: ParticipantId[] };
 
@@ -70,13 +71,14 @@ export function createPeppolService(deps: {
   clock: Clock;
   /** The SML zone, part of the coalescing key. */
   zone: string;
-}): PeppolPort & { parse: typeof parse; status(): PeppolStatus } {
+  /** The breakers `fetchParticipant` reports to, for the status. */
+  breaker?: Pick<BreakerStore, 'snapshot'>;
+}): PeppolPort & { parse: typeof parse; status(): Promise<PeppolStatus> } {
   const { repository, fetchParticipant, coalescer, clock, zone } = deps;
-  const health: PeppolStatus = {
-    sml_zone: zone,
-    last_success_at: null,
-    last_failure_at: null,
-    last_failure: null,
+  const health = {
+    last_success_at: null as string | null,
+    last_failure_at: null as string | null,
+    last_failure: null as string | null,
   };
 
   async function livePart(
@@ -101,7 +103,7 @@ export function createPeppolService(deps: {
       if (row && stored) {
         return { kind: 'stored', participant: stored, checkedAt: new Date(row.checked_at), stale: true };
       }
-      return fetched;
+      return { kind: 'unavailable', participant, message: fetched.message };
     }
     const checkedAt = clock.now();
     health.last_success_at = checkedAt.toISOString();
@@ -133,7 +135,7 @@ export function createPeppolService(deps: {
     const now = clock.now();
     return target.participants.map((p): Part => {
       const answer = testParticipant(p);
-      if (answer.kind === 'unavailable') return answer;
+      if (answer.kind === 'unavailable') return { ...answer, participant: p };
       return {
         kind: 'live',
         participant: answer.participant,
@@ -143,7 +145,7 @@ export function createPeppolService(deps: {
     });
   }
 
-  function metaOf(parts: Exclude<Part, { kind: 'unavailable' }>[]): PeppolMeta {
+  function metaOf(parts: Exclude<Part, { kind: 'unavailable' }>[], partial: boolean): PeppolMeta {
     const stored = parts.filter((p) => p.kind === 'stored');
     const oldest = stored.reduce<Date | null>(
       (min, p) => (min === null || p.checkedAt < min ? p.checkedAt : min),
@@ -153,7 +155,7 @@ export function createPeppolService(deps: {
     return {
       cached,
       source: 'peppol',
-      source_status: stored.some((p) => p.stale) ? 'degraded' : cached ? 'cached' : 'live',
+      source_status: partial || stored.some((p) => p.stale) ? 'degraded' : cached ? 'cached' : 'live',
       cached_at: oldest ? oldest.toISOString() : null,
       stale_seconds: oldest ? Math.max(0, Math.floor((clock.millis() - oldest.getTime()) / 1000)) : null,
     };
@@ -169,26 +171,56 @@ export function createPeppolService(deps: {
       principal.mode === 'test'
         ? testParts(target)
         : await liveParts(target, request.useCache !== false, request.signal);
-    const failed = parts.find((p) => p.kind === 'unavailable');
-    if (failed) {
-      return { kind: 'unavailable', message: failed.message, retryAfterSeconds: PEPPOL_RETRY_AFTER_SECONDS };
+    const failed = parts.filter((p) => p.kind === 'unavailable');
+    const answered = parts.filter((p) => p.kind !== 'unavailable');
+    // A participant that could not be asked is unknown, never "not registered": the answer is
+    // given only when another one is registered (then `reachable` is true whatever the unknown one
+    // would say), else it is 502.
+    const [firstFailure] = failed;
+    if (firstFailure && !answered.some((p) => p.participant.registered)) {
+      return {
+        kind: 'unavailable',
+        message: firstFailure.message,
+        retryAfterSeconds: PEPPOL_RETRY_AFTER_SECONDS,
+      };
     }
-    const answered = parts as Exclude<Part, { kind: 'unavailable' }>[];
     const checkedAt = answered.reduce<Date>((min, p) => (p.checkedAt < min ? p.checkedAt : min), clock.now());
     return {
       kind: 'ok',
       data: peppolData(
         target.identifier,
-        answered.map((p) => p.participant),
+        parts.map((p) =>
+          p.kind === 'unavailable'
+            ? { unavailable: true, id: p.participant.id, icd: p.participant.icd, message: p.message }
+            : p.participant,
+        ),
         checkedAt,
       ),
-      meta: metaOf(answered),
+      meta: metaOf(answered, failed.length > 0),
     };
   }
 
-  /** The SML as this instance last saw it (live keys' look-ups only). */
-  function status(): PeppolStatus {
-    return { ...health };
+  /** The SML as this instance last saw it (live keys' look-ups only), and the breakers now. */
+  async function status(): Promise<PeppolStatus> {
+    const views = deps.breaker ? await deps.breaker.snapshot() : [];
+    const sml = views.find((v) => v.key === SML_BREAKER);
+    const smp_breakers = views
+      .filter((v) => v.key.startsWith(SMP_BREAKER_PREFIX) && v.phase !== 'closed')
+      .sort((a, b) => a.key.localeCompare(b.key))
+      .slice(0, 50)
+      .map((v) => ({
+        host: v.key.slice(SMP_BREAKER_PREFIX.length),
+        breaker: v.phase as 'open' | 'half_open',
+        retry_after_seconds: v.retryAfterSeconds,
+        last_failure_at: v.lastFailureAt ? new Date(v.lastFailureAt).toISOString() : null,
+      }));
+    return {
+      sml_zone: zone,
+      ...health,
+      sml_breaker: sml?.phase ?? 'closed',
+      sml_retry_after_seconds: sml?.retryAfterSeconds ?? null,
+      smp_breakers,
+    };
   }
 
   return { parse, lookup, status };

@@ -32,7 +32,12 @@ export interface PeppolParticipant {
   id: string;
   icd: string;
   scheme_name: string;
-  registered: boolean;
+  /** Null when the SML could not be asked for it (`sml_status: "unavailable"`). */
+  registered: boolean | null;
+  /** `ok`: the SML answered (now or stored); `unavailable`: it could not be asked, nothing is stored. */
+  sml_status: 'ok' | 'unavailable';
+  /** Why the SML could not be asked; null otherwise. */
+  sml_error: string | null;
   smp_url: string | null;
   smp_status: SmpStatus | null;
   document_types: PeppolDocumentType[] | null;
@@ -78,6 +83,16 @@ export interface PeppolStatus {
   last_success_at: string | null;
   last_failure_at: string | null;
   last_failure: string | null;
+  /** The SML's breaker (shared by the instances through Redis when configured). */
+  sml_breaker: 'closed' | 'open' | 'half_open';
+  sml_retry_after_seconds: number | null;
+  /** The SMP hosts whose breaker is not closed now. */
+  smp_breakers: Array<{
+    host: string;
+    breaker: 'open' | 'half_open';
+    retry_after_seconds: number | null;
+    last_failure_at: string | null;
+  }>;
 }
 
 /** The one path every Peppol look-up takes (the route, and validate's `include=peppol`). */

@@ -8,7 +8,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import PDFDocument from 'pdfkit';
 import { formatTime, PROOF_TEXTS, type ProofTexts } from './texts.js';
 import type { MatchCode, ProofData } from './types.js';
 
@@ -315,8 +314,9 @@ function footers(doc: Doc, proof: ProofData, t: ProofTexts) {
   }
 }
 
-/** Renders a proof as PDF bytes. */
-export function renderProofPdf(proof: ProofData): Promise<Buffer> {
+/** Renders a proof as PDF bytes (pdfkit is loaded on the first proof asked for as PDF). */
+export async function renderProofPdf(proof: ProofData): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const t = PROOF_TEXTS[proof.language];
   const doc = new PDFDocument({
     size: 'A4',

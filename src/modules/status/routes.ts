@@ -79,8 +79,28 @@ const PeppolStatusSchema = Type.Object(
       Type.String({ format: 'date-time', description: 'The SML last could not be asked.' }),
     ),
     last_failure: Nullable(Type.String({ description: 'Why, then.' })),
+    sml_breaker: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')], {
+      description:
+        'The SML’s circuit breaker: `open` after repeated DNS failures (no query is sent; stored answers are served, else 502), `half_open` while one trial query runs.',
+    }),
+    sml_retry_after_seconds: Nullable(Type.Integer({ description: 'While open: seconds until a trial.' })),
+    smp_breakers: Type.Array(
+      Type.Object({
+        host: Type.String({ description: 'The SMP host (and port).' }),
+        breaker: Type.Union([Type.Literal('open'), Type.Literal('half_open')]),
+        retry_after_seconds: Nullable(Type.Integer()),
+        last_failure_at: Nullable(Type.String({ format: 'date-time' })),
+      }),
+      {
+        description:
+          'SMP hosts whose breaker is not closed (at most 50): they are sent nothing, their participants answer `smp_status: "unavailable"`.',
+      },
+    ),
   },
-  { description: 'The Peppol SML as the answering instance last saw it (see docs/peppol.md).' },
+  {
+    description:
+      'The Peppol SML as the answering instance last saw it, and the breakers of the SML and the SMPs (see docs/peppol.md).',
+  },
 );
 
 const NationalRegisterStatus = Type.Object(
@@ -105,6 +125,52 @@ const NationalRegisterStatus = Type.Object(
         format: 'date-time',
         description: 'When the files were last confirmed current (SI, LV).',
       }),
+    ),
+    files: Nullable(
+      Type.Object(
+        {
+          state: Type.Union([Type.Literal('current'), Type.Literal('stale'), Type.Literal('missing')], {
+            description:
+              '`current`: every file held and the oldest at most `OPENVAT_REGISTERS_MAX_AGE_DAYS` old (answers come from it); `stale`: older (the register answers unavailable); `missing`: a file never synced.',
+          }),
+          parts: Type.Array(
+            Type.Object({
+              part: Type.String({ description: 'The file: SI `PO`, `FO`, `DEJ`; LV `VAT`.' }),
+              data_date: Type.String({ format: 'date', description: "The file's own date." }),
+              rows: Type.Integer({ description: 'Rows held from it.' }),
+              fetched_at: Type.String({ format: 'date-time', description: 'When it was downloaded.' }),
+              checked_at: Type.String({
+                format: 'date-time',
+                description: 'When the server last confirmed it current (the download or a later 304).',
+              }),
+            }),
+          ),
+          last_sync_at: Nullable(
+            Type.String({
+              format: 'date-time',
+              description: 'When the last sync run ended (any instance, or `openvat registers sync`).',
+            }),
+          ),
+          last_sync_success_at: Nullable(
+            Type.String({ format: 'date-time', description: 'When a sync run last synced every file.' }),
+          ),
+          last_sync_error: Nullable(
+            Type.String({
+              description: 'The files the last run could not sync, and why (the copy held kept answering).',
+            }),
+          ),
+          next_sync_at: Nullable(
+            Type.String({
+              format: 'date-time',
+              description: 'When the schedule runs next (null: `OPENVAT_REGISTERS_SYNC_MS=0`).',
+            }),
+          ),
+        },
+        {
+          description:
+            "The local copy of the register's published files (SI, LV; in the database, shared by every instance), else null.",
+        },
+      ),
     ),
   },
   { description: 'A national register asked when VIES cannot answer (`OPENVAT_NATIONAL_FALLBACKS`).' },
@@ -138,7 +204,7 @@ export function statusRoutes(deps: {
   status: StatusService;
   ratesSync: () => Promise<RatesSyncState>;
   timestamps: () => Promise<TimestampStatus>;
-  peppol: () => PeppolStatus;
+  peppol: () => Promise<PeppolStatus>;
   nationalRegisters: () => Promise<unknown[]>;
 }) {
   return async function register(app: FastifyInstance) {
@@ -160,7 +226,7 @@ export function statusRoutes(deps: {
           ...(await deps.status.snapshot()),
           rates: await deps.ratesSync(),
           evidence_timestamps: await deps.timestamps(),
-          peppol: deps.peppol(),
+          peppol: await deps.peppol(),
           national_registers: await deps.nationalRegisters(),
         };
         reply.header('cache-control', 'public, max-age=2');

@@ -2,7 +2,7 @@
 export type { AnswerOutcome, AnswerQuery, AnswerSource } from './answers.js';
 export { createCachedAnswerCheck, type ValidateQuery } from './cached.js';
 export { answerRefusal, registryUnavailable, validationRefusal } from './refusals.js';
-export { REGISTRY_SOURCES, SOURCE_STATUSES, ValidationMetaFields } from './schemas.js';
+export { FallbackMetaSchema, REGISTRY_SOURCES, SOURCE_STATUSES, ValidationMetaFields } from './schemas.js';
 export type { ValidationService } from './service.js';
 export type {
   FallbackMeta,

@@ -1,12 +1,20 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../http/api-error.js';
 import { clientSignal } from '../../http/client-signal.js';
 import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses } from '../../http/schemas.js';
 import { CLAIM_MAX_LENGTH, claimOf } from '../identity-match/index.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import type { SendRecorded } from '../outbox/index.js';
+import {
+  PEPPOL_SCOPE_MESSAGE,
+  type PeppolPort,
+  parseInclude,
+  peppolAllowed,
+  peppolPart,
+} from '../peppol/index.js';
 import { validationRefusal } from './refusals.js';
 import { ValidationMetaFields, validateOneVatNumberDescription } from './schemas.js';
 import type { ValidationPort } from './types.js';
@@ -60,6 +68,13 @@ const Query = Type.Object(
         description: '`false` forces a live registry call.',
       }),
     ),
+    include: Type.Optional(
+      Type.String({
+        description:
+          'Parts to add to the answer, comma-separated: `peppol` adds `data.peppol` (can the company receive e-invoices over Peppol; see `GET /v1/peppol/{identifier}`). A Peppol outage never fails the validation: the part is then `{ "error": … }`. An unknown value is `400 invalid_format`.',
+        examples: ['peppol'],
+      }),
+    ),
   },
   // Unknown parameters are ignored, not refused, as by the hosted contract.
   { description: 'Unknown query parameters are ignored.' },
@@ -67,10 +82,11 @@ const Query = Type.Object(
 
 export function validationRoutes(deps: {
   validation: ValidationPort;
+  peppol: PeppolPort;
   requireKey: RequireKey;
   sendRecorded: SendRecorded;
 }) {
-  const { validation, requireKey, sendRecorded } = deps;
+  const { validation, peppol, requireKey, sendRecorded } = deps;
   return async function register(fastify: FastifyInstance) {
     // Handlers get their request parts typed from the route's TypeBox schemas.
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -91,6 +107,16 @@ export function validationRoutes(deps: {
         const principal = principalOf(request);
         const query = request.query;
         const claim = claimOf(query);
+        const include = parseInclude(query.include);
+        if (!include.ok) throw errors.invalidRequest(include.message, { field: 'include' });
+        if (include.peppol && !peppolAllowed(principal)) throw errors.scopeNotAllowed(PEPPOL_SCOPE_MESSAGE);
+        // The Peppol part is looked up alongside the VAT answer, and never fails it.
+        const peppolAsked = include.peppol
+          ? peppolPart(peppol, query.vat_number, principal, {
+              useCache: query.cache !== 'false',
+              signal: clientSignal(request, reply),
+            })
+          : null;
         const outcome = await validation.validate(
           {
             vatNumber: query.vat_number,
@@ -104,12 +130,13 @@ export function validationRoutes(deps: {
           () => clientSignal(request, reply),
         );
         if (outcome.kind !== 'ok') throw refusalError(validationRefusal(outcome));
+        const data = peppolAsked ? { ...outcome.data, peppol: await peppolAsked } : outcome.data;
         return sendRecorded({
           request,
           reply,
           principal,
           endpoint: 'validate',
-          data: outcome.data,
+          data,
           meta: { ...outcome.meta },
           requestBody: query,
           valid: outcome.data.valid,

@@ -85,6 +85,7 @@ export const ValidationDataSchema = Type.Object(
     ),
     verified_at: Type.String({ format: 'date-time', description: 'When the registry gave this answer.' }),
     match: Type.Optional(Type.Ref('IdentityMatch')),
+    peppol: Type.Optional(Type.Ref('PeppolPart')),
     registration_scope: Type.Optional(
       Type.Literal('domestic', {
         description:

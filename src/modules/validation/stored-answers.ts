@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import type { RegistryAnswersTable } from '../../db/schema.js';
+import { boundedCache } from '../../lib/bounded-cache.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AnswerOutcome } from './answers.js';
 import type { RegistryAnswersRepository } from './repository.js';
@@ -23,7 +23,7 @@ export function createStoredAnswers(deps: {
   lifetimes: AnswerLifetimes;
 }) {
   const { repository, clock, lifetimes } = deps;
-  const memory = new LRUCache<string, RegistryAnswersTable>({ max: 100_000 });
+  const memory = boundedCache<string, RegistryAnswersTable>(100_000);
 
   /** The stored answer of this (normalised) number: from memory, else from the table (then kept). */
   async function storedAnswer(vatNumber: string): Promise<RegistryAnswersTable | null> {

@@ -2,6 +2,7 @@ import type { RegistryAnswersTable } from '../../db/schema.js';
 import type { Refusal } from '../../lib/refusal.js';
 import type { ClaimedIdentity, IdentityMatch } from '../identity-match/index.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
+import type { PeppolPart } from '../peppol/index.js';
 import type { AnswerSource, LazySignal } from './answers.js';
 import type { FallbackMeta, SourceStatus, ValidationSource } from './sources.js';
 
@@ -41,6 +42,8 @@ export interface ValidationData {
    * registration, not proof of registration for intra-EU supplies. Absent on the registries' answers.
    */
   registration_scope?: 'domestic';
+  /** With `include=peppol`: the Peppol look-up's data, or its error alone (never changes `valid`). */
+  peppol?: PeppolPart;
 }
 
 /** `meta` of a validate response besides `request_id` and `latency_ms`. */

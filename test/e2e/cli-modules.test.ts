@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { builtCli } from '../helpers/cli.js';
+import { startServerProcess } from '../helpers/processes.js';
+
+const exec = promisify(execFile);
+const HOOK = fileURLToPath(new URL('../helpers/module-log.mjs', import.meta.url));
+
+/** The packages (and openvat's own folders under dist/) a module list names. */
+function packagesIn(list: string): Set<string> {
+  const names = new Set<string>();
+  for (const url of list.split('\n')) {
+    const inPackage = url.match(/\/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
+    if (inPackage?.[1]) names.add(inPackage[1]);
+  }
+  return names;
+}
+
+/** Packages only some commands need: none is loaded by a command that does not use it. */
+const HEAVY = ['pdfkit', 'pkijs', 'ioredis', 'prom-client', 'csv-parse', 'cli-progress', 'fast-xml-parser'];
+
+describe('a command loads what it uses only (the modules a run loads, listed by a loader hook)', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  let n = 0;
+  /** The packages a run of the CLI with `args` loaded. */
+  async function loadedBy(args: string[]): Promise<Set<string>> {
+    const log = join(dir, `modules-${n++}.txt`);
+    await exec(process.execPath, [...builtCli, ...args], {
+      env: { ...process.env, ...env, NODE_OPTIONS: `--import ${HOOK}`, OPENVAT_MODULE_LOG: log },
+    });
+    return packagesIn(readFileSync(log, 'utf8'));
+  }
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openvat-modules-'));
+    env = { DATABASE_URL: `sqlite:${join(dir, 'modules.db')}`, LOG_LEVEL: 'silent', OPENVAT_TEDB_URL: 'off' };
+    await exec(process.execPath, [...builtCli, 'migrate'], { env: { ...process.env, ...env } });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('the hook sees what a run loads (a list that names nothing would pass every check below)', async () => {
+    const loaded = await loadedBy(['keys', 'list']);
+    for (const used of ['commander', 'kysely', 'better-sqlite3', 'fastify'])
+      assert.ok(loaded.has(used), `${used} not listed: ${[...loaded].join(' ')}`);
+  });
+
+  it('--version loads no database, HTTP framework or command module', async () => {
+    const loaded = await loadedBy(['--version']);
+    assert.ok(loaded.has('commander'));
+    for (const unused of [
+      ...HEAVY,
+      'kysely',
+      'better-sqlite3',
+      'fastify',
+      '@sinclair/typebox',
+      'csv-stringify',
+    ])
+      assert.ok(!loaded.has(unused), `--version loaded ${unused}`);
+  });
+
+  it('keys list and accounts list load no part of the service they do not use', async () => {
+    for (const args of [
+      ['keys', 'list'],
+      ['accounts', 'list'],
+    ]) {
+      const loaded = await loadedBy(args);
+      for (const heavy of [...HEAVY, '@scalar/fastify-api-reference', '@fastify/swagger'])
+        assert.ok(!loaded.has(heavy), `${args.join(' ')} loaded ${heavy}`);
+    }
+  });
+
+  it('an idle service has loaded neither Scalar nor pdfkit; the reference page loads Scalar when asked for', async () => {
+    const log = join(dir, 'modules-serve.txt');
+    const { url, child } = await startServerProcess({
+      ...env,
+      LOG_LEVEL: 'warn',
+      NODE_OPTIONS: `--import ${HOOK}`,
+      OPENVAT_MODULE_LOG: log,
+    });
+    try {
+      const idle = packagesIn(readFileSync(log, 'utf8'));
+      assert.ok(idle.has('fastify'), [...idle].join(' '));
+      for (const later of ['pdfkit', '@scalar/fastify-api-reference', '@scalar/client-side-rendering'])
+        assert.ok(!idle.has(later), `an idle service loaded ${later}`);
+      const page = await fetch(`${url}/docs/`);
+      assert.equal(page.status, 200);
+      await page.text();
+      assert.ok(packagesIn(readFileSync(log, 'utf8')).has('@scalar/client-side-rendering'));
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+});
