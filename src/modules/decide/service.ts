@@ -137,10 +137,8 @@ interface LookUps {
   buyerOutcome: Answered | null;
 }
 
-/** Either party, never both: a business buyer's VAT number or a consumer's country. */
-function buyerFormRefusal(body: DecideRequest): Refusal | null {
-  const hasBuyerVat = body.buyer_vat !== undefined;
-  if (hasBuyerVat !== (body.buyer_country !== undefined)) return null;
+/** The refusal of a request with both buyer forms or neither (one is sent, never both). */
+function buyerFormRefusal(hasBuyerVat: boolean): Refusal {
   return refusal(
     'invalid_format',
     hasBuyerVat
@@ -229,8 +227,8 @@ export function createDecideService(deps: {
 
   /** The offline checks: no registry is asked about a sale that cannot be decided. */
   function offlineChecks(body: DecideRequest): ({ kind: 'ok' } & Sale) | Refusal {
-    const form = buyerFormRefusal(body);
-    if (form) return form;
+    const hasBuyerVat = body.buyer_vat !== undefined;
+    if (hasBuyerVat === (body.buyer_country !== undefined)) return buyerFormRefusal(hasBuyerVat);
     const supplyType: SupplyType = body.supply_type ?? 'services';
     if (body.supply_date !== undefined) {
       const dateCheck = checkDate(body.supply_date);
