@@ -93,8 +93,12 @@ export function createRatesCommands(config: () => Config): Command {
             by: operator.name,
             record: container.admin.recorder(operator),
           });
-          if (outcome.kind === 'not_found') throw new UsageError(`no rate change with id ${id}`);
-          if (outcome.kind === 'not_held') throw new UsageError(`rate change ${id} is not held (any more)`);
+          if (outcome.kind !== 'ok')
+            throw new UsageError(
+              outcome.reason === 'not_found'
+                ? `no rate change with id ${id}`
+                : `rate change ${id} is not held (any more)`,
+            );
           const c = outcome.change;
           console.log(
             `${decision === 'accept' ? 'accepted' : 'rejected'}: ${c.country_code} from ${c.valid_from}, ${ratesText(c)}`,

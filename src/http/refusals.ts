@@ -25,6 +25,7 @@ export const REFUSAL_HTTP: Readonly<Record<RefusalReason, { status: number; code
   webhook_disabled: { status: 400, code: 'invalid_format' },
   monitor_limit_reached: { status: 403, code: 'monitor_limit_reached' },
   not_found: { status: 404, code: 'not_found' },
+  rate_change_not_held: { status: 400, code: 'invalid_format' },
   idempotency_in_flight: { status: 409, code: 'idempotency_conflict' },
   idempotency_key_reused: { status: 422, code: 'idempotency_conflict' },
   rate_limited: { status: 429, code: 'rate_limited' },

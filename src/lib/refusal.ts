@@ -29,6 +29,8 @@ export type RefusalReason =
   | 'webhook_disabled'
   | 'monitor_limit_reached'
   | 'not_found'
+  /** A rate change that is no longer held, so an operator can no longer accept or reject it. */
+  | 'rate_change_not_held'
   /** The same idempotency key is being answered now. */
   | 'idempotency_in_flight'
   /** The idempotency key was used with another request body. */

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../../http/api-error.js';
 import { baseMeta } from '../../http/meta.js';
+import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { RatesUpdates } from '../rates/index.js';
 import { actorOf, type RequireAdmin } from './auth.js';
@@ -111,11 +111,7 @@ export function adminRatesRoutes(deps: {
             by: operatorName(actor),
             record: admin.recorder(actor),
           });
-          if (outcome.kind === 'not_found') throw errors.notFound(`No rate change has the id ${id}.`);
-          if (outcome.kind === 'not_held')
-            throw errors.invalidRequest(
-              `Rate change ${id} is not held (any more): only a held change can be accepted or rejected.`,
-            );
+          if (outcome.kind !== 'ok') throw refusalError(outcome);
           return reply.send({ data: outcome.change, meta: baseMeta(request, reply) });
         },
       );

@@ -24,9 +24,9 @@ export function normaliseTarget(input: string): string | null {
 }
 
 /** The requester checked before any call: `DE` + 9 digits with a valid MOD 11,10 check digit. */
-export function checkRequester(input: string): { ok: true; vat: string } | Refusal {
+export function checkRequester(input: string): { kind: 'ok'; vat: string } | Refusal {
   const vat = compactInput(input) ?? input;
-  if (vat === OFFICIAL_TEST_REQUESTER) return { ok: true, vat };
+  if (vat === OFFICIAL_TEST_REQUESTER) return { kind: 'ok', vat };
   const fail = (reason: 'country' | 'characters' | 'length' | 'checksum', message: string) =>
     refusal('requester_invalid', message, { reason, field: 'requester_vat_number' });
   if (!vat.startsWith('DE')) {
@@ -48,5 +48,5 @@ export function checkRequester(input: string): { ok: true; vat: string } | Refus
       `The requester VAT number ${vat} fails the German check-digit test (ISO 7064 MOD 11,10).`,
     );
   }
-  return { ok: true, vat };
+  return { kind: 'ok', vat };
 }

@@ -166,7 +166,7 @@ export function createConfirmationsService(deps: {
         );
       }
       const requester = checkRequester(requesterInput);
-      if (!('ok' in requester)) return requester;
+      if (requester.kind !== 'ok') return requester;
 
       const fingerprint = fingerprintOf(principal.mode, body);
       const identity = { mode: principal.mode, body, fingerprint };

@@ -123,6 +123,10 @@ export function createOutbox(ports: OutboxPorts) {
     );
   }
 
+  /**
+   * A lane of its own: its groups wait `delayMs` for more units (work that finishes one unit at a
+   * time) and hold at most `maxUnits`.
+   */
   function lane(options: Omit<GroupCommitOptions, 'onCommit'> = {}) {
     const writer = createGroupWriter<Entry, Written>(ports.db, {
       ...options,
@@ -130,26 +134,18 @@ export function createOutbox(ports: OutboxPorts) {
       write,
       needsTransaction,
     });
-    return {
-      /**
-       * Writes the entry in the next group transaction; resolves once committed: `true` when it was
-       * recorded, `false` when its own writes declined (nothing was written).
-       */
-      async record(entry: Entry): Promise<boolean> {
-        return afterCommit(await writer.run(entry));
-      },
-    };
+    /**
+     * Writes the entry in the next group transaction; resolves once committed: `true` when it was
+     * recorded, `false` when its own writes declined (nothing was written).
+     */
+    async function record(entry: Entry): Promise<boolean> {
+      return afterCommit(await writer.run(entry));
+    }
+    return { record };
   }
 
   const requests = lane();
-  return {
-    record: requests.record,
-    /**
-     * A lane of its own: its groups wait `delayMs` for more units (work that finishes one unit at a
-     * time) and hold at most `maxUnits`.
-     */
-    lane,
-  };
+  return { record: requests.record, lane };
 }
 
 export type Outbox = ReturnType<typeof createOutbox>;

@@ -4,6 +4,7 @@
  * operator's decisions on held changes.
  */
 import type { Clock } from '../../lib/clock.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { RecordWrite } from '../keys/index.js';
 import type { RatesDataset } from './dataset.js';
 import { type AppliedChange, changesOfRows, layerChanges, type PeriodRates } from './layers.js';
@@ -46,10 +47,8 @@ export interface RatesSyncStatus {
   held: number;
 }
 
-export type DecideOutcome =
-  | { kind: 'decided'; change: RateChangeView }
-  | { kind: 'not_held' }
-  | { kind: 'not_found' };
+/** An operator's decision on a held change: the change as decided, or `not_found`, `rate_change_not_held`. */
+export type DecideOutcome = { kind: 'ok'; change: RateChangeView } | Refusal;
 
 export function createRatesUpdates(deps: {
   curated: RatesDataset;
@@ -195,11 +194,15 @@ export function createRatesUpdates(deps: {
           }),
       );
       const row = await repository.change(id);
-      if (!row) return { kind: 'not_found' };
-      if (!done) return { kind: 'not_held' };
+      if (!row) return refusal('not_found', `No rate change has the id ${id}.`);
+      if (!done)
+        return refusal(
+          'rate_change_not_held',
+          `Rate change ${id} is not held (any more): only a held change can be accepted or rejected.`,
+        );
       statusCache = null;
       await reload();
-      return { kind: 'decided', change: viewOf(row) };
+      return { kind: 'ok', change: viewOf(row) };
     },
 
     /** The sync's state, read from the database at most every two seconds (the route is public). */
