@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import type { RouteEntry } from '../../src/app.js';
 import { createManualClock } from '../../src/lib/clock.js';
 import { createTestModeEvatrClient } from '../../src/modules/confirmations/test-evatr.js';
+import { createSimulatorServer, type SimulatorServer } from '../../src/simulators/server.js';
 import { createFakeDns } from '../fakes/webhook-dns.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
@@ -151,13 +152,21 @@ for (const target of await databaseTargets()) {
   describe(`fuzzing every route (${target.name})`, { skip: target.skip }, () => {
     let db: TestDb;
     let t: TestApp;
+    let sim: SimulatorServer;
     let routes: RouteEntry[];
     const authorizations: string[] = [];
 
     before(async () => {
       db = await target.open();
+      // The EORI services and the national registers a live key may reach: the simulators, never the
+      // real services (whose absence would be a 502 for a well-formed number).
+      sim = createSimulatorServer({ now: () => clock.now() });
+      const urls = (await sim.listen(0)).urls;
       t = await buildTestApp(
         {
+          EOS_URL: urls.EOS_URL,
+          HMRC_URL: urls.HMRC_URL,
+          OPENVAT_NATIONAL_FALLBACKS: 'none',
           OPENVAT_CONFIRM_BURST: '100000',
           OPENVAT_RATE_LIMIT_BUSINESS: '100000000',
           OPENVAT_RATE_LIMIT_FREE: '100000000',
@@ -195,6 +204,7 @@ for (const target of await databaseTargets()) {
     after(async () => {
       await t?.close();
       await db?.dispose();
+      await sim?.close();
     });
 
     it('answers the counterexamples earlier runs found', async () => {
