@@ -222,13 +222,16 @@ export function statusRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const data = {
-          ...(await deps.status.snapshot()),
-          rates: await deps.ratesSync(),
-          evidence_timestamps: await deps.timestamps(),
-          peppol: await deps.peppol(),
-          national_registers: await deps.nationalRegisters(),
-        };
+        // At once: each part that reads shared state (Redis) has its own deadline, and a Redis
+        // that stalls must cost the answer one deadline, not one per part.
+        const [snapshot, rates, evidence_timestamps, peppol, national_registers] = await Promise.all([
+          deps.status.snapshot(),
+          deps.ratesSync(),
+          deps.timestamps(),
+          deps.peppol(),
+          deps.nationalRegisters(),
+        ]);
+        const data = { ...snapshot, rates, evidence_timestamps, peppol, national_registers };
         reply.header('cache-control', 'public, max-age=2');
         return { data, meta: baseMeta(request, reply) };
       },
