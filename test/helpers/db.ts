@@ -24,7 +24,9 @@ function probePostgres(): Promise<string | false> {
     const url = process.env.TEST_DATABASE_URL;
     if (!url) return 'TEST_DATABASE_URL is not set';
     if (url === 'off') return 'TEST_DATABASE_URL=off';
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+    // A server that is not there refuses at once; one that is there may be slow to accept under a
+    // whole suite's load, so the wait is long.
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 30_000 });
     try {
       await client.connect();
       await client.query('SELECT 1');

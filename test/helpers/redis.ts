@@ -12,7 +12,7 @@ export async function redisSkip(): Promise<string | false> {
     const url = process.env.TEST_REDIS_URL;
     if (!url) return 'TEST_REDIS_URL is not set';
     if (url === 'off') return 'TEST_REDIS_URL=off';
-    const client = new Redis(url, { lazyConnect: true, connectTimeout: 10_000, maxRetriesPerRequest: 0 });
+    const client = new Redis(url, { lazyConnect: true, connectTimeout: 30_000, maxRetriesPerRequest: 0 });
     try {
       await client.connect();
       await client.ping();
