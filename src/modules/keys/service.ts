@@ -2,72 +2,18 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { boundedCache } from '../../lib/bounded-cache.js';
 import type { Clock } from '../../lib/clock.js';
-import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { randomBase62, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import { type Refusal, refusal } from '../../lib/refusal.js';
+import type { Refusal } from '../../lib/refusal.js';
 import { PLAYGROUND_PRINCIPAL } from './demo-key.js';
 import type { Mode, Plan } from './plans.js';
-import { policyOf } from './policy.js';
 import type { ApiKeyPrincipal } from './principal.js';
 import type { KeysRepository } from './repository.js';
 
 export type { ApiKeyPrincipal } from './principal.js';
+export { type KeyAccepted, type KeyVerdict, unexpired } from './verdict.js';
 
-/** A presented key accepted: its principal (whose expiry the caller checks, `unexpired`). */
-export interface KeyAccepted {
-  kind: 'ok';
-  principal: ApiKeyPrincipal;
-}
-
-/** A presented key's principal, or why it is not accepted (`key_unknown`, `key_revoked`, …). */
-export type KeyVerdict = KeyAccepted | Refusal;
-
-const UNKNOWN: Refusal = Object.freeze(
-  refusal('key_unknown', 'The API key is not valid or has been revoked.'),
-);
-const ADMIN_KEY: Refusal = Object.freeze(
-  refusal(
-    'admin_key',
-    'An admin key is not accepted here: /v1 takes an API key (svc_live_… or svc_test_…); admin keys are for /admin.',
-  ),
-);
-
-/** The verdict of a key row found by a hash (none: not found). */
-function verdictOfRow(hash: string, row: Awaited<ReturnType<KeysRepository['findByHash']>>): KeyVerdict {
-  if (!row || !safeEqual(row.key_hash, hash)) return UNKNOWN;
-  if (row.revoked_at !== null)
-    return refusal('key_revoked', `This API key was revoked at ${row.revoked_at}.`);
-  if (Number(row.account_disabled) === 1)
-    return refusal('key_account_disabled', "This API key's account is disabled.");
-  return {
-    kind: 'ok',
-    principal: {
-      id: row.id,
-      accountId: row.account_id,
-      plan: row.plan as Plan,
-      mode: row.mode as Mode,
-      defaultRequesterVat: row.default_requester_vat,
-      policy: policyOf(row),
-    },
-  };
-}
-
-/**
- * A verdict with the key's expiry compared with the clock: an accepted key past its expiry (or its
- * overlap after a roll) is refused as `key_expired`.
- */
-export function unexpired(verdict: KeyVerdict, now: number): KeyVerdict {
-  if (verdict.kind !== 'ok') return verdict;
-  const policy = verdict.principal.policy;
-  const expiresAt = policy?.expiresAt;
-  if (!expiresAt || Date.parse(expiresAt) > now) return verdict;
-  return refusal(
-    'key_expired',
-    policy?.rolled
-      ? `This API key was rolled to a new key; its overlap ended at ${expiresAt}.`
-      : `This API key expired at ${expiresAt}.`,
-  );
-}
+import { ADMIN_KEY, type KeyAccepted, type KeyVerdict, UNKNOWN, unexpired, verdictOfRow } from './verdict.js';
 
 /** Whether work may still be done on a key's behalf, and if not, why (see `stateOf`). */
 export type KeyState = 'active' | 'revoked' | 'account_disabled' | 'rolled' | 'expired' | 'unknown';
