@@ -28,12 +28,12 @@ export interface AdminBackend {
 /** A refusal of the admin API: its status, code and message. */
 export class AdminApiError extends Error {
   override name = 'AdminApiError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
     super(`${status} ${code}: ${message}`);
+    this.status = status;
+    this.code = code;
   }
 }
 

@@ -18,12 +18,12 @@ interface Envelope<T> {
 }
 
 class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly retryAfterSeconds: number | null,
-  ) {
+  readonly status: number;
+  readonly retryAfterSeconds: number | null;
+  constructor(status: number, message: string, retryAfterSeconds: number | null) {
     super(message);
+    this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

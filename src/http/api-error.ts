@@ -10,15 +10,23 @@ import { type ErrorCode, MALFORMED_CODE, planList, seconds } from '../lib/errors
 
 /** An error meant for the API client: a status, a code from the closed list and a clear message. */
 export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
   constructor(
-    readonly statusCode: number,
-    readonly code: ErrorCode,
+    statusCode: number,
+    code: ErrorCode,
     message: string,
-    readonly details?: Record<string, unknown>,
-    readonly headers?: Record<string, string>,
+    details?: Record<string, unknown>,
+    headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'ApiError';
+    this.statusCode = statusCode;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
   }
 }
 

@@ -43,8 +43,10 @@ export interface ChainPoint {
 /** Thrown by `beforeAppend`: the chain head cannot be extended. */
 export class EvidenceUnverifiedError extends Error {
   override name = 'EvidenceUnverifiedError';
-  constructor(readonly problem: EvidenceProblem) {
+  readonly problem: EvidenceProblem;
+  constructor(problem: EvidenceProblem) {
     super(problem.message);
+    this.problem = problem;
   }
 }
 
