@@ -2,19 +2,12 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import {
-  Kysely,
-  type Migration,
-  type MigrationProvider,
-  Migrator,
-  PostgresDialect,
-  SqliteDialect,
-  sql,
-} from 'kysely';
+import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { MigrationLockingSqliteDialect } from './sqlite-dialect.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -151,7 +144,7 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
       return statement;
     },
   };
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  const kysely = new Kysely<Database>({ dialect: new MigrationLockingSqliteDialect({ database: cached }) });
   const checkpointMs = options.checkpointMs ?? 100;
   let checkpointer: Checkpointer | null = null;
   if (!memory && checkpointMs > 0) {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { createDatabase } from '../../src/db/database.js';
 import { builtCli } from '../helpers/cli.js';
@@ -155,3 +159,42 @@ for (const target of (await databaseTargets()).filter((t) => t.name === 'postgre
     });
   });
 }
+
+// A new SQLite file and several processes at once (a service and a CLI command, or a restart racing
+// its predecessor): each migrates it, and each must find the others' migrations done, not run them
+// again ("table … already exists").
+describe('commands starting together on one new SQLite file', () => {
+  it('each migrates it: every one succeeds and every migration is applied once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openvat-first-'));
+    try {
+      for (let trial = 0; trial < 3; trial++) {
+        const url = `sqlite:${join(dir, `trial-${trial}.sqlite`)}`;
+        const runs = await Promise.all(
+          [0, 1, 2, 3].map(
+            () =>
+              new Promise<{ code: number; stderr: string }>((resolve) => {
+                execFile(
+                  process.execPath,
+                  [...CLI, 'migrate'],
+                  { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' }, timeout: 60_000 },
+                  (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+                );
+              }),
+          ),
+        );
+        for (const run of runs) assert.equal(run.code, 0, `trial ${trial}: ${run.stderr}`);
+        const db = createDatabase(url);
+        try {
+          const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db.kysely);
+          const names = applied.rows.map((row) => row.name);
+          assert.ok(names.length > 0, 'the migrations are recorded');
+          assert.equal(new Set(names).size, names.length, `trial ${trial}: each migration once`);
+        } finally {
+          await db.close();
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
