@@ -181,11 +181,15 @@ console.log(`# ${concurrency} test files at a time (OPENVAT_TEST_CONCURRENCY to 
 // (every test file, CLI and server process loads much the same modules); Node 20 ignores it.
 process.env.NODE_COMPILE_CACHE ??= resolve('node_modules', '.cache', 'openvat-tests', 'v8');
 
+// TypeScript: Node's own type stripping where it has it (22.18 and later), tsx on Node 20 (see
+// test-runner/preload.mjs).
+const typescript = process.features.typescript ? [] : ['--import', 'tsx'];
+console.log(`# TypeScript: ${process.features.typescript ? "Node's type stripping" : 'tsx'}`);
+
 const result = spawnSync(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    ...typescript,
     '--import',
     new URL('test-runner/preload.mjs', here).href,
     '--test',

@@ -38,7 +38,7 @@ describe('migrating while other schemas are dropped', {
     })();
     const failures: string[] = [];
     try {
-      for (let round = 0; round < 20; round++) {
+      for (let round = 0; round < 10; round++) {
         const schema = `race_${tag}_${round}`;
         const db = createDatabase(url, { schema, poolSize: 2 });
         try {
