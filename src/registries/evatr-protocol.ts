@@ -4,7 +4,12 @@
  */
 
 import { berlinWallTimeToInstant } from '../lib/dates.js';
-import type { EvatrCategory } from './evatr-statuses.js';
+import {
+  categoriseEvatrStatus,
+  describeEvatrStatus,
+  EVATR_STATUSES,
+  type EvatrCategory,
+} from './evatr-statuses.js';
 import { registryText } from './http.js';
 
 /** A = matches, B = does not match, C = not requested, D = not provided by the member state. */
@@ -104,14 +109,14 @@ export interface EvatrFailure {
 
 export type EvatrResult = EvatrAnswer | EvatrFailure;
 
-export const FIELDS: readonly { field: EvatrField; request: string; result: string }[] = [
+const FIELDS: readonly { field: EvatrField; request: string; result: string }[] = [
   { field: 'name', request: 'firmenname', result: 'ergFirmenname' },
   { field: 'street', request: 'strasse', result: 'ergStrasse' },
   { field: 'postcode', request: 'plz', result: 'ergPlz' },
   { field: 'town', request: 'ort', result: 'ergOrt' },
 ];
 
-export function supplied(value: string | undefined): value is string {
+function supplied(value: string | undefined): value is string {
   return value !== undefined && value.trim() !== '';
 }
 
@@ -128,12 +133,105 @@ export function buildEvatrRequestBody(request: EvatrRequest): string {
   return JSON.stringify(body);
 }
 
+type AnswerBody = Record<string, unknown>;
+
+/**
+ * Reads what the authority sent back: an `answer` whenever the body carries a status, whatever the
+ * HTTP code; a `bad_response` failure for a body that is not a JSON object or has no status.
+ * `now` gives `answeredAt` when the body has no readable `anfrageZeitpunkt`.
+ */
+export function readEvatrAnswer(
+  request: EvatrRequest,
+  raw: EvatrRawExchange,
+  now: () => Date,
+): EvatrAnswer | EvatrFailure {
+  const parsed = parseJsonObject(raw.responseBody);
+  if (parsed === null) {
+    const what = raw.responseBody.trim() === '' ? 'an empty body' : 'a body that is not a JSON object';
+    return badResponse(raw, `eVatR answered HTTP ${raw.httpStatus} with ${what}`);
+  }
+  const code = parsed.status;
+  if (typeof code !== 'string' || code.trim() === '') {
+    return badResponse(raw, `eVatR answered HTTP ${raw.httpStatus} without a status`);
+  }
+  return answerOf(request, parsed, code, raw, now);
+}
+
+function badResponse(raw: EvatrRawExchange, message: string): EvatrFailure {
+  return { kind: 'failure', reason: 'bad_response', message, raw };
+}
+
+/** The answer a body with status `code` gives. */
+function answerOf(
+  request: EvatrRequest,
+  parsed: AnswerBody,
+  code: string,
+  raw: EvatrRawExchange,
+  now: () => Date,
+): EvatrAnswer {
+  const upstreamMatches = upstreamMatchesOf(parsed);
+  const { matches, allSuppliedFieldsMatch } = matchesFor(request, upstreamMatches);
+  const upstreamTimestamp = stringOrNull(parsed.anfrageZeitpunkt);
+  return {
+    kind: 'answer',
+    status: code,
+    category: categoriseEvatrStatus(code, { allSuppliedFieldsMatch }),
+    known: Object.hasOwn(EVATR_STATUSES, code),
+    description: describeEvatrStatus(code),
+    httpStatus: raw.httpStatus,
+    id: nonEmptyStringOrNull(parsed.id),
+    matches,
+    upstreamMatches,
+    validFrom: parseEvatrDate(parsed.gueltigAb),
+    validTo: parseEvatrDate(parsed.gueltigBis),
+    answeredAt: normaliseEvatrTimestamp(upstreamTimestamp) ?? now().toISOString(),
+    upstreamTimestamp,
+    company: companyOf(parsed),
+    raw,
+  };
+}
+
+/** The `erg*` values exactly as returned. */
+function upstreamMatchesOf(parsed: AnswerBody): EvatrAnswer['upstreamMatches'] {
+  return {
+    name: stringOrNull(parsed.ergFirmenname),
+    street: stringOrNull(parsed.ergStrasse),
+    postcode: stringOrNull(parsed.ergPlz),
+    town: stringOrNull(parsed.ergOrt),
+  };
+}
+
+/** Our match code per field, and whether at least one field was supplied and every supplied one is `A`. */
+function matchesFor(
+  request: EvatrRequest,
+  upstreamMatches: EvatrAnswer['upstreamMatches'],
+): { matches: EvatrMatches; allSuppliedFieldsMatch: boolean } {
+  const matches = {} as EvatrMatches;
+  const suppliedFields: EvatrField[] = [];
+  for (const { field } of FIELDS) {
+    const isSupplied = supplied(request[field]);
+    if (isSupplied) suppliedFields.push(field);
+    matches[field] = toMatchCode(isSupplied, upstreamMatches[field]);
+  }
+  const allSuppliedFieldsMatch = suppliedFields.length > 0 && suppliedFields.every((f) => matches[f] === 'A');
+  return { matches, allSuppliedFieldsMatch };
+}
+
+function companyOf(parsed: AnswerBody): EvatrCompany {
+  return {
+    name: nonEmptyStringOrNull(parsed.firmenname),
+    street: nonEmptyStringOrNull(parsed.strasse),
+    postcode: nonEmptyStringOrNull(parsed.plz),
+    town: nonEmptyStringOrNull(parsed.ort),
+  };
+}
+
 /**
  * Our match code for one field. Not supplied → `C`. Supplied → the upstream letter; `C` when the
  * authority returned none for it (it did not compare the field, e.g. a simple check), `D` for a
  * letter outside A–D (the authority did not confirm the field). Neither counts as a match.
  */
-export function toMatchCode(isSupplied: boolean, upstream: string | null): EvatrMatchCode {
+function toMatchCode(isSupplied: boolean, upstream: string | null): EvatrMatchCode {
   if (!isSupplied) return 'C';
   if (upstream === null) return 'C';
   const letter = upstream.trim().toUpperCase();
@@ -141,7 +239,7 @@ export function toMatchCode(isSupplied: boolean, upstream: string | null): Evatr
   return 'D';
 }
 
-export function parseJsonObject(text: string): Record<string, unknown> | null {
+function parseJsonObject(text: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -154,11 +252,11 @@ export function parseJsonObject(text: string): Record<string, unknown> | null {
 }
 
 /** The authority's text, made safe to store and show (`registryText`); the raw exchange keeps it as sent. */
-export function stringOrNull(value: unknown): string | null {
+function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? registryText(value) : null;
 }
 
-export function nonEmptyStringOrNull(value: unknown): string | null {
+function nonEmptyStringOrNull(value: unknown): string | null {
   const text = stringOrNull(value);
   return text !== null && text.trim() !== '' ? text : null;
 }

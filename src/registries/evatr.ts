@@ -12,21 +12,12 @@ import {
   buildEvatrRequestBody,
   type EvatrFailure,
   type EvatrFailureReason,
-  type EvatrField,
-  type EvatrMatches,
+  type EvatrRawExchange,
   type EvatrRequest,
   type EvatrResult,
-  FIELDS,
-  nonEmptyStringOrNull,
-  normaliseEvatrTimestamp,
-  parseEvatrDate,
-  parseJsonObject,
-  stringOrNull,
-  supplied,
-  toMatchCode,
+  readEvatrAnswer,
 } from './evatr-protocol.js';
-import { categoriseEvatrStatus, describeEvatrStatus, EVATR_STATUSES } from './evatr-statuses.js';
-import { type Transport, transportFor } from './http.js';
+import { type HttpFailure, type Transport, transportFor } from './http.js';
 
 export {
   buildEvatrRequestBody,
@@ -76,18 +67,9 @@ export function createEvatrClient(options: EvatrClientOptions): EvatrClient {
   const now = options.now ?? (() => new Date());
   const url = `${options.baseUrl.replace(/\/+$/, '')}/v1/abfrage`;
 
+  /** One exchange: the request JSON sent once, then what came back read as an answer or a failure. */
   async function confirm(request: EvatrRequest): Promise<EvatrResult> {
     const requestBody = buildEvatrRequestBody(request);
-    let httpStatus: number | null = null;
-    let contentType: string | null = null;
-    let responseBody: string | null = null;
-    const failure = (reason: EvatrFailureReason, message: string): EvatrFailure => ({
-      kind: 'failure',
-      reason,
-      message,
-      raw: { url, requestBody, responseBody, httpStatus, contentType },
-    });
-
     const outcome = await transport({
       url,
       method: 'POST',
@@ -96,69 +78,36 @@ export function createEvatrClient(options: EvatrClientOptions): EvatrClient {
       timeoutMs: options.timeoutMs,
       ...(request.signal ? { signal: request.signal } : {}),
     });
-    if (!outcome.ok) {
-      if (outcome.kind === 'timeout') {
-        return request.signal?.aborted
-          ? failure('timeout', 'The eVatR request was aborted by the caller')
-          : failure('timeout', `No answer from eVatR within ${options.timeoutMs} ms`);
-      }
-      if (outcome.kind === 'too_large') return failure('bad_response', `eVatR sent ${outcome.message}`);
-      return failure('network', `eVatR could not be reached: ${outcome.message}`);
-    }
-    httpStatus = outcome.status;
-    contentType = outcome.headers.get('content-type');
-    responseBody = outcome.body;
-
-    const parsed = parseJsonObject(responseBody);
-    if (parsed === null) {
-      const what = responseBody.trim() === '' ? 'an empty body' : 'a body that is not a JSON object';
-      return failure('bad_response', `eVatR answered HTTP ${httpStatus} with ${what}`);
-    }
-    const code = parsed.status;
-    if (typeof code !== 'string' || code.trim() === '') {
-      return failure('bad_response', `eVatR answered HTTP ${httpStatus} without a status`);
-    }
-
-    const upstreamMatches = {
-      name: stringOrNull(parsed.ergFirmenname),
-      street: stringOrNull(parsed.ergStrasse),
-      postcode: stringOrNull(parsed.ergPlz),
-      town: stringOrNull(parsed.ergOrt),
+    if (!outcome.ok) return notAnswered(outcome, requestBody, request.signal);
+    const raw: EvatrRawExchange = {
+      url,
+      requestBody,
+      responseBody: outcome.body,
+      httpStatus: outcome.status,
+      contentType: outcome.headers.get('content-type'),
     };
-    const matches = {} as EvatrMatches;
-    const suppliedFields: EvatrField[] = [];
-    for (const { field } of FIELDS) {
-      const isSupplied = supplied(request[field]);
-      if (isSupplied) suppliedFields.push(field);
-      matches[field] = toMatchCode(isSupplied, upstreamMatches[field]);
-    }
-    const allSuppliedFieldsMatch =
-      suppliedFields.length > 0 && suppliedFields.every((f) => matches[f] === 'A');
-    const known = Object.hasOwn(EVATR_STATUSES, code);
-    const upstreamTimestamp = stringOrNull(parsed.anfrageZeitpunkt);
+    return readEvatrAnswer(request, raw, now);
+  }
 
-    return {
-      kind: 'answer',
-      status: code,
-      category: categoriseEvatrStatus(code, { allSuppliedFieldsMatch }),
-      known,
-      description: describeEvatrStatus(code),
-      httpStatus,
-      id: nonEmptyStringOrNull(parsed.id),
-      matches,
-      upstreamMatches,
-      validFrom: parseEvatrDate(parsed.gueltigAb),
-      validTo: parseEvatrDate(parsed.gueltigBis),
-      answeredAt: normaliseEvatrTimestamp(upstreamTimestamp) ?? now().toISOString(),
-      upstreamTimestamp,
-      company: {
-        name: nonEmptyStringOrNull(parsed.firmenname),
-        street: nonEmptyStringOrNull(parsed.strasse),
-        postcode: nonEmptyStringOrNull(parsed.plz),
-        town: nonEmptyStringOrNull(parsed.ort),
-      },
-      raw: { url, requestBody, responseBody, httpStatus, contentType },
-    };
+  /** The failure of an exchange that brought no body back: timed out, aborted, too large or unreachable. */
+  function notAnswered(
+    outcome: HttpFailure,
+    requestBody: string,
+    signal: AbortSignal | undefined,
+  ): EvatrFailure {
+    const failure = (reason: EvatrFailureReason, message: string): EvatrFailure => ({
+      kind: 'failure',
+      reason,
+      message,
+      raw: { url, requestBody, responseBody: null, httpStatus: null, contentType: null },
+    });
+    if (outcome.kind === 'timeout') {
+      return signal?.aborted
+        ? failure('timeout', 'The eVatR request was aborted by the caller')
+        : failure('timeout', `No answer from eVatR within ${options.timeoutMs} ms`);
+    }
+    if (outcome.kind === 'too_large') return failure('bad_response', `eVatR sent ${outcome.message}`);
+    return failure('network', `eVatR could not be reached: ${outcome.message}`);
   }
 
   return { confirm };
