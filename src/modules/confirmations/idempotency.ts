@@ -30,6 +30,7 @@ export type KeyAnswer = Extract<ConfirmOutcome, { kind: 'replay' }> | Refusal;
 /**
  * The life of an Idempotency-Key on `POST /v1/confirm`: looked up before anything is asked, claimed
  * (in flight) while the authority is asked, then completed with the stored response or released.
+ * Each step takes the request as `keyed` made it; for a request without a key (null) it does nothing.
  */
 export function createIdempotencyKeys(deps: {
   repository: ConfirmationsRepository;
