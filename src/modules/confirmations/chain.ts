@@ -88,60 +88,62 @@ export function createChainVerifier(from: { seq: number; hash: string } = { seq:
     broken = { ok: false, count, seq, reason, message };
   }
 
-  return {
-    /** False once a break was found (no need to read further). */
-    add(row: HashedRecord & { hash: string }): boolean {
-      if (broken) return false;
-      const seq = Number(row.seq);
-      if (seq !== expectedSeq) {
-        fail(expectedSeq, 'missing', `confirmation seq ${expectedSeq} is missing (next stored is ${seq})`);
-        return false;
-      }
-      if (row.prev_hash !== prev) {
-        fail(seq, 'prev_hash_mismatch', `confirmation seq ${seq} does not link to seq ${seq - 1}`);
-        return false;
-      }
-      if (hashRecord(row) !== row.hash) {
-        fail(seq, 'hash_mismatch', `confirmation seq ${seq} (${row.id}) was changed after it was stored`);
-        return false;
-      }
-      prev = row.hash;
-      expectedSeq++;
-      count++;
-      return true;
-    },
-    finish(head: { seq: number; hash: string } | undefined): ChainReport {
-      if (broken) return broken;
-      const last = expectedSeq - 1;
-      if (!head) {
-        return {
-          ok: false,
-          count,
-          seq: last,
-          reason: 'head_mismatch',
-          message: 'the chain head row is missing',
-        };
-      }
-      const headSeq = Number(head.seq);
-      if (headSeq > last) {
-        return {
-          ok: false,
-          count,
-          seq: expectedSeq,
-          reason: 'missing_tail',
-          message: `confirmations seq ${expectedSeq} to ${headSeq} are missing`,
-        };
-      }
-      if (headSeq !== last || head.hash !== prev) {
-        return {
-          ok: false,
-          count,
-          seq: last,
-          reason: 'head_mismatch',
-          message: `the chain head (seq ${headSeq}) does not name confirmation seq ${last}`,
-        };
-      }
-      return { ok: true, count, headSeq, headHash: prev };
-    },
-  };
+  /** False once a break was found (no need to read further). */
+  function add(row: HashedRecord & { hash: string }): boolean {
+    if (broken) return false;
+    const seq = Number(row.seq);
+    if (seq !== expectedSeq) {
+      fail(expectedSeq, 'missing', `confirmation seq ${expectedSeq} is missing (next stored is ${seq})`);
+      return false;
+    }
+    if (row.prev_hash !== prev) {
+      fail(seq, 'prev_hash_mismatch', `confirmation seq ${seq} does not link to seq ${seq - 1}`);
+      return false;
+    }
+    if (hashRecord(row) !== row.hash) {
+      fail(seq, 'hash_mismatch', `confirmation seq ${seq} (${row.id}) was changed after it was stored`);
+      return false;
+    }
+    prev = row.hash;
+    expectedSeq++;
+    count++;
+    return true;
+  }
+
+  /** The report once every row was added: the first break, or whether the head names the last link. */
+  function finish(head: { seq: number; hash: string } | undefined): ChainReport {
+    if (broken) return broken;
+    const last = expectedSeq - 1;
+    if (!head) {
+      return {
+        ok: false,
+        count,
+        seq: last,
+        reason: 'head_mismatch',
+        message: 'the chain head row is missing',
+      };
+    }
+    const headSeq = Number(head.seq);
+    if (headSeq > last) {
+      return {
+        ok: false,
+        count,
+        seq: expectedSeq,
+        reason: 'missing_tail',
+        message: `confirmations seq ${expectedSeq} to ${headSeq} are missing`,
+      };
+    }
+    if (headSeq !== last || head.hash !== prev) {
+      return {
+        ok: false,
+        count,
+        seq: last,
+        reason: 'head_mismatch',
+        message: `the chain head (seq ${headSeq}) does not name confirmation seq ${last}`,
+      };
+    }
+    return { ok: true, count, headSeq, headHash: prev };
+  }
+
+  return { add, finish };
 }

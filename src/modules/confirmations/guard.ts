@@ -52,6 +52,12 @@ export class EvidenceUnverifiedError extends Error {
 
 type Found = Omit<EvidenceProblem, 'since'>;
 
+const HEAD_ROW_MISSING: Found = {
+  reason: 'head_mismatch',
+  seq: 0,
+  message: 'the evidence chain head row is missing',
+};
+
 /** How many of our own appends, not yet seen committed, are remembered. */
 const MAX_PENDING = 1_000;
 
@@ -189,95 +195,101 @@ export function createEvidenceGuard(deps: {
     return true;
   }
 
+  /** Why confirmations are stopped, or null. */
+  function currentProblem(): EvidenceProblem | null {
+    return problem;
+  }
+
+  /**
+   * Checks the committed head: verifies what was appended since the anchor and moves the anchor
+   * to it. Stopped, it first looks for a newer acknowledgement. Returns the problem, or null.
+   */
+  async function check(): Promise<EvidenceProblem | null> {
+    if (!signer) return null;
+    if (watchingSince === null) watchingSince = clock.now().toISOString();
+    if (problem && !(await resume())) return problem;
+    const from = anchor;
+    const head = await repository.head();
+    if (!head) return stop(HEAD_ROW_MISSING);
+    const found = await examine(head, from, undefined);
+    if (found) return stop(found);
+    advance(head);
+    return null;
+  }
+
+  /**
+   * Inside the transaction that appends, with the head it extends (as `claimNextLink` returned it):
+   * throws `EvidenceUnverifiedError` unless that head verifies against the anchor.
+   */
+  async function beforeAppend(trx: Kysely<Database>, head: ConfirmationChainHeadTable): Promise<void> {
+    if (!signer) return;
+    if (problem) throw new EvidenceUnverifiedError(problem);
+    const found = await examine(head, anchor, trx);
+    if (found) throw new EvidenceUnverifiedError(stop(found));
+  }
+
+  /** Notes a head this instance wrote (adopted as the anchor once seen committed). */
+  function appended(seq: number, hash: string): void {
+    if (!signer) return;
+    pending.push({ seq, hash });
+    if (pending.length > MAX_PENDING) pending = pending.slice(-MAX_PENDING);
+  }
+
+  /**
+   * The start-up and daily check: walks the whole chain from the newest acknowledgement (or the
+   * genesis) to the head, requires the head's signature, then the incremental check. Nothing is
+   * signed here.
+   */
+  async function audit(): Promise<
+    { ok: true; head: ConfirmationChainHeadTable } | { ok: false; problem: EvidenceProblem }
+  > {
+    if (!signer) throw new Error('the evidence audit needs the evidence key');
+    if (watchingSince === null) watchingSince = clock.now().toISOString();
+    if (problem && !(await resume())) return { ok: false, problem };
+    const head = await repository.head();
+    if (!head) return { ok: false, problem: stop(HEAD_ROW_MISSING) };
+    const found = await auditFrom(await acknowledgedStart(signer), head);
+    if (found) return { ok: false, problem: stop(found) };
+    const incremental = await check();
+    if (incremental) return { ok: false, problem: incremental };
+    return { ok: true, head };
+  }
+
+  /** Where the full walk starts: the newest acknowledgement with a valid signature, else the genesis. */
+  async function acknowledgedStart(key: HeadSigner): Promise<ChainPoint> {
+    const ack = await repository.latestAcknowledgement();
+    const valid =
+      ack &&
+      verifyAcknowledgement(
+        key.publicKey,
+        { id: ack.id, seq: Number(ack.seq), hash: ack.hash, acknowledged_at: ack.acknowledged_at },
+        ack.signature,
+      );
+    return valid ? { seq: Number(ack.seq), hash: ack.hash } : { seq: 0, hash: GENESIS_HASH };
+  }
+
+  /** The head's signature, then the links from `start` to the head (which may not be before it). */
+  async function auditFrom(start: ChainPoint, head: ConfirmationChainHeadTable): Promise<Found | null> {
+    const unsigned = signatureProblem(head);
+    if (unsigned) return unsigned;
+    if (Number(head.seq) < start.seq) {
+      return {
+        reason: 'rolled_back',
+        seq: Number(head.seq),
+        message: `the evidence chain head is at seq ${Number(head.seq)}, before the acknowledged head seq ${start.seq}`,
+      };
+    }
+    return walk(start, head, undefined);
+  }
+
   return {
     /** False without an evidence key: nothing is signed, so there is nothing to guard. */
     enabled: signer !== null,
-
-    /** Why confirmations are stopped, or null. */
-    problem: (): EvidenceProblem | null => problem,
-
-    /**
-     * Checks the committed head: verifies what was appended since the anchor and moves the anchor
-     * to it. Stopped, it first looks for a newer acknowledgement. Returns the problem, or null.
-     */
-    async check(): Promise<EvidenceProblem | null> {
-      if (!signer) return null;
-      if (watchingSince === null) watchingSince = clock.now().toISOString();
-      if (problem && !(await resume())) return problem;
-      const from = anchor;
-      const head = await repository.head();
-      if (!head)
-        return stop({ reason: 'head_mismatch', seq: 0, message: 'the evidence chain head row is missing' });
-      const found = await examine(head, from, undefined);
-      if (found) return stop(found);
-      advance(head);
-      return null;
-    },
-
-    /**
-     * Inside the transaction that appends, with the head it extends (as `claimNextLink` returned it):
-     * throws `EvidenceUnverifiedError` unless that head verifies against the anchor.
-     */
-    async beforeAppend(trx: Kysely<Database>, head: ConfirmationChainHeadTable): Promise<void> {
-      if (!signer) return;
-      if (problem) throw new EvidenceUnverifiedError(problem);
-      const found = await examine(head, anchor, trx);
-      if (found) throw new EvidenceUnverifiedError(stop(found));
-    },
-
-    /** Notes a head this instance wrote (adopted as the anchor once seen committed). */
-    appended(seq: number, hash: string): void {
-      if (!signer) return;
-      pending.push({ seq, hash });
-      if (pending.length > MAX_PENDING) pending = pending.slice(-MAX_PENDING);
-    },
-
-    /**
-     * The start-up and daily check: walks the whole chain from the newest acknowledgement (or the
-     * genesis) to the head, requires the head's signature, then the incremental check. Nothing is
-     * signed here.
-     */
-    async audit(): Promise<
-      { ok: true; head: ConfirmationChainHeadTable } | { ok: false; problem: EvidenceProblem }
-    > {
-      if (!signer) throw new Error('the evidence audit needs the evidence key');
-      if (watchingSince === null) watchingSince = clock.now().toISOString();
-      if (problem && !(await resume())) return { ok: false, problem };
-      const head = await repository.head();
-      if (!head) {
-        return {
-          ok: false,
-          problem: stop({
-            reason: 'head_mismatch',
-            seq: 0,
-            message: 'the evidence chain head row is missing',
-          }),
-        };
-      }
-      const ack = await repository.latestAcknowledgement();
-      const start =
-        ack &&
-        verifyAcknowledgement(
-          signer.publicKey,
-          { id: ack.id, seq: Number(ack.seq), hash: ack.hash, acknowledged_at: ack.acknowledged_at },
-          ack.signature,
-        )
-          ? { seq: Number(ack.seq), hash: ack.hash }
-          : { seq: 0, hash: GENESIS_HASH };
-      const found =
-        signatureProblem(head) ??
-        (Number(head.seq) < start.seq
-          ? {
-              reason: 'rolled_back' as const,
-              seq: Number(head.seq),
-              message: `the evidence chain head is at seq ${Number(head.seq)}, before the acknowledged head seq ${start.seq}`,
-            }
-          : await walk(start, head, undefined));
-      if (found) return { ok: false, problem: stop(found) };
-      const incremental = await this.check();
-      if (incremental) return { ok: false, problem: incremental };
-      return { ok: true, head };
-    },
+    problem: currentProblem,
+    check,
+    beforeAppend,
+    appended,
+    audit,
   };
 }
 

@@ -1,5 +1,6 @@
 import { type Refusal, refusal } from '../../lib/refusal.js';
 import { compactInput, isValidGermanVatDigits } from '../vat-numbers/index.js';
+import type { ConfirmBody } from './types.js';
 
 /** The authority's documented test requester; its check digit is wrong on purpose. */
 export const OFFICIAL_TEST_REQUESTER = 'DE123456789';
@@ -49,4 +50,51 @@ export function checkRequester(input: string): { kind: 'ok'; vat: string } | Ref
     );
   }
   return { kind: 'ok', vat };
+}
+
+/** The two numbers of a confirmation, checked before anything is asked. */
+export interface ConfirmNumbers {
+  kind: 'ok';
+  /** The foreign EU VAT number, normalised (`normaliseTarget`). */
+  target: string;
+  requesterVat: string;
+}
+
+/**
+ * A confirmation's numbers: a target with a country prefix that is not German, and a German
+ * requester (the body's, else the key's default) that passes `checkRequester`.
+ */
+export function checkNumbers(
+  body: ConfirmBody,
+  defaultRequesterVat: string | null,
+): ConfirmNumbers | Refusal {
+  const target = normaliseTarget(body.vat_number);
+  if (target === null || !/^[A-Z]{2}./.test(target)) {
+    return refusal(
+      'invalid_format',
+      'vat_number must start with a two-letter country prefix, e.g. ATU12345678.',
+      {
+        reason: target === null ? 'length' : 'country',
+        field: 'vat_number',
+      },
+    );
+  }
+  if (target.startsWith('DE')) {
+    return refusal(
+      'invalid_format',
+      'The German tax authority cannot confirm German (DE) VAT numbers for a German requester; confirm foreign EU VAT numbers only, and use GET /v1/validate for DE numbers.',
+      { field: 'vat_number' },
+    );
+  }
+  const requesterInput = body.requester_vat_number ?? defaultRequesterVat;
+  if (!requesterInput) {
+    return refusal(
+      'requester_invalid',
+      'A German requester VAT number is required: send requester_vat_number, or set a default on the key with "openvat keys create --default-requester-vat DE…".',
+      { field: 'requester_vat_number' },
+    );
+  }
+  const requester = checkRequester(requesterInput);
+  if (requester.kind !== 'ok') return requester;
+  return { kind: 'ok', target, requesterVat: requester.vat };
 }

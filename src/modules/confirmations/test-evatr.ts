@@ -5,7 +5,9 @@ import {
   categoriseEvatrStatus,
   describeEvatrStatus,
   EVATR_STATUSES,
+  type EvatrAnswer,
   type EvatrClient,
+  type EvatrFailure,
   type EvatrField,
   type EvatrMatchCode,
   type EvatrMatches,
@@ -49,107 +51,138 @@ function isoDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
+/** What the magic-number table answers: the status, its `gueltig*` fields and the `erg*` letters. */
+interface TableAnswer {
+  code: string;
+  extra: Record<string, string>;
+  letters: Partial<Record<EvatrField, EvatrMatchCode>>;
+}
+
 export function createTestModeEvatrClient(deps: { clock: Clock }): EvatrClient {
+  async function confirm(request: EvatrRequest): Promise<EvatrResult> {
+    const now = deps.clock.now();
+    const requestBody = buildEvatrRequestBody(request);
+    const target = request.vat.toUpperCase();
+    // A number eVatR would refuse is refused here too, before any magic-number behaviour.
+    const numberStatus = evatrNumberStatus(target.replace(/\s+/g, ''));
+    if (numberStatus === null && (target.endsWith('88880502') || target.endsWith('88880504'))) {
+      return unreachable(target, requestBody);
+    }
+    const table: TableAnswer =
+      numberStatus !== null
+        ? { code: numberStatus, extra: {}, letters: {} }
+        : tableAnswer(request, target, now);
+    return answerOf(request, table, requestBody, now);
+  }
+
+  return { confirm };
+}
+
+/** `…88880502`: the authority cannot be reached; `…88880504`: it does not answer in time. */
+function unreachable(target: string, requestBody: string): EvatrFailure {
+  const timeout = target.endsWith('88880504');
   return {
-    async confirm(request: EvatrRequest): Promise<EvatrResult> {
-      const now = deps.clock.now();
-      const requestBody = buildEvatrRequestBody(request);
-      const target = request.vat.toUpperCase();
-      // A number eVatR would refuse is refused here too, before any magic-number behaviour.
-      const numberStatus = evatrNumberStatus(target.replace(/\s+/g, ''));
+    kind: 'failure',
+    reason: timeout ? 'timeout' : 'network',
+    message: timeout ? 'No answer from eVatR in time (test mode)' : 'eVatR could not be reached (test mode)',
+    raw: { url: TEST_MODE_URL, requestBody, responseBody: null, httpStatus: null, contentType: null },
+  };
+}
 
-      if (numberStatus === null && (target.endsWith('88880502') || target.endsWith('88880504'))) {
-        const timeout = target.endsWith('88880504');
-        return {
-          kind: 'failure',
-          reason: timeout ? 'timeout' : 'network',
-          message: timeout
-            ? 'No answer from eVatR in time (test mode)'
-            : 'eVatR could not be reached (test mode)',
-          raw: { url: TEST_MODE_URL, requestBody, responseBody: null, httpStatus: null, contentType: null },
-        };
-      }
+/** The table's answer for a well-formed number: a listed `…9999NNNN` status, a simple check, or valid. */
+function tableAnswer(request: EvatrRequest, target: string, now: Date): TableAnswer {
+  const magic = /9999(\d{4})$/.exec(target);
+  const magicCode = magic ? `evatr-${magic[1]}` : null;
+  if (magicCode !== null && magicCode !== 'evatr-0000' && Object.hasOwn(EVATR_STATUSES, magicCode)) {
+    return { code: magicCode, extra: validityDates(magicCode, now), letters: {} };
+  }
+  if (supplied(request.name) !== supplied(request.town))
+    return { code: 'evatr-0003', extra: {}, letters: {} };
+  return {
+    code: 'evatr-0000',
+    extra: {},
+    letters: supplied(request.name) ? matchLetters(request, target) : {},
+  };
+}
 
-      const magic = /9999(\d{4})$/.exec(target);
-      const magicCode = magic ? `evatr-${magic[1]}` : null;
-      let code = 'evatr-0000';
-      const extra: Record<string, string> = {};
-      const letters: Partial<Record<EvatrField, EvatrMatchCode>> = {};
-      if (numberStatus !== null) {
-        code = numberStatus;
-      } else if (
-        magicCode !== null &&
-        magicCode !== 'evatr-0000' &&
-        Object.hasOwn(EVATR_STATUSES, magicCode)
-      ) {
-        code = magicCode;
-        const year = now.getUTCFullYear();
-        if (code === 'evatr-2002') extra.gueltigAb = isoDay(new Date(now.getTime() + 30 * 86_400_000));
-        if (code === 'evatr-2006') {
-          extra.gueltigAb = `${year - 5}-01-01`;
-          extra.gueltigBis = `${year - 1}-12-31`;
-        }
-      } else if (supplied(request.name) !== supplied(request.town)) {
-        code = 'evatr-0003';
-      } else if (supplied(request.name)) {
-        for (const field of FIELDS) {
-          if (!supplied(request[field])) continue;
-          const addressField = field === 'street' || field === 'postcode';
-          letters[field] =
-            addressField && target.endsWith('88881111')
-              ? 'B'
-              : addressField && target.endsWith('88882222')
-                ? 'D'
-                : 'A';
-        }
-      }
+/** `gueltigAb`/`gueltigBis` of a number not yet valid (`evatr-2002`) or no longer valid (`evatr-2006`). */
+function validityDates(code: string, now: Date): Record<string, string> {
+  const extra: Record<string, string> = {};
+  const year = now.getUTCFullYear();
+  if (code === 'evatr-2002') extra.gueltigAb = isoDay(new Date(now.getTime() + 30 * 86_400_000));
+  if (code === 'evatr-2006') {
+    extra.gueltigAb = `${year - 5}-01-01`;
+    extra.gueltigBis = `${year - 1}-12-31`;
+  }
+  return extra;
+}
 
-      const id = sha256Hex(`${requestBody}|${now.toISOString()}`).slice(0, 16);
-      const responseFields: Record<string, string> = {
-        id,
-        anfrageZeitpunkt: now.toISOString(),
-        status: code,
-      };
-      Object.assign(responseFields, extra);
-      for (const field of FIELDS) {
-        const letter = letters[field];
-        if (letter) responseFields[UPSTREAM_FIELD[field]] = letter;
-      }
-      const matches = {} as EvatrMatches;
-      for (const field of FIELDS) matches[field] = supplied(request[field]) ? (letters[field] ?? 'C') : 'C';
-      const suppliedFields = FIELDS.filter((f) => supplied(request[f]));
-      const allSuppliedFieldsMatch =
-        suppliedFields.length > 0 && suppliedFields.every((f) => matches[f] === 'A');
-      const httpStatus = EVATR_STATUSES[code]?.httpStatus ?? 400;
+/** The letter of each supplied field: `A`, but street and postcode `B` for `…88881111` and `D` for `…88882222`. */
+function matchLetters(request: EvatrRequest, target: string): Partial<Record<EvatrField, EvatrMatchCode>> {
+  const letters: Partial<Record<EvatrField, EvatrMatchCode>> = {};
+  for (const field of FIELDS) {
+    if (!supplied(request[field])) continue;
+    const addressField = field === 'street' || field === 'postcode';
+    letters[field] =
+      addressField && target.endsWith('88881111')
+        ? 'B'
+        : addressField && target.endsWith('88882222')
+          ? 'D'
+          : 'A';
+  }
+  return letters;
+}
 
-      return {
-        kind: 'answer',
-        status: code,
-        category: categoriseEvatrStatus(code, { allSuppliedFieldsMatch }),
-        known: true,
-        description: describeEvatrStatus(code),
-        httpStatus,
-        id,
-        matches,
-        upstreamMatches: {
-          name: letters.name ?? null,
-          street: letters.street ?? null,
-          postcode: letters.postcode ?? null,
-          town: letters.town ?? null,
-        },
-        validFrom: extra.gueltigAb ?? null,
-        validTo: extra.gueltigBis ?? null,
-        answeredAt: now.toISOString(),
-        upstreamTimestamp: now.toISOString(),
-        company: { name: null, street: null, postcode: null, town: null },
-        raw: {
-          url: TEST_MODE_URL,
-          requestBody,
-          responseBody: JSON.stringify(responseFields),
-          httpStatus,
-          contentType: 'application/json',
-        },
-      };
+/** The answer the real client would read from the table's answer, with a synthetic raw exchange. */
+function answerOf(request: EvatrRequest, table: TableAnswer, requestBody: string, now: Date): EvatrAnswer {
+  const { code, extra, letters } = table;
+  const id = sha256Hex(`${requestBody}|${now.toISOString()}`).slice(0, 16);
+  const matches = {} as EvatrMatches;
+  for (const field of FIELDS) matches[field] = supplied(request[field]) ? (letters[field] ?? 'C') : 'C';
+  const suppliedFields = FIELDS.filter((f) => supplied(request[f]));
+  const allSuppliedFieldsMatch = suppliedFields.length > 0 && suppliedFields.every((f) => matches[f] === 'A');
+  const httpStatus = EVATR_STATUSES[code]?.httpStatus ?? 400;
+  return {
+    kind: 'answer',
+    status: code,
+    category: categoriseEvatrStatus(code, { allSuppliedFieldsMatch }),
+    known: true,
+    description: describeEvatrStatus(code),
+    httpStatus,
+    id,
+    matches,
+    upstreamMatches: {
+      name: letters.name ?? null,
+      street: letters.street ?? null,
+      postcode: letters.postcode ?? null,
+      town: letters.town ?? null,
+    },
+    validFrom: extra.gueltigAb ?? null,
+    validTo: extra.gueltigBis ?? null,
+    answeredAt: now.toISOString(),
+    upstreamTimestamp: now.toISOString(),
+    company: { name: null, street: null, postcode: null, town: null },
+    raw: {
+      url: TEST_MODE_URL,
+      requestBody,
+      responseBody: responseBodyOf(id, table, now),
+      httpStatus,
+      contentType: 'application/json',
     },
   };
+}
+
+/** The JSON the authority would have sent: id, time and status, then the `gueltig*` fields and the letters. */
+function responseBodyOf(id: string, table: TableAnswer, now: Date): string {
+  const responseFields: Record<string, string> = {
+    id,
+    anfrageZeitpunkt: now.toISOString(),
+    status: table.code,
+  };
+  Object.assign(responseFields, table.extra);
+  for (const field of FIELDS) {
+    const letter = table.letters[field];
+    if (letter) responseFields[UPSTREAM_FIELD[field]] = letter;
+  }
+  return JSON.stringify(responseFields);
 }

@@ -18,21 +18,22 @@ export interface AnchorOptions {
   exported?: SignedHead | undefined;
 }
 
+/** Why a chain whose links verify still fails its anchors. */
+type AnchorBreak = {
+  seq: number;
+  reason:
+    | 'head_unsigned'
+    | 'head_signature_invalid'
+    | 'exported_head_invalid'
+    | 'exported_head_mismatch'
+    | 'rolled_back';
+  message: string;
+};
+
 export type AnchoredReport =
   | (Extract<ChainReport, { ok: true }> & { signed: boolean; exportedSeq: number | null })
   | Extract<ChainReport, { ok: false }>
-  | {
-      ok: false;
-      count: number;
-      seq: number;
-      reason:
-        | 'head_unsigned'
-        | 'head_signature_invalid'
-        | 'exported_head_invalid'
-        | 'exported_head_mismatch'
-        | 'rolled_back';
-      message: string;
-    };
+  | ({ ok: false; count: number } & AnchorBreak);
 
 /**
  * Walks the whole chain (hashes and links, see `createChainVerifier`), then checks the anchors
@@ -54,83 +55,107 @@ async function verifyAgainstHead(
 ): Promise<{ report: AnchoredReport; head: ConfirmationChainHeadTable | undefined }> {
   const { publicKey, exported } = anchor;
   if (exported && !publicKey) throw new Error('verifying against an exported head needs the public key');
-  const verifier = createChainVerifier();
-  let exportedHash: string | null = exported?.seq === 0 ? GENESIS_HASH : null;
-  let after = 0;
-  let report: ChainReport | null = null;
   // The head is read first and the walk ends at it: confirmations appended meanwhile are not read.
   const head = await repository.head();
+  const { report, exportedHash } = await walkChain(repository, pageSize, head, exported);
+  if (!report.ok) return { report, head };
+  const broken =
+    (exported && publicKey ? exportedHeadBreak(publicKey, exported, exportedHash, report.headSeq) : null) ??
+    (publicKey ? headSignatureBreak(publicKey, head, report.headSeq, report.headHash) : null);
+  if (broken) return { report: { ok: false, count: report.count, ...broken }, head };
+  const signed = Boolean(publicKey) && report.headSeq > 0;
+  return { report: { ...report, signed, exportedSeq: exported?.seq ?? null }, head };
+}
+
+/**
+ * Walks the links up to `head`, page by page, stopping at the first break; notes the hash the chain
+ * holds at the exported head's seq (the genesis hash for seq 0), null when it has none.
+ */
+async function walkChain(
+  repository: Pick<ConfirmationsRepository, 'page'>,
+  pageSize: number,
+  head: ConfirmationChainHeadTable | undefined,
+  exported: SignedHead | undefined,
+): Promise<{ report: ChainReport; exportedHash: string | null }> {
+  const verifier = createChainVerifier();
+  let exportedHash: string | null = exported?.seq === 0 ? GENESIS_HASH : null;
   const upTo = head ? Number(head.seq) : undefined;
+  let after = 0;
   for (;;) {
     const rows = await repository.page(after, pageSize, undefined, upTo);
     for (const row of rows) {
-      if (!verifier.add(row)) {
-        report = verifier.finish(head);
-        break;
-      }
+      if (!verifier.add(row)) return { report: verifier.finish(head), exportedHash };
       if (exported && Number(row.seq) === exported.seq) exportedHash = row.hash;
     }
-    if (report || rows.length < pageSize) break;
+    if (rows.length < pageSize) break;
     after = Number(rows[rows.length - 1]?.seq ?? after);
   }
-  report ??= verifier.finish(head);
-  if (!report.ok) return { report, head };
-  const { count, headSeq, headHash } = report;
-  const fail = (seq: number, reason: Extract<AnchoredReport, { ok: false }>['reason'], message: string) => ({
-    report: { ok: false, count, seq, reason, message } as AnchoredReport,
-    head,
-  });
+  return { report: verifier.finish(head), exportedHash };
+}
 
-  if (exported && publicKey) {
-    if (publicKeyPem(publicKey).trim() !== exported.public_key.trim()) {
-      return fail(
-        exported.seq,
-        'exported_head_invalid',
-        'the exported head was signed with another evidence key',
-      );
-    }
-    if (!verifyHeadSignature(publicKey, exported.seq, exported.hash, exported.signature)) {
-      return fail(
-        exported.seq,
-        'exported_head_invalid',
-        'the exported head does not carry a valid signature',
-      );
-    }
-    if (exported.seq > headSeq) {
-      return fail(
-        headSeq + 1,
-        'rolled_back',
-        `the chain ends at seq ${headSeq}, but the exported head names seq ${exported.seq}: confirmations were removed from the end`,
-      );
-    }
-    if (exportedHash !== exported.hash) {
-      return fail(
-        exported.seq,
-        'exported_head_mismatch',
-        `confirmation seq ${exported.seq} is not the one in the exported head: the chain was rewritten up to it`,
-      );
-    }
+/** An exported head that is not by this key, not validly signed, past the head, or not the chain's link. */
+function exportedHeadBreak(
+  publicKey: KeyObject,
+  exported: SignedHead,
+  exportedHash: string | null,
+  headSeq: number,
+): AnchorBreak | null {
+  if (publicKeyPem(publicKey).trim() !== exported.public_key.trim()) {
+    return {
+      seq: exported.seq,
+      reason: 'exported_head_invalid',
+      message: 'the exported head was signed with another evidence key',
+    };
   }
-  let signed = false;
-  if (publicKey && headSeq > 0) {
-    const signature = head?.signature ?? null;
-    if (signature === null) {
-      return fail(
-        headSeq,
-        'head_unsigned',
+  if (!verifyHeadSignature(publicKey, exported.seq, exported.hash, exported.signature)) {
+    return {
+      seq: exported.seq,
+      reason: 'exported_head_invalid',
+      message: 'the exported head does not carry a valid signature',
+    };
+  }
+  if (exported.seq > headSeq) {
+    return {
+      seq: headSeq + 1,
+      reason: 'rolled_back',
+      message: `the chain ends at seq ${headSeq}, but the exported head names seq ${exported.seq}: confirmations were removed from the end`,
+    };
+  }
+  if (exportedHash !== exported.hash) {
+    return {
+      seq: exported.seq,
+      reason: 'exported_head_mismatch',
+      message: `confirmation seq ${exported.seq} is not the one in the exported head: the chain was rewritten up to it`,
+    };
+  }
+  return null;
+}
+
+/** A stored head past the genesis without a valid signature by the evidence key. */
+function headSignatureBreak(
+  publicKey: KeyObject,
+  head: ConfirmationChainHeadTable | undefined,
+  headSeq: number,
+  headHash: string,
+): AnchorBreak | null {
+  if (headSeq <= 0) return null;
+  const signature = head?.signature ?? null;
+  if (signature === null) {
+    return {
+      seq: headSeq,
+      reason: 'head_unsigned',
+      message:
         'the chain head carries no signature (no confirmation was stored since OPENVAT_EVIDENCE_KEY was set, or it was removed); run "openvat evidence export-head" to sign the current head',
-      );
-    }
-    if (!verifyHeadSignature(publicKey, headSeq, headHash, signature)) {
-      return fail(
-        headSeq,
-        'head_signature_invalid',
-        'the chain head signature is not valid for this evidence key',
-      );
-    }
-    signed = true;
+    };
   }
-  return { report: { ...report, signed, exportedSeq: exported?.seq ?? null }, head };
+  if (!verifyHeadSignature(publicKey, headSeq, headHash, signature)) {
+    return {
+      seq: headSeq,
+      reason: 'head_signature_invalid',
+      message: 'the chain head signature is not valid for this evidence key',
+    };
+  }
+  return null;
 }
 
 export type ExportedHeadResult = { ok: true; head: SignedHead } | { ok: false; report: AnchoredReport };

@@ -168,12 +168,30 @@ function yesNo(t: ProofTexts, value: boolean | null): string {
   return value === null ? t.none : value ? t.yes : t.no;
 }
 
+type Layout = ReturnType<typeof layout>;
+
+/** The proof's sections in order: what was asked, the answer, when, the evidence, how to verify. */
 function content(doc: Doc, proof: ProofData, t: ProofTexts) {
   const l = layout(doc);
-  const none = t.none;
-  const time = (value: string | null) => formatTime(value, none);
-  const or = (value: string | null) => value ?? none;
+  titleSection(doc, l, proof, t);
+  askedSection(l, proof, t);
+  answerSection(l, proof, t);
+  timesSection(l, proof, t);
+  evidenceSection(l, proof, t);
+  if (proof.kind === 'confirmation') timestampSection(l, proof, t);
+  stepsSection(doc, l, proof, t);
+}
 
+/** `value`, or the text for a missing value. */
+function or(t: ProofTexts, value: string | null): string {
+  return value ?? t.none;
+}
+
+function time(t: ProofTexts, value: string | null): string {
+  return formatTime(value, t.none);
+}
+
+function titleSection(doc: Doc, l: Layout, proof: ProofData, t: ProofTexts) {
   doc
     .font(face('bold', t.title[proof.kind]))
     .fontSize(14)
@@ -185,12 +203,16 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
   if (proof.mode === 'test') l.banner(t.testMode);
   l.row(t.fields.recordId, proof.id, { mono: true });
   if (proof.request_id !== proof.id) l.row(t.fields.requestId, proof.request_id, { mono: true });
+}
 
+function askedSection(l: Layout, proof: ProofData, t: ProofTexts) {
   l.heading(t.sections.asked);
-  l.row(t.fields.requester, or(proof.asked.requester_vat_number), { strong: true });
+  l.row(t.fields.requester, or(t, proof.asked.requester_vat_number), { strong: true });
   l.row(t.fields.vatNumber, proof.asked.vat_number, { strong: true });
   l.row(t.fields.authority, t.authorities[proof.answer.source] ?? proof.answer.source);
+}
 
+function answerSection(l: Layout, proof: ProofData, t: ProofTexts) {
   l.heading(t.sections.answer);
   const answer = proof.answer;
   if (answer.status_code !== null) {
@@ -201,15 +223,7 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
   }
   l.row(t.fields.valid, yesNo(t, answer.valid), { strong: true });
   if (answer.qualified !== null) l.row(t.fields.qualified, yesNo(t, answer.qualified), { strong: true });
-  const asked = proof.asked.company;
-  if (answer.matches && asked) {
-    const fields = ['name', 'street', 'postcode', 'town'] as const;
-    const rows = fields.map((field) => {
-      const code: MatchCode | null = answer.matches?.[field] ?? null;
-      return [t.fields[field], asked[field] ?? t.notSent, code ?? none, code ? t.match[code] : none];
-    });
-    l.table([t.grid.field, t.grid.asked, t.grid.code, t.grid.meaning], rows, [80, 190, 55]);
-  }
+  matchesTable(l, proof, t);
   const company = answer.company;
   if (company) {
     const held: [string, string | null][] = [
@@ -222,36 +236,57 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
     for (const [label, value] of held) if (value !== null) l.row(label, value);
   }
   if (answer.valid_from !== null || answer.valid_to !== null) {
-    l.row(t.fields.validFrom, or(answer.valid_from));
-    l.row(t.fields.validTo, or(answer.valid_to));
+    l.row(t.fields.validFrom, or(t, answer.valid_from));
+    l.row(t.fields.validTo, or(t, answer.valid_to));
   }
   if (proof.kind === 'confirmation') {
-    l.row(t.fields.taxauthId, or(answer.taxauth_id), { mono: true });
-    l.row(t.fields.authorityTime, or(answer.authority_time));
+    l.row(t.fields.taxauthId, or(t, answer.taxauth_id), { mono: true });
+    l.row(t.fields.authorityTime, or(t, answer.authority_time));
   } else {
-    l.row(t.fields.consultationNumber, or(answer.consultation_number), { mono: true });
+    l.row(t.fields.consultationNumber, or(t, answer.consultation_number), { mono: true });
   }
-  const register = answer.register;
-  if (register) {
-    l.row(t.fields.viesReason, or(register.reason));
-    l.row(t.fields.scope, t.domesticScope, { strong: true });
-    if (register.register_status !== null) l.row(t.fields.registerStatus, register.register_status);
-    if (register.data_date !== null) l.row(t.fields.dataDate, register.data_date);
-    const identifiers = Object.entries(register.identifiers).map(([name, value]) => `${name}: ${value}`);
-    if (identifiers.length > 0) l.row(t.fields.identifiers, identifiers.join('\n'), { mono: true });
-    const flags = register.flags.map(
-      (flag) =>
-        `${flag.code}${flag.register_value ? ` (${flag.register_value})` : ''}${flag.since ? `, ${flag.since}` : ''}`,
-    );
-    if (flags.length > 0) l.row(t.fields.flags, flags.join('\n'));
-  }
+  registerRows(l, proof, t);
+}
 
+/** Each company field asked for comparison, with the authority's match code and its meaning. */
+function matchesTable(l: Layout, proof: ProofData, t: ProofTexts) {
+  const matches = proof.answer.matches;
+  const asked = proof.asked.company;
+  if (!matches || !asked) return;
+  const fields = ['name', 'street', 'postcode', 'town'] as const;
+  const rows = fields.map((field) => {
+    const code: MatchCode | null = matches[field] ?? null;
+    return [t.fields[field], asked[field] ?? t.notSent, code ?? t.none, code ? t.match[code] : t.none];
+  });
+  l.table([t.grid.field, t.grid.asked, t.grid.code, t.grid.meaning], rows, [80, 190, 55]);
+}
+
+/** A national register's answer given because VIES could not answer. */
+function registerRows(l: Layout, proof: ProofData, t: ProofTexts) {
+  const register = proof.answer.register;
+  if (!register) return;
+  l.row(t.fields.viesReason, or(t, register.reason));
+  l.row(t.fields.scope, t.domesticScope, { strong: true });
+  if (register.register_status !== null) l.row(t.fields.registerStatus, register.register_status);
+  if (register.data_date !== null) l.row(t.fields.dataDate, register.data_date);
+  const identifiers = Object.entries(register.identifiers).map(([name, value]) => `${name}: ${value}`);
+  if (identifiers.length > 0) l.row(t.fields.identifiers, identifiers.join('\n'), { mono: true });
+  const flags = register.flags.map(
+    (flag) =>
+      `${flag.code}${flag.register_value ? ` (${flag.register_value})` : ''}${flag.since ? `, ${flag.since}` : ''}`,
+  );
+  if (flags.length > 0) l.row(t.fields.flags, flags.join('\n'));
+}
+
+function timesSection(l: Layout, proof: ProofData, t: ProofTexts) {
   l.heading(t.sections.times);
-  l.row(t.fields.received, time(proof.times.received_at));
-  l.row(t.fields.answered, time(proof.times.answered_at));
-  l.row(t.fields.stored, time(proof.times.stored_at));
-  l.row(t.fields.keptUntil, time(proof.times.kept_until));
+  l.row(t.fields.received, time(t, proof.times.received_at));
+  l.row(t.fields.answered, time(t, proof.times.answered_at));
+  l.row(t.fields.stored, time(t, proof.times.stored_at));
+  l.row(t.fields.keptUntil, time(t, proof.times.kept_until));
+}
 
+function evidenceSection(l: Layout, proof: ProofData, t: ProofTexts) {
   l.heading(t.sections.evidence);
   l.row(t.fields.hash, proof.record.hash, { mono: true });
   if (proof.record.hash_matches !== null) {
@@ -263,38 +298,44 @@ function content(doc: Doc, proof: ProofData, t: ProofTexts) {
   } else {
     l.paragraph(t.auditNotInChain);
   }
+  signedHeadRows(l, proof, t);
+}
+
+/** The chain head that covers the record, with its signature and whether it verifies. */
+function signedHeadRows(l: Layout, proof: ProofData, t: ProofTexts) {
   const head = proof.signed_head;
-  if (head) {
-    l.row(t.fields.headSeq, String(head.seq));
-    l.row(t.fields.headHash, head.hash, { mono: true });
-    // Base64 in lines of 64 characters, as PEM writes it (a line break at a `/` would be ambiguous).
-    const signature = head.signature?.match(/.{1,64}/g)?.join('\n') ?? null;
-    l.row(t.fields.signature, signature ?? t.unsigned, signature ? { mono: true } : {});
-    if (head.signature !== null) {
-      l.row(
-        t.fields.signatureCheck,
-        head.signature_valid === null
-          ? t.notChecked
-          : head.signature_valid
-            ? t.signatureValid
-            : t.signatureInvalid,
-      );
-    }
-    if (head.public_key) l.row(t.fields.publicKey, head.public_key.trim(), { mono: true });
+  if (!head) return;
+  l.row(t.fields.headSeq, String(head.seq));
+  l.row(t.fields.headHash, head.hash, { mono: true });
+  // Base64 in lines of 64 characters, as PEM writes it (a line break at a `/` would be ambiguous).
+  const signature = head.signature?.match(/.{1,64}/g)?.join('\n') ?? null;
+  l.row(t.fields.signature, signature ?? t.unsigned, signature ? { mono: true } : {});
+  if (head.signature !== null) {
+    l.row(
+      t.fields.signatureCheck,
+      head.signature_valid === null
+        ? t.notChecked
+        : head.signature_valid
+          ? t.signatureValid
+          : t.signatureInvalid,
+    );
   }
+  if (head.public_key) l.row(t.fields.publicKey, head.public_key.trim(), { mono: true });
+}
 
-  if (proof.kind === 'confirmation') {
-    l.heading(t.sections.timestamp);
-    if (proof.timestamp) {
-      l.row(t.fields.tokenHead, String(proof.timestamp.head_seq));
-      l.row(t.fields.genTime, time(proof.timestamp.gen_time));
-      l.row(t.fields.tsa, proof.timestamp.tsa_url);
-    } else {
-      l.paragraph(t.noToken);
-    }
+function timestampSection(l: Layout, proof: ProofData, t: ProofTexts) {
+  l.heading(t.sections.timestamp);
+  if (proof.timestamp) {
+    l.row(t.fields.tokenHead, String(proof.timestamp.head_seq));
+    l.row(t.fields.genTime, time(t, proof.timestamp.gen_time));
+    l.row(t.fields.tsa, proof.timestamp.tsa_url);
+  } else {
+    l.paragraph(t.noToken);
   }
+}
 
-  // The steps stay on one page with their heading.
+/** The verification steps, kept on one page with their heading. */
+function stepsSection(doc: Doc, l: Layout, proof: ProofData, t: ProofTexts) {
   const steps = proof.verification.map((step, i) => `${i + 1}. ${step}`);
   const stepsHeight = steps.reduce(
     (sum, step) =>
