@@ -108,6 +108,11 @@ export function zoneWallTime(timeZone: string, instant: Date | number): ZoneWall
   return { year, month, day, hour, minute, second, offsetMinutes };
 }
 
+/** The calendar day of a wall-clock time, `YYYY-MM-DD`. */
+export function wallDate(wall: ZoneWallTime): string {
+  return `${String(wall.year).padStart(4, '0')}-${String(wall.month).padStart(2, '0')}-${String(wall.day).padStart(2, '0')}`;
+}
+
 /**
  * The instant of a wall-clock time in a time zone, given as the milliseconds the same fields would
  * have in UTC (`Date.UTC(y, m - 1, d, h, mi, s, ms)`). The zone's offset is looked up an hour

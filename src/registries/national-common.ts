@@ -3,7 +3,7 @@
  * unavailability, the registers' wall clocks (the day a register is asked about is its own local
  * day), and the assembling of an answer and an address.
  */
-import { type ZoneWallTime, zoneWallTime, zoneWallTimeToInstant } from '../lib/dates.js';
+import { wallDate, type ZoneWallTime, zoneWallTime, zoneWallTimeToInstant } from '../lib/dates.js';
 import {
   cleanText,
   excerpt,
@@ -130,8 +130,7 @@ export { type ZoneWallTime, zoneWallTime, zoneWallTimeToInstant };
 
 /** `YYYY-MM-DD` of an instant in a time zone: the day a register is asked about. */
 export function zoneDate(timeZone: string, instant: Date | number): string {
-  const wall = zoneWallTime(timeZone, instant);
-  return `${String(wall.year).padStart(4, '0')}-${String(wall.month).padStart(2, '0')}-${String(wall.day).padStart(2, '0')}`;
+  return wallDate(zoneWallTime(timeZone, instant));
 }
 
 /** Seconds from `now` until the next midnight in a time zone (when a daily quota resets). */
