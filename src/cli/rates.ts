@@ -60,35 +60,38 @@ export function createRatesCommands(config: () => Config): Command {
       }),
     );
 
-  for (const decision of ['accept', 'reject'] as const) {
-    command
-      .command(`${decision} <id>`)
-      .description(
-        decision === 'accept'
-          ? 'release a held change: every instance serves it within a minute (written to the admin audit log)'
-          : 'reject a held change: it is not served, and the sync does not hold it again (written to the admin audit log)',
-      )
-      .action((id: string) =>
-        withQuietContainer(config, async (container) => {
-          // The CLI is the operator, as for `openvat keys` on the database: `cli (USER@HOST)`.
-          const operator = cliActor();
-          const outcome = await container.ratesUpdates.decide(id, decision, {
-            by: operator.name,
-            record: container.admin.recorder(operator),
-          });
-          if (outcome.kind !== 'ok')
-            throw new UsageError(
-              outcome.reason === 'not_found'
-                ? `no rate change with id ${id}`
-                : `rate change ${id} is not held (any more)`,
-            );
-          const c = outcome.change;
-          console.log(
-            `${decision === 'accept' ? 'accepted' : 'rejected'}: ${c.country_code} from ${c.valid_from}, ${ratesText(c)}`,
-          );
-        }),
-      );
-  }
+  for (const decision of ['accept', 'reject'] as const) addDecisionCommand(command, decision, config);
 
   return command;
+}
+
+/** `openvat rates accept|reject <id>`: an operator's decision on a held change. */
+function addDecisionCommand(command: Command, decision: 'accept' | 'reject', config: () => Config): void {
+  command
+    .command(`${decision} <id>`)
+    .description(
+      decision === 'accept'
+        ? 'release a held change: every instance serves it within a minute (written to the admin audit log)'
+        : 'reject a held change: it is not served, and the sync does not hold it again (written to the admin audit log)',
+    )
+    .action((id: string) =>
+      withQuietContainer(config, async (container) => {
+        // The CLI is the operator, as for `openvat keys` on the database: `cli (USER@HOST)`.
+        const operator = cliActor();
+        const outcome = await container.ratesUpdates.decide(id, decision, {
+          by: operator.name,
+          record: container.admin.recorder(operator),
+        });
+        if (outcome.kind !== 'ok')
+          throw new UsageError(
+            outcome.reason === 'not_found'
+              ? `no rate change with id ${id}`
+              : `rate change ${id} is not held (any more)`,
+          );
+        const c = outcome.change;
+        console.log(
+          `${decision === 'accept' ? 'accepted' : 'rejected'}: ${c.country_code} from ${c.valid_from}, ${ratesText(c)}`,
+        );
+      }),
+    );
 }
