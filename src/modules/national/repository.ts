@@ -1,8 +1,8 @@
 /**
  * The local copy of the registers' published files in the database (`national_file_parts`,
- * `national_file_rows`) and the runs of their sync (`national_file_syncs`): the only SQL of the
- * national registers. Every instance on the database
- * answers from the same copy, and a restart keeps it.
+ * `national_file_rows`), the only SQL of the national registers besides the lease of their sync
+ * (`national_file_syncs`, claimed through `createScheduledSyncs` like the rates sync). Every instance
+ * on the database answers from the same copy, and a restart keeps it.
  *
  * A sync of a part writes its rows as a new generation beside the one answering, in batches outside
  * any transaction, and swaps the part over to it in one transaction only once the rows ended without
