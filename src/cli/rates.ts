@@ -1,11 +1,9 @@
 import { Command } from 'commander';
-import { pino } from 'pino';
 import type { Config } from '../config.js';
-import type { Container } from '../container.js';
 import type { RateChangeView } from '../modules/rates/updates.js';
 import { cliActor } from './cli-actor.js';
 import { counted } from './counts.js';
-import { openExistingDatabase } from './database.js';
+import { withQuietContainer } from './quiet-container.js';
 import { UsageError } from './usage-error.js';
 
 function ratesText(change: RateChangeView): string {
@@ -24,22 +22,13 @@ export function createRatesCommands(config: () => Config): Command {
     'the rates sync with TEDB and the changes it held for an operator (see docs/rates.md)',
   );
 
-  async function open(): Promise<Container> {
-    const c = config();
-    await openExistingDatabase(c.databaseUrl).close();
-    const { createContainer } = await import('../container.js');
-    // The command prints what it did; the service's log lines would only repeat it.
-    return createContainer(c, { log: pino({ level: 'silent' }) });
-  }
-
   command
     .command('sync')
     .description(
       "ask TEDB for the member states' rates now (today through a year ahead) and keep what changed",
     )
-    .action(async () => {
-      const container = await open();
-      try {
+    .action(() =>
+      withQuietContainer(config, async (container) => {
         if (!container.config.tedbUrl) throw new UsageError('the rates sync is off (OPENVAT_TEDB_URL=off)');
         const outcome = await container.ratesUpdates.syncNow();
         if (outcome.kind === 'failed') {
@@ -51,17 +40,14 @@ export function createRatesCommands(config: () => Config): Command {
           `rates synced: ${counted(outcome.applied, 'change', 'changes')} applied, ${outcome.held} held, ${outcome.retired} withdrawn or superseded`,
         );
         if (outcome.held > 0) console.log("held changes wait for 'openvat rates held'");
-      } finally {
-        await container.close();
-      }
-    });
+      }),
+    );
 
   command
     .command('held')
     .description('print the changes held for an operator, one a line: id, country, from, rates, why')
-    .action(async () => {
-      const container = await open();
-      try {
+    .action(() =>
+      withQuietContainer(config, async (container) => {
         const held = await container.ratesUpdates.changes(['held']);
         for (const change of held) {
           console.log(
@@ -71,43 +57,41 @@ export function createRatesCommands(config: () => Config): Command {
           );
         }
         console.error(counted(held.length, 'held change', 'held changes'));
-      } finally {
-        await container.close();
-      }
-    });
+      }),
+    );
 
-  for (const decision of ['accept', 'reject'] as const) {
-    command
-      .command(`${decision} <id>`)
-      .description(
-        decision === 'accept'
-          ? 'release a held change: every instance serves it within a minute (written to the admin audit log)'
-          : 'reject a held change: it is not served, and the sync does not hold it again (written to the admin audit log)',
-      )
-      .action(async (id: string) => {
-        const container = await open();
-        try {
-          // The CLI is the operator, as for `openvat keys` on the database: `cli (USER@HOST)`.
-          const operator = cliActor();
-          const outcome = await container.ratesUpdates.decide(id, decision, {
-            by: operator.name,
-            record: container.admin.recorder(operator),
-          });
-          if (outcome.kind !== 'ok')
-            throw new UsageError(
-              outcome.reason === 'not_found'
-                ? `no rate change with id ${id}`
-                : `rate change ${id} is not held (any more)`,
-            );
-          const c = outcome.change;
-          console.log(
-            `${decision === 'accept' ? 'accepted' : 'rejected'}: ${c.country_code} from ${c.valid_from}, ${ratesText(c)}`,
-          );
-        } finally {
-          await container.close();
-        }
-      });
-  }
+  for (const decision of ['accept', 'reject'] as const) addDecisionCommand(command, decision, config);
 
   return command;
+}
+
+/** `openvat rates accept|reject <id>`: an operator's decision on a held change. */
+function addDecisionCommand(command: Command, decision: 'accept' | 'reject', config: () => Config): void {
+  command
+    .command(`${decision} <id>`)
+    .description(
+      decision === 'accept'
+        ? 'release a held change: every instance serves it within a minute (written to the admin audit log)'
+        : 'reject a held change: it is not served, and the sync does not hold it again (written to the admin audit log)',
+    )
+    .action((id: string) =>
+      withQuietContainer(config, async (container) => {
+        // The CLI is the operator, as for `openvat keys` on the database: `cli (USER@HOST)`.
+        const operator = cliActor();
+        const outcome = await container.ratesUpdates.decide(id, decision, {
+          by: operator.name,
+          record: container.admin.recorder(operator),
+        });
+        if (outcome.kind !== 'ok')
+          throw new UsageError(
+            outcome.reason === 'not_found'
+              ? `no rate change with id ${id}`
+              : `rate change ${id} is not held (any more)`,
+          );
+        const c = outcome.change;
+        console.log(
+          `${decision === 'accept' ? 'accepted' : 'rejected'}: ${c.country_code} from ${c.valid_from}, ${ratesText(c)}`,
+        );
+      }),
+    );
 }

@@ -1,11 +1,10 @@
 import { Command, Option } from 'commander';
-import { pino } from 'pino';
 import type { Config } from '../config.js';
 import type { NationalFileSyncRun } from '../container/national-files.js';
 import type { Container } from '../container.js';
 import { type FileSource, fileCopyView, type NationalFileCopyStatus } from '../modules/national/index.js';
 import { counted } from './counts.js';
-import { openExistingDatabase } from './database.js';
+import { withQuietContainer } from './quiet-container.js';
 import { UsageError } from './usage-error.js';
 
 const FILE_SOURCES: Readonly<Record<string, FileSource>> = {
@@ -68,49 +67,35 @@ export function createRegistersCommands(config: () => Config): Command {
     "the national registers' published files (SI FURS, LV VID) answered from a local copy (see docs/validation.md)",
   );
 
-  async function open(): Promise<Container> {
-    const c = config();
-    await openExistingDatabase(c.databaseUrl).close();
-    const { createContainer } = await import('../container.js');
-    // The command prints what it did; the service's log lines would only repeat it.
-    return createContainer(c, { log: pino({ level: 'silent' }) });
-  }
-
   command
     .command('sync')
     .argument('[registers...]', 'si_furs, lv_vid (or si, lv); default: every file register that is on')
     .description(
       "download the registers' files now (a conditional GET) and swap each in whole; a file that fails or looks cut short keeps the copy held",
     )
-    .action(async (names: string[]) => {
-      const container = await open();
-      try {
+    .action((names: string[]) =>
+      withQuietContainer(config, async (container) => {
         const results = await container.national.syncFiles(chosen(container, names));
         for (const result of results) for (const line of syncLines(result)) console.log(line);
         if (results.some((result) => !result.ok)) process.exitCode = 1;
-      } finally {
-        await container.close();
-      }
-    });
+      }),
+    );
 
   command
     .command('status')
     .argument('[registers...]', 'si_furs, lv_vid (or si, lv); default: every file register that is on')
     .addOption(new Option('--json', 'print the copies as JSON'))
     .description("print each file register's local copy: its state, data date, and each file's date and rows")
-    .action(async (names: string[], options: { json?: boolean }) => {
-      const container = await open();
-      try {
+    .action((names: string[], options: { json?: boolean }) =>
+      withQuietContainer(config, async (container) => {
         const sources = chosen(container, names);
         const copies = (await container.national.files()).filter((copy) => sources.includes(copy.source));
         if (options.json) console.log(JSON.stringify(copies.map(fileCopyView), null, 2));
         else for (const copy of copies) for (const line of statusLines(copy)) console.log(line);
         // A copy that cannot answer is worth a non-zero exit for a monitoring script.
         if (copies.some((copy) => copy.state !== 'current')) process.exitCode = 1;
-      } finally {
-        await container.close();
-      }
-    });
+      }),
+    );
 
   return command;
 }

@@ -1,12 +1,24 @@
-import { appendFileSync, existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
 import type { BatchItemResult } from '../modules/batch/service.js';
-import { counted } from './counts.js';
-import { csvRecords, formatCsvRow, formatCsvRows, openCsvInput } from './csv.js';
+import { type CsvInput, csvRecords, openCsvInput } from './csv.js';
 import { checkInputFile, checkOutputFile, spreadsheetSafe } from './input-file.js';
 import { directValidator, remoteValidator, type Validator } from './validate-backends.js';
+import {
+  createFailureTally,
+  type FailureTally,
+  listenForInterrupt,
+  startProgress,
+  summary,
+  type Tally,
+} from './validate-file-progress.js';
+import {
+  createResultsFile,
+  openPreviousRun,
+  type PreviousRun,
+  type ResultsFile,
+  replacePreviousRun,
+} from './validate-file-results.js';
 
 // ---------------------------------------------------------------------------------------------
 // Input and output
@@ -49,17 +61,6 @@ export interface ValidateFileOptions {
   progress?: boolean;
 }
 
-/** Where a row with `invalid_format` is counted: a malformed number is no country's failure. */
-const MALFORMED = 'malformed';
-
-function countryOf(input: string, normalised: string): string {
-  const prefix = (normalised || input)
-    .replace(/[^A-Za-z]/g, '')
-    .slice(0, 2)
-    .toUpperCase();
-  return prefix.length === 2 ? prefix : '??';
-}
-
 interface Entry {
   /** The row as written: the input fields padded to the header, then the results. */
   output: string[] | null;
@@ -67,6 +68,18 @@ interface Entry {
   number: string;
   old: string[] | null;
 }
+
+/** Where the results went, and how many rows were validated, kept, retried, failed and read. */
+export interface ValidateFileResult {
+  out: string;
+  processed: number;
+  skipped: number;
+  retried: number;
+  failed: number;
+  total: number;
+}
+
+type Backend = { validate: Validator; close: () => Promise<void> };
 
 /**
  * Validates a file's numbers into `<input>.results.csv` (or `--out`), streaming both. A results
@@ -79,236 +92,205 @@ export async function validateFile(
   options: ValidateFileOptions,
   config: () => Config,
   stderr: NodeJS.WritableStream = process.stderr,
-): Promise<{
-  out: string;
-  processed: number;
-  skipped: number;
-  retried: number;
-  failed: number;
-  total: number;
-}> {
+): Promise<ValidateFileResult> {
   checkInputFile(path);
   const out = options.out ?? `${path}.results.csv`;
   checkOutputFile(out, path);
-  const csv = await openCsvInput(path, options.column);
-  const { delimiter, header: inputHeader } = csv;
-  const input = csv.rows;
-  // The whole input is read once before anything is written: a file that breaks a rule leaves no
-  // output behind (and an earlier run's output untouched).
+  const { csv, header, columns, previous, backend } = await openRun(path, out, options, config);
+  const { delimiter } = csv;
+  const target = previous.exists ? `${out}.partial` : out;
+  const results = createResultsFile(target, header, delimiter);
+  const failures = createFailureTally(columns);
+  const tally: Tally = { processed: 0, skipped: 0, retried: 0, total: 0, bytes: 0 };
+  const progress = startProgress(stderr, path, options, tally, failures.describe);
+  const interrupt = listenForInterrupt();
+  const queue = createQueue({ backend, inputHeader: csv.header, tally, failures, results, progress });
+  const chunkSize = options.chunk ?? (options.url && !options.sync ? 1_000 : 100);
+  let complete = false;
+  let stoppedEarly = false;
   try {
-    for await (const _ of csvRecords(path, delimiter)) {
+    stoppedEarly = await validateRows(csv.rows, previous, queue, {
+      columns,
+      chunkSize,
+      limit: options.limit,
+      stopping: interrupt.stopping,
+      tally,
+    });
+    // An input without rows still gets its results file (of the header).
+    results.write([]);
+    complete = true;
+  } catch (error) {
+    if (!results.created() && error instanceof Error)
+      error.message += target === out ? `; nothing was written to ${out}` : `; ${out} is as it was`;
+    throw error;
+  } finally {
+    progress.stop();
+    interrupt.remove();
+    await backend.close();
+    if (target !== out && results.created())
+      await replacePreviousRun({
+        target,
+        out,
+        unwritten: complete ? null : queue.unwritten(),
+        previous,
+        delimiter,
+      });
+    await previous.close();
+  }
+  stderr.write(summary(tally, failures, { out, path, stoppedEarly }));
+  const { processed, skipped, retried, total } = tally;
+  return { out, processed, skipped, retried, failed: failures.failed(), total };
+}
+
+/**
+ * The input (checked whole), the earlier run's results and the back end, opened in that order: what
+ * was opened is closed again when a later one fails.
+ */
+async function openRun(path: string, out: string, options: ValidateFileOptions, config: () => Config) {
+  const csv = await openCheckedInput(path, options.column);
+  const header = [...csv.header, ...RESULT_COLUMNS];
+  const columns = {
+    number: csv.column,
+    error: csv.header.length + RESULT_COLUMNS.indexOf('vat_error'),
+    normalised: csv.header.length + RESULT_COLUMNS.indexOf('vat_normalised'),
+  };
+  let previous: PreviousRun | undefined;
+  try {
+    previous = await openPreviousRun(out, header, csv.delimiter);
+    const backend = await openBackend(options, config);
+    return { csv, header, columns, previous, backend };
+  } catch (error) {
+    await csv.close();
+    await previous?.close();
+    throw error;
+  }
+}
+
+/**
+ * The input file, read once whole before anything is written: a file that breaks a rule leaves no
+ * output behind (and an earlier run's output untouched).
+ */
+async function openCheckedInput(path: string, column: string | undefined): Promise<CsvInput> {
+  const csv = await openCsvInput(path, column);
+  try {
+    for await (const _ of csvRecords(path, csv.delimiter)) {
       // parsing is the check
     }
   } catch (error) {
     await csv.close();
     throw error;
   }
-  const { column } = csv;
-  const header = [...inputHeader, ...RESULT_COLUMNS];
-  const errorColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_error');
-  const normalisedColumn = inputHeader.length + RESULT_COLUMNS.indexOf('vat_normalised');
+  return csv;
+}
 
-  // An earlier run's rows, one per input row in order, read along with the input.
-  let old: AsyncGenerator<{ record: string[] }> | null = null;
-  let target = out;
-  if (existsSync(out)) {
-    old = csvRecords(out, delimiter);
-    const oldHeader = await old.next().catch(() => ({ done: true as const, value: undefined }));
-    if (
-      oldHeader.done ||
-      formatCsvRow(oldHeader.value.record, delimiter) !== formatCsvRow(header, delimiter)
-    ) {
-      await old.return(undefined);
-      await csv.close();
-      throw new Error(`${out} exists but has other columns; remove it or choose another --out`);
-    }
-    target = `${out}.partial`;
+/** What validates: a running service (`--url`), or this process on DATABASE_URL. */
+async function openBackend(options: ValidateFileOptions, config: () => Config): Promise<Backend> {
+  if (!options.url) return directValidator(config(), options.key);
+  if (!options.key) throw new Error('--url needs --key (an API key of a Pro or Business plan)');
+  return {
+    validate: remoteValidator({
+      url: options.url,
+      key: options.key,
+      sync: options.sync === true,
+      pollMs: options.pollMs ?? 1_000,
+    }),
+    close: async () => {},
+  };
+}
+
+/** The rows read and not yet written, in order: the ones to validate are validated a chunk at once. */
+function createQueue(deps: {
+  backend: Backend;
+  inputHeader: string[];
+  tally: Tally;
+  failures: FailureTally;
+  results: ResultsFile;
+  progress: { tick(): void };
+}) {
+  const { backend, inputHeader, tally, failures, results, progress } = deps;
+  const entries: Entry[] = [];
+  let pending = 0;
+  function push(entry: Entry) {
+    entries.push(entry);
+    if (entry.output === null) pending += 1;
   }
-  const nextOld = async (): Promise<string[] | null> => {
-    if (!old) return null;
-    try {
-      const next = await old.next();
-      // A row shorter than the header is the half-written end of an interrupted run.
-      if (!next.done && next.value.record.length >= header.length) return next.value.record;
-    } catch {
-      // A malformed end (an interrupted write inside quotes): what follows is validated again.
-    }
-    await old.return(undefined);
-    old = null;
-    return null;
-  };
-
-  let backend: { validate: Validator; close: () => Promise<void> };
-  if (options.url) {
-    if (!options.key) {
-      await csv.close();
-      if (old) await old.return(undefined);
-      throw new Error('--url needs --key (an API key of a Pro or Business plan)');
-    }
-    backend = {
-      validate: remoteValidator({
-        url: options.url,
-        key: options.key,
-        sync: options.sync === true,
-        pollMs: options.pollMs ?? 1_000,
-      }),
-      close: async () => {},
-    };
-  } else {
-    try {
-      backend = await directValidator(config(), options.key);
-    } catch (error) {
-      await csv.close();
-      if (old) await old.return(undefined);
-      throw error;
-    }
+  /** A chunk to validate is full, or many rows kept wait to be written. */
+  function due(chunkSize: number) {
+    return pending >= chunkSize || (pending === 0 && entries.length >= 1_000);
   }
-  // Created with the first rows it gets (or at the end of an empty input), never before the back
-  // end has answered: a service that cannot be reached leaves no file of a header alone.
-  let created = false;
-  const write = (rows: string[][]) => {
-    if (!created) {
-      writeFileSync(target, formatCsvRow(header, delimiter));
-      created = true;
-    }
-    if (rows.length > 0) appendFileSync(target, formatCsvRows(rows, delimiter));
-  };
-  const chunkSize = options.chunk ?? (options.url && !options.sync ? 1_000 : 100);
-  const failures = new Map<string, number>();
-  let failed = 0;
-  const describeFailures = () => {
-    const malformed = failures.get(MALFORMED) ?? 0;
-    const countries = [...failures]
-      .filter(([group]) => group !== MALFORMED)
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 6)
-      .map(([c, n]) => `${c} ${n}`)
-      .join(', ');
-    const parts = [
-      ...(malformed > 0 ? [`${MALFORMED} ${malformed}`] : []),
-      ...(countries ? [`by country: ${countries}`] : []),
-    ];
-    return parts.join('; ') || 'none';
-  };
-  const started = Date.now();
-  const size = Math.max(1, statSync(path).size);
-  const bar = new SingleBar({
-    stream: stderr,
-    format: '{bar} {percentage}% | {rows} rows | {speed}/s | ETA {eta_formatted} | failed: {failures}',
-    etaBuffer: 200,
-    hideCursor: true,
-    noTTYOutput: options.progress === true,
-  });
-  let processed = 0;
-  let skipped = 0;
-  let retried = 0;
-  let total = 0;
-  let bytes = 0;
-  const rate = () => (processed / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
-  const tick = () =>
-    bar.update(bytes, {
-      rows: (skipped + processed).toLocaleString('en'),
-      speed: rate(),
-      failures: describeFailures(),
-    });
-  bar.start(size, 0, { rows: '0', speed: '0.0', failures: 'none' });
-
-  let stopping = false;
-  const stop = () => {
-    stopping = true;
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-
-  const queue: Entry[] = [];
-  let pendingCount = 0;
-  const count = (fields: string[], inputNumber: string) => {
-    const code = fields[errorColumn] ?? '';
-    if (code === '') return;
-    failed += 1;
-    const group =
-      code === 'invalid_format' ? MALFORMED : countryOf(inputNumber, fields[normalisedColumn] ?? '');
-    failures.set(group, (failures.get(group) ?? 0) + 1);
-  };
-  const flush = async () => {
-    const todo = queue.filter((e) => e.output === null);
-    pendingCount = 0;
+  async function flush() {
+    const todo = entries.filter((e) => e.output === null);
+    pending = 0;
     if (todo.length > 0) {
-      const results = await backend.validate(
+      const answers = await backend.validate(
         todo.map((e) => e.number),
-        () => tick(),
+        () => progress.tick(),
       );
       todo.forEach((entry, j) => {
         const padded = inputHeader.map((_, k) => entry.row[k] ?? '');
-        entry.output = [...padded, ...resultFields(results[j] as BatchItemResult)];
-        if (entry.old) retried += 1;
+        entry.output = [...padded, ...resultFields(answers[j] as BatchItemResult)];
+        if (entry.old) tally.retried += 1;
       });
-      processed += todo.length;
+      tally.processed += todo.length;
     }
-    for (const entry of queue) count(entry.output as string[], entry.number);
-    if (queue.length > 0) write(queue.map((e) => e.output as string[]));
-    queue.length = 0;
-    tick();
-  };
-
-  let complete = false;
-  let stoppedEarly = false;
-  try {
-    let validations = 0;
-    stoppedEarly = false;
-    for await (const { record, bytes: read } of input) {
-      bytes = read;
-      total += 1;
-      const previous = await nextOld();
-      const retry = previous !== null && previous[errorColumn] === 'registry_unavailable';
-      const number = (record[column] ?? '').trim();
-      if (
-        previous !== null &&
-        (!retry || stopping || (options.limit !== undefined && validations >= options.limit))
-      ) {
-        queue.push({ output: previous, row: record, number, old: previous });
-        skipped += 1;
-      } else {
-        if (stopping || (options.limit !== undefined && validations >= options.limit)) {
-          stoppedEarly = true;
-          break;
-        }
-        queue.push({ output: null, row: record, number, old: previous });
-        pendingCount += 1;
-        validations += 1;
-      }
-      if (pendingCount >= chunkSize || (pendingCount === 0 && queue.length >= 1_000)) await flush();
-    }
-    await flush();
-    // An input without rows still gets its results file (of the header).
-    write([]);
-    complete = true;
-  } catch (error) {
-    if (!created && error instanceof Error)
-      error.message += target === out ? `; nothing was written to ${out}` : `; ${out} is as it was`;
-    throw error;
-  } finally {
-    bar.stop();
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
-    await backend.close();
-    // Resuming: the earlier run's file is replaced only when this run wrote to its successor; one
-    // that failed before writing anything leaves it as it was.
-    if (target !== out && created) {
-      if (!complete) {
-        // Failed part-way: nothing of the earlier run is lost; its remaining rows follow unchanged.
-        const kept = queue.filter((e) => e.output !== null || e.old !== null).map((e) => e.output ?? e.old);
-        for (let row = await nextOld(); row !== null; row = await nextOld()) kept.push(row);
-        if (kept.length > 0) appendFileSync(target, formatCsvRows(kept as string[][], delimiter));
-      }
-      renameSync(target, out);
-    }
-    if (old) await (old as AsyncGenerator).return(undefined);
+    for (const entry of entries) failures.count(entry.output as string[], entry.number);
+    if (entries.length > 0) results.write(entries.map((e) => e.output as string[]));
+    entries.length = 0;
+    progress.tick();
   }
-  stderr.write(
-    `${counted(processed, 'row', 'rows')} validated${retried > 0 ? ` (${retried.toLocaleString('en')} retried after registry_unavailable)` : ''}, ${skipped.toLocaleString('en')} already in ${out}; ${counted(skipped + processed, 'row', 'rows')} in it${stoppedEarly ? ` (stopped before the end of ${path}; run again to go on)` : ''}. Failed: ${failed === 0 ? 'none' : `${failed.toLocaleString('en')} (${describeFailures()})`}\n`,
-  );
-  return { out, processed, skipped, retried, failed, total };
+  /** The rows not written that have a row to write: validated ones, and the earlier run's. */
+  function unwritten(): string[][] {
+    return entries
+      .filter((e) => e.output !== null || e.old !== null)
+      .map((e) => (e.output ?? e.old) as string[]);
+  }
+  return { push, due, flush, unwritten };
+}
+
+type Queue = ReturnType<typeof createQueue>;
+
+/**
+ * Reads the input along with the earlier run's rows: a row the earlier run answered is kept (unless
+ * it failed with `registry_unavailable` and the run may go on), the others are validated, up to
+ * `limit` and until interrupted. Whether the run stopped before the end of the input.
+ */
+async function validateRows(
+  input: AsyncIterable<{ record: string[]; bytes: number }>,
+  previous: PreviousRun,
+  queue: Queue,
+  run: {
+    columns: { number: number; error: number };
+    chunkSize: number;
+    limit: number | undefined;
+    stopping: () => boolean;
+    tally: Tally;
+  },
+): Promise<boolean> {
+  const { columns, chunkSize, limit, stopping, tally } = run;
+  let validations = 0;
+  let stoppedEarly = false;
+  for await (const { record, bytes } of input) {
+    tally.bytes = bytes;
+    tally.total += 1;
+    const old = await previous.next();
+    const retry = old !== null && old[columns.error] === 'registry_unavailable';
+    const number = (record[columns.number] ?? '').trim();
+    const halted = stopping() || (limit !== undefined && validations >= limit);
+    if (old !== null && (!retry || halted)) {
+      queue.push({ output: old, row: record, number, old });
+      tally.skipped += 1;
+    } else {
+      if (halted) {
+        stoppedEarly = true;
+        break;
+      }
+      queue.push({ output: null, row: record, number, old });
+      validations += 1;
+    }
+    if (queue.due(chunkSize)) await queue.flush();
+  }
+  await queue.flush();
+  return stoppedEarly;
 }
 
 function positiveInt(value: string): number {

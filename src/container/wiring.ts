@@ -69,9 +69,27 @@ export interface Base {
  * another with `get()` when it is made, or later, when it is used.
  */
 export function wireParts(b: Base, part: MakePart) {
-  const { config, log, db, clock, ids, redis, ports } = b;
-  const base = { config, log, db, clock, ids, ports };
   const { keys, administration } = wireAdministration(b, part);
+  const basics = wireBasics(b, part);
+  const lookups = wireLookups(b, part, basics);
+  const answers = wireAnswers(b, part, { ...basics, ...lookups });
+  const delivery = wireDelivery(b, part, { ...basics, ...lookups });
+  const jobs = wireJobs(b, part, { ...lookups, ...answers, ...delivery, keys });
+  const guards = wireGuards(b, part, { ...basics, ...delivery, keys, administration });
+  return { keys, administration, ...basics, ...lookups, ...answers, ...delivery, ...jobs, ...guards };
+}
+
+export type Parts = ReturnType<typeof wireParts>;
+
+type Basics = ReturnType<typeof wireBasics>;
+type Lookups = ReturnType<typeof wireLookups>;
+type Answers = ReturnType<typeof wireAnswers>;
+type Delivery = ReturnType<typeof wireDelivery>;
+type Administration = ReturnType<typeof wireAdministration>;
+
+/** The parts made from the base alone: the demo limit, usage counts, rates, audits, events, metrics. */
+function wireBasics(b: Base, part: MakePart) {
+  const { config, log, db, clock, ids, redis, ports } = b;
   const playground = part('playground', () =>
     createPlayground({
       enabled: config.playground,
@@ -101,6 +119,12 @@ export function wireParts(b: Base, part: MakePart) {
     createEventsService({ repository: createEventsRepository(db.kysely), clock, ids }),
   );
   const metrics = part('metrics', () => createMetrics());
+  return { playground, usage, rates, audits, events, metrics };
+}
+
+/** The parts that ask the outside: the live registries, Peppol, EORI and the evidence's authorities. */
+function wireLookups(b: Base, part: MakePart, { metrics, audits }: Pick<Basics, 'metrics' | 'audits'>) {
+  const { config, log, db, clock, ids, redis, ports } = b;
   const live = part('live-registries', () =>
     createLiveRegistries({
       config,
@@ -112,42 +136,6 @@ export function wireParts(b: Base, part: MakePart) {
       metrics: metrics.get(),
       ...(ports.registries ? { registries: ports.registries } : {}),
     }),
-  );
-  const validation = part('validation', () => {
-    const { liveAnswers } = live.get();
-    const testAnswers = createTestModeAnswers({ clock });
-    const service = createValidationService({
-      rates: rates.get().service,
-      clock,
-      sources: { live: liveAnswers, test: testAnswers },
-    });
-    return { service, testAnswers };
-  });
-  const monthlyQuota = part('monthly-quota', () => {
-    // Monthly quotas of keys; beyond one, a validation the cache answers is still served.
-    const wouldBeCached = createCachedAnswerCheck({
-      validation: validation.get().service,
-      liveAnswers: live.get().liveAnswers,
-    });
-    return createMonthlyQuota({
-      repository: createQuotaRepository(db.kysely),
-      clock,
-      planDefaults: config.keyMonthlyQuota,
-      answeredFromCache: async (request) => {
-        if (request.principal === null) return false;
-        if (request.routeOptions.url === '/v1/validate')
-          return wouldBeCached(request.query as ValidateQuery, request.principal.mode);
-        if (request.routeOptions.url === '/v1/eori/:number' && request.principal.mode === 'live') {
-          const { number } = request.params as { number?: string };
-          const { cache } = request.query as { cache?: string };
-          return number !== undefined && eori.get().wouldBeCached(number, cache !== 'false');
-        }
-        return false;
-      },
-    });
-  });
-  const decide = part('decide', () =>
-    createDecideService({ validation: validation.get().service, rates: rates.get().service, clock }),
   );
   const peppol = part('peppol', () =>
     createPeppol({
@@ -188,7 +176,66 @@ export function wireParts(b: Base, part: MakePart) {
       guards: { breaker, permits },
     });
   });
-  const webhooks = part('webhooks', () => createWebhooksPart({ ...base, metrics: metrics.get() }));
+  return { live, peppol, eori, evidence };
+}
+
+/** The answers to a client: validation (live and test mode), the monthly quota, the decide service. */
+function wireAnswers(
+  b: Base,
+  part: MakePart,
+  { rates, live, eori }: Pick<Basics, 'rates'> & Pick<Lookups, 'live' | 'eori'>,
+) {
+  const { config, db, clock } = b;
+  const validation = part('validation', () => {
+    const { liveAnswers } = live.get();
+    const testAnswers = createTestModeAnswers({ clock });
+    const service = createValidationService({
+      rates: rates.get().service,
+      clock,
+      sources: { live: liveAnswers, test: testAnswers },
+    });
+    return { service, testAnswers };
+  });
+  const monthlyQuota = part('monthly-quota', () => {
+    // Monthly quotas of keys; beyond one, a validation the cache answers is still served.
+    const wouldBeCached = createCachedAnswerCheck({
+      validation: validation.get().service,
+      liveAnswers: live.get().liveAnswers,
+    });
+    return createMonthlyQuota({
+      repository: createQuotaRepository(db.kysely),
+      clock,
+      planDefaults: config.keyMonthlyQuota,
+      answeredFromCache: async (request) => {
+        if (request.principal === null) return false;
+        if (request.routeOptions.url === '/v1/validate')
+          return wouldBeCached(request.query as ValidateQuery, request.principal.mode);
+        if (request.routeOptions.url === '/v1/eori/:number' && request.principal.mode === 'live') {
+          const { number } = request.params as { number?: string };
+          const { cache } = request.query as { cache?: string };
+          return number !== undefined && eori.get().wouldBeCached(number, cache !== 'false');
+        }
+        return false;
+      },
+    });
+  });
+  const decide = part('decide', () =>
+    createDecideService({ validation: validation.get().service, rates: rates.get().service, clock }),
+  );
+  return { validation, monthlyQuota, decide };
+}
+
+/** What is told to others: webhooks and their worker, the outbox, the rates updates it announces. */
+function wireDelivery(
+  b: Base,
+  part: MakePart,
+  deps: Pick<Basics, 'rates' | 'audits' | 'events' | 'metrics'> & Pick<Lookups, 'live'>,
+) {
+  const { config, log, db, clock, ids, ports } = b;
+  const { rates, audits, events, metrics, live } = deps;
+  const webhooks = part('webhooks', () =>
+    createWebhooksPart({ config, log, db, clock, ids, ports, metrics: metrics.get() }),
+  );
   const webhookWorker = part('webhook-worker', () =>
     createWebhookWorker({
       log,
@@ -231,6 +278,22 @@ export function wireParts(b: Base, part: MakePart) {
     metrics.get().connectRates(() => updates.status());
     return updates;
   });
+  return { webhooks, webhookWorker, outbox, ratesUpdates };
+}
+
+/** The work done later, by workers: batch jobs and monitors, and what runs them. */
+function wireJobs(
+  b: Base,
+  part: MakePart,
+  deps: Pick<Lookups, 'peppol'> &
+    Pick<Answers, 'validation'> &
+    Pick<Delivery, 'outbox'> &
+    Pick<Administration, 'keys'>,
+) {
+  const { config, log, db, clock, ids, ports } = b;
+  const base = { config, log, db, clock, ids, ports };
+  const { peppol, validation, outbox, keys } = deps;
+  const timers = ports.timers ? { timers: ports.timers } : {};
   const batch = part('batch', () =>
     createBatchPart({
       ...base,
@@ -242,7 +305,7 @@ export function wireParts(b: Base, part: MakePart) {
     }),
   );
   const batchWorker = part('batch-worker', () =>
-    createBatchWorker({ config, log, batch: batch.get(), ...(ports.timers ? { timers: ports.timers } : {}) }),
+    createBatchWorker({ config, log, batch: batch.get(), ...timers }),
   );
   const monitors = part('monitors', () =>
     createMonitorsPart({
@@ -256,13 +319,19 @@ export function wireParts(b: Base, part: MakePart) {
     }),
   );
   const monitorScheduler = part('monitor-scheduler', () =>
-    createMonitorScheduler({
-      config,
-      log,
-      monitors: monitors.get(),
-      ...(ports.timers ? { timers: ports.timers } : {}),
-    }),
+    createMonitorScheduler({ config, log, monitors: monitors.get(), ...timers }),
   );
+  return { batch, batchWorker, monitors, monitorScheduler };
+}
+
+/** What guards the routes: the public limit, key and admin authentication, recorded answers. */
+function wireGuards(
+  b: Base,
+  part: MakePart,
+  deps: Pick<Basics, 'playground' | 'audits'> & Pick<Delivery, 'outbox'> & Administration,
+) {
+  const { config, log, clock } = b;
+  const { playground, audits, outbox, keys, administration } = deps;
   const publicLimiter = part('public-limiter', () =>
     createWindowLimiter({ max: config.publicRateLimitPerMinute, windowMs: 60_000, clock }),
   );
@@ -277,35 +346,5 @@ export function wireParts(b: Base, part: MakePart) {
       log.error({ err: error }, 'could not mark an audit record as not delivered'),
     ),
   );
-  return {
-    keys,
-    administration,
-    playground,
-    usage,
-    rates,
-    audits,
-    events,
-    metrics,
-    live,
-    validation,
-    monthlyQuota,
-    decide,
-    peppol,
-    eori,
-    evidence,
-    webhooks,
-    webhookWorker,
-    outbox,
-    ratesUpdates,
-    batch,
-    batchWorker,
-    monitors,
-    monitorScheduler,
-    publicLimiter,
-    requireKey,
-    requireAdmin,
-    sendRecorded,
-  };
+  return { publicLimiter, requireKey, requireAdmin, sendRecorded };
 }
-
-export type Parts = ReturnType<typeof wireParts>;

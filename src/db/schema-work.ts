@@ -187,16 +187,23 @@ export interface RateEventChecksTable {
   checked_at: string;
 }
 
-/** A scheduled sync, claimed under a lease (one instance at a time). */
-export interface RateSyncsTable {
+/**
+ * A scheduled sync, claimed under a lease (one instance at a time): the rows of `rate_syncs` and
+ * `national_file_syncs` alike (see `createScheduledSyncs`).
+ */
+export interface ScheduledSyncsTable {
   id: string;
   locked_until: string | null;
   claimed_by: string | null;
   next_run_at: string;
   last_run_at: string | null;
   last_success_at: string | null;
+  /** Why the last run failed (for a file register: its failed files), else null. */
   last_error: string | null;
 }
+
+/** The rates sync with TEDB. */
+export type RateSyncsTable = ScheduledSyncsTable;
 
 /** A part (one published file) of a national register's local copy, and the generation of rows answering for it. */
 export interface NationalFilePartsTable {
@@ -227,14 +234,5 @@ export interface NationalFileRowsTable {
   row: string;
 }
 
-/** The scheduled sync of a file register (`id`: its source), claimed under a lease like `rate_syncs`. */
-export interface NationalFileSyncsTable {
-  id: string;
-  locked_until: string | null;
-  claimed_by: string | null;
-  next_run_at: string;
-  last_run_at: string | null;
-  last_success_at: string | null;
-  /** Why the last run did not sync every file (its failed files), else null. */
-  last_error: string | null;
-}
+/** The scheduled sync of a file register (`id`: its source). */
+export type NationalFileSyncsTable = ScheduledSyncsTable;

@@ -50,42 +50,51 @@ export function nextDate(date: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Europe/Berlin wall-clock time (eVatR speaks German local time)
+// Wall-clock time in a time zone (eVatR speaks German local time, the national registers their own)
 // ---------------------------------------------------------------------------------------------
 
 /**
  * The zone rules come from the runtime's time-zone data through `Intl.DateTimeFormat`; one
- * formatter is built once. Neither caller is on a hot path (one call per eVatR answer, or per
- * simulated answer), so nothing here is hand-rolled.
+ * formatter is built per zone, once. No caller is on a hot path (one call per registry answer, or
+ * per simulated answer), so nothing here is hand-rolled.
  */
-const berlinFormat = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'Europe/Berlin',
-  hourCycle: 'h23',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** A wall-clock time in Berlin, to the second, and Berlin's offset from UTC at that moment. */
-export interface BerlinWallTime {
+function zoneFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = zoneFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    zoneFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/** A wall-clock time in a time zone, to the second, and the zone's offset from UTC at that moment. */
+export interface ZoneWallTime {
   year: number;
   month: number;
   day: number;
   hour: number;
   minute: number;
   second: number;
-  /** Minutes east of UTC: 60 in winter (CET), 120 in summer (CEST). */
+  /** Minutes east of UTC at that instant (Berlin: 60 in winter, CET; 120 in summer, CEST). */
   offsetMinutes: number;
 }
 
-/** The Berlin wall-clock time of an instant (milliseconds since the epoch, or a `Date`). */
-export function berlinWallTime(instant: Date | number): BerlinWallTime {
+/** The wall-clock time of an instant (milliseconds since the epoch, or a `Date`) in a time zone (`Europe/Warsaw`, …). */
+export function zoneWallTime(timeZone: string, instant: Date | number): ZoneWallTime {
   const ms = typeof instant === 'number' ? instant : instant.getTime();
   const parts: Record<string, number> = {};
-  for (const p of berlinFormat.formatToParts(ms)) {
+  for (const p of zoneFormat(timeZone).formatToParts(ms)) {
     if (p.type !== 'literal') parts[p.type] = Number(p.value);
   }
   const year = parts.year ?? 1970;
@@ -99,16 +108,34 @@ export function berlinWallTime(instant: Date | number): BerlinWallTime {
   return { year, month, day, hour, minute, second, offsetMinutes };
 }
 
+/** The calendar day of a wall-clock time, `YYYY-MM-DD`. */
+export function wallDate(wall: ZoneWallTime): string {
+  return `${String(wall.year).padStart(4, '0')}-${String(wall.month).padStart(2, '0')}-${String(wall.day).padStart(2, '0')}`;
+}
+
 /**
- * The instant of a Berlin wall-clock time, given as the milliseconds the same fields would have in
- * UTC (`Date.UTC(y, m - 1, d, h, mi, s, ms)`). Berlin's offset is looked up an hour earlier first
- * and then at the instant that guess gives, which settles both switches: a time inside the spring
- * gap (02:00–03:00 on the last Sunday of March) is read with the winter offset, so 02:30 is 01:30Z
- * (03:30 summer time); a time in the autumn hour that happens twice (02:00–03:00 on the last
- * Sunday of October) is the second, winter-time one.
+ * The instant of a wall-clock time in a time zone, given as the milliseconds the same fields would
+ * have in UTC (`Date.UTC(y, m - 1, d, h, mi, s, ms)`). The zone's offset is looked up an hour
+ * earlier first and then at the instant that guess gives, which settles both daylight-saving
+ * switches: a time inside the spring gap (Berlin: 02:00–03:00 on the last Sunday of March) is read
+ * with the winter offset, so 02:30 is 01:30Z (03:30 summer time); a time in the autumn hour that
+ * happens twice (02:00–03:00 on the last Sunday of October) is the second, winter-time one.
  */
-export function berlinWallTimeToInstant(wallAsUtcMs: number): number {
-  const guess = berlinWallTime(wallAsUtcMs - 60 * 60_000).offsetMinutes;
-  const offset = berlinWallTime(wallAsUtcMs - guess * 60_000).offsetMinutes;
+export function zoneWallTimeToInstant(timeZone: string, wallAsUtcMs: number): number {
+  const guess = zoneWallTime(timeZone, wallAsUtcMs - 60 * 60_000).offsetMinutes;
+  const offset = zoneWallTime(timeZone, wallAsUtcMs - guess * 60_000).offsetMinutes;
   return wallAsUtcMs - offset * 60_000;
+}
+
+/** A wall-clock time in Berlin, to the second, and Berlin's offset from UTC at that moment. */
+export type BerlinWallTime = ZoneWallTime;
+
+/** The Berlin wall-clock time of an instant (milliseconds since the epoch, or a `Date`). */
+export function berlinWallTime(instant: Date | number): BerlinWallTime {
+  return zoneWallTime('Europe/Berlin', instant);
+}
+
+/** The instant of a Berlin wall-clock time (see `zoneWallTimeToInstant`). */
+export function berlinWallTimeToInstant(wallAsUtcMs: number): number {
+  return zoneWallTimeToInstant('Europe/Berlin', wallAsUtcMs);
 }

@@ -155,7 +155,12 @@ async function readBody(response: Response, maxBytes: number): Promise<string | 
     return null;
   }
   if (!response.body) return '';
-  const reader = response.body.getReader();
+  return (await readAtMost(response.body, maxBytes))?.toString('utf8') ?? null;
+}
+
+/** A body's bytes, read until its end; `null` (the rest cancelled) once it passes `maxBytes`. */
+export async function readAtMost(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Buffer | null> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -168,7 +173,7 @@ async function readBody(response: Response, maxBytes: number): Promise<string | 
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks, total).toString('utf8');
+  return Buffer.concat(chunks, total);
 }
 
 /** A short description of a network failure, using the system error code when there is one. */

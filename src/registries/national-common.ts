@@ -3,6 +3,7 @@
  * unavailability, the registers' wall clocks (the day a register is asked about is its own local
  * day), and the assembling of an answer and an address.
  */
+import { wallDate, type ZoneWallTime, zoneWallTime, zoneWallTimeToInstant } from '../lib/dates.js';
 import {
   cleanText,
   excerpt,
@@ -123,74 +124,13 @@ export function nationalAnswer(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The registers' wall clocks (zone rules from the runtime's time-zone data)
+// The registers' wall clocks (zone rules from the runtime's time-zone data: src/lib/dates.ts)
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, format);
-  }
-  return format;
-}
-
-export interface ZoneWallTime {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  /** Minutes east of UTC at that instant. */
-  offsetMinutes: number;
-}
-
-/** The wall-clock time of an instant in a time zone (`Europe/Warsaw`, `Europe/Prague`, …). */
-export function zoneWallTime(timeZone: string, instant: Date | number): ZoneWallTime {
-  const ms = typeof instant === 'number' ? instant : instant.getTime();
-  const parts: Record<string, number> = {};
-  for (const part of formatterFor(timeZone).formatToParts(ms)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  const wall = {
-    year: parts.year ?? 1970,
-    month: parts.month ?? 1,
-    day: parts.day ?? 1,
-    hour: parts.hour ?? 0,
-    minute: parts.minute ?? 0,
-    second: parts.second ?? 0,
-  };
-  const wallAsUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
-  return { ...wall, offsetMinutes: Math.round((wallAsUtc - Math.floor(ms / 1000) * 1000) / 60_000) };
-}
+export { type ZoneWallTime, zoneWallTime, zoneWallTimeToInstant };
 
 /** `YYYY-MM-DD` of an instant in a time zone: the day a register is asked about. */
 export function zoneDate(timeZone: string, instant: Date | number): string {
-  const wall = zoneWallTime(timeZone, instant);
-  return `${String(wall.year).padStart(4, '0')}-${String(wall.month).padStart(2, '0')}-${String(wall.day).padStart(2, '0')}`;
-}
-
-/**
- * The instant of a wall-clock time in a time zone, given as the milliseconds the same fields would
- * have in UTC. The offset is looked up an hour earlier first and then at the instant that guess
- * gives, which settles both daylight-saving switches (a time in the spring gap reads with the winter
- * offset; a time in the autumn hour that happens twice is the second one).
- */
-export function zoneWallTimeToInstant(timeZone: string, wallAsUtcMs: number): number {
-  const guess = zoneWallTime(timeZone, wallAsUtcMs - 60 * 60_000).offsetMinutes;
-  const offset = zoneWallTime(timeZone, wallAsUtcMs - guess * 60_000).offsetMinutes;
-  return wallAsUtcMs - offset * 60_000;
+  return wallDate(zoneWallTime(timeZone, instant));
 }
 
 /** Seconds from `now` until the next midnight in a time zone (when a daily quota resets). */

@@ -6,7 +6,7 @@
  * failure is a value: a body cut short by the connection, a server error, an answer that is not the
  * file; the caller keeps its copy.
  */
-import { DEFAULT_USER_AGENT, describeNetworkError, type FetchFn } from './http.js';
+import { DEFAULT_USER_AGENT, describeNetworkError, type FetchFn, readAtMost } from './http.js';
 import type { UnavailableReason } from './port.js';
 
 export interface FileDownloadRequest {
@@ -153,21 +153,10 @@ async function readBounded(response: Response, maxBytes: number): Promise<Buffer
     return null;
   }
   if (!response.body) return Buffer.alloc(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
+  const body = await readAtMost(response.body, maxBytes);
+  if (body === null) return null;
+  if (Number.isFinite(declared) && body.length !== declared) {
+    throw new Error(`the file ended after ${body.length} of ${declared} bytes`);
   }
-  if (Number.isFinite(declared) && total !== declared) {
-    throw new Error(`the file ended after ${total} of ${declared} bytes`);
-  }
-  return Buffer.concat(chunks, total);
+  return body;
 }

@@ -1,8 +1,8 @@
 /**
  * The local copy of the registers' published files in the database (`national_file_parts`,
- * `national_file_rows`) and the runs of their sync (`national_file_syncs`): the only SQL of the
- * national registers. Every instance on the database
- * answers from the same copy, and a restart keeps it.
+ * `national_file_rows`), the only SQL of the national registers besides the lease of their sync
+ * (`national_file_syncs`, claimed through `createScheduledSyncs` like the rates sync). Every instance
+ * on the database answers from the same copy, and a restart keeps it.
  *
  * A sync of a part writes its rows as a new generation beside the one answering, in batches outside
  * any transaction, and swaps the part over to it in one transaction only once the rows ended without
@@ -15,8 +15,8 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { compiledInsert } from '../../db/compiled-insert.js';
 import type { Dialect } from '../../db/database.js';
-import type { Database, NationalFileSyncsTable } from '../../db/schema.js';
-import { claimLeased } from '../../jobs/claim.js';
+import type { Database } from '../../db/schema.js';
+import { createScheduledSyncs } from '../../jobs/scheduled-sync.js';
 import type {
   NationalFileIndex,
   NationalFilePartMeta,
@@ -188,68 +188,7 @@ export function createNationalFileRepository(db: Kysely<Database>): NationalFile
 
 /** The sync runs of the file registers (`national_file_syncs`), one instance at a time per register. */
 export function createNationalFileSyncsRepository(db: Kysely<Database>, dialect: Dialect) {
-  /**
-   * Claims the register's sync when it is due (or `evenIfNotDue`) and no other instance holds it;
-   * creates its row, due at once, the first time. `null`: not due, or another instance syncs.
-   */
-  async function claim(
-    id: string,
-    workerId: string,
-    now: string,
-    leaseUntil: string,
-    options: { evenIfNotDue?: boolean } = {},
-  ): Promise<NationalFileSyncsTable | null> {
-    await db
-      .insertInto('national_file_syncs')
-      .values({
-        id,
-        locked_until: null,
-        claimed_by: null,
-        next_run_at: now,
-        last_run_at: null,
-        last_success_at: null,
-        last_error: null,
-      })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-    const rows = await claimLeased<NationalFileSyncsTable, Database>(db, dialect, {
-      table: 'national_file_syncs',
-      due: (eb) =>
-        options.evenIfNotDue ? eb('id', '=', id) : eb.and([eb('id', '=', id), eb('next_run_at', '<=', now)]),
-      orderBy: ['next_run_at'],
-      now,
-      leaseUntil,
-      workerId,
-      limit: 1,
-    });
-    return rows[0] ?? null;
-  }
-
-  /** Ends a claimed run: when the next one is due, and how this one ended. */
-  async function finish(
-    id: string,
-    workerId: string,
-    result: { at: string; nextRunAt: string; error: string | null },
-  ): Promise<void> {
-    await db
-      .updateTable('national_file_syncs')
-      .set({
-        locked_until: null,
-        claimed_by: null,
-        next_run_at: result.nextRunAt,
-        last_run_at: result.at,
-        last_error: result.error,
-        ...(result.error === null ? { last_success_at: result.at } : {}),
-      })
-      .where('id', '=', id)
-      .where('claimed_by', '=', workerId)
-      .execute();
-  }
-
-  async function list(): Promise<NationalFileSyncsTable[]> {
-    return db.selectFrom('national_file_syncs').selectAll().orderBy('id').execute();
-  }
-
+  const { claim, finish, list } = createScheduledSyncs(db, dialect, 'national_file_syncs');
   return { claim, finish, list };
 }
 

@@ -7,7 +7,7 @@ import type {
   RateEventsTable,
   RateSyncsTable,
 } from '../../db/schema.js';
-import { claimLeased } from '../../jobs/claim.js';
+import { createScheduledSyncs } from '../../jobs/scheduled-sync.js';
 
 export type RateChangeRow = RateChangesTable;
 export type RateSyncRow = RateSyncsTable;
@@ -15,6 +15,7 @@ export type RateEventRow = RateEventsTable;
 
 /** Learnt rate changes and the sync's schedule. */
 export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
+  const syncs = createScheduledSyncs(db, dialect, 'rate_syncs');
   return {
     /** Every change of the given statuses, oldest day first (then oldest learnt). */
     async changes(statuses: readonly string[]): Promise<RateChangeRow[]> {
@@ -100,65 +101,9 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
       });
     },
 
-    /**
-     * Claims the named sync when it is due and no other instance holds it (the workers' lease:
-     * `FOR UPDATE SKIP LOCKED` on PostgreSQL); creates its row, due at once, the first time.
-     */
-    async claimSync(
-      id: string,
-      workerId: string,
-      now: string,
-      leaseUntil: string,
-      options: { evenIfNotDue?: boolean } = {},
-    ): Promise<RateSyncRow | null> {
-      await db
-        .insertInto('rate_syncs')
-        .values({
-          id,
-          locked_until: null,
-          claimed_by: null,
-          next_run_at: now,
-          last_run_at: null,
-          last_success_at: null,
-          last_error: null,
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-      const rows = await claimLeased<RateSyncRow, Database>(db, dialect, {
-        table: 'rate_syncs',
-        due: (eb) =>
-          options.evenIfNotDue
-            ? eb('id', '=', id)
-            : eb.and([eb('id', '=', id), eb('next_run_at', '<=', now)]),
-        orderBy: ['next_run_at'],
-        now,
-        leaseUntil,
-        workerId,
-        limit: 1,
-      });
-      return rows[0] ?? null;
-    },
-
-    /** Ends a claimed run: when the next one is due, and how this one ended. */
-    async finishSync(
-      id: string,
-      workerId: string,
-      result: { at: string; nextRunAt: string; error: string | null },
-    ): Promise<void> {
-      await db
-        .updateTable('rate_syncs')
-        .set({
-          locked_until: null,
-          claimed_by: null,
-          next_run_at: result.nextRunAt,
-          last_run_at: result.at,
-          last_error: result.error,
-          ...(result.error === null ? { last_success_at: result.at } : {}),
-        })
-        .where('id', '=', id)
-        .where('claimed_by', '=', workerId)
-        .execute();
-    },
+    /** The rates sync's lease and schedule (`rate_syncs`): one instance at a time runs it. */
+    claimSync: syncs.claim,
+    finishSync: syncs.finish,
 
     /**
      * How far the starts of periods have been looked for; the first call ever (on any instance)
@@ -200,9 +145,7 @@ export function createRatesRepository(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('rate_events').selectAll().orderBy('created_at').orderBy('id').execute();
     },
 
-    async sync(id: string): Promise<RateSyncRow | undefined> {
-      return db.selectFrom('rate_syncs').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    sync: syncs.get,
   };
 }
 

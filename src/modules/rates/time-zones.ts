@@ -4,6 +4,8 @@
  * one used, for the whole country and its regions: Canberra's (Australia/Sydney) for Australia,
  * Ottawa's (America/Toronto) for Canada and its HST provinces, Mexico City's, Jakarta's, Santiago's.
  */
+import { wallDate, zoneWallTime } from '../../lib/dates.js';
+
 const ZONES: Record<string, string> = {
   ae: 'Asia/Dubai',
   am: 'Asia/Yerevan',
@@ -76,32 +78,14 @@ export function timeZoneOf(country: string): string {
   return ZONES[country.toLowerCase()] ?? 'UTC';
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-
 /**
  * A zone's calendar day at an instant, and how long that answer holds: until the zone's next
  * midnight, at most an hour (so a daylight-saving switch before midnight cannot make it late).
  */
 export function dayInZone(zone: string, millis: number): { day: string; validUntil: number } {
-  let format = formats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formats.set(zone, format);
-  }
-  const parts: Record<string, string> = {};
-  for (const p of format.formatToParts(millis)) parts[p.type] = p.value;
-  const day = `${parts.year}-${parts.month}-${parts.day}`;
-  const elapsed =
-    ((Number(parts.hour) * 60 + Number(parts.minute)) * 60 + Number(parts.second)) * 1000 + (millis % 1000);
+  const wall = zoneWallTime(zone, millis);
+  const day = wallDate(wall);
+  const elapsed = ((wall.hour * 60 + wall.minute) * 60 + wall.second) * 1000 + (millis % 1000);
   const untilMidnight = 86_400_000 - elapsed;
   return { day, validUntil: millis + Math.min(untilMidnight, 3_600_000) };
 }
