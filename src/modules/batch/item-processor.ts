@@ -70,10 +70,10 @@ export function createItemProcessor(deps: {
     const row = await deps.jobs.loadJob(item.job_id);
     if (!row) return false;
     const stopped = cancelReasonOf(await deps.keyState(row.key_id));
-    if (stopped) {
+    if (stopped.kind === 'cancelled') {
       // No registry is asked on behalf of a key that may no longer be used (revoked, expired, rolled
       // past its overlap, its account disabled): the job ends here, with its reason.
-      await deps.jobs.cancelJob(row.id, stopped);
+      await deps.jobs.cancelJob(row.id, stopped.reason);
       return false;
     }
     let outcome: ValidationOutcome;
