@@ -74,10 +74,11 @@ export interface Decision {
   threshold: ThresholdCheck | null;
 }
 
+/** A decision, or why none can be made: the seller's country, or no rate recorded where VAT is due. */
 export type DecideResult =
-  | { ok: true; decision: Decision }
-  | { ok: false; reason: 'seller_country_unsupported'; message: string }
-  | { ok: false; reason: 'no_rates'; country: string; message: string };
+  | { kind: 'ok'; decision: Decision }
+  | { kind: 'undecided'; reason: 'seller_country_unsupported'; message: string }
+  | { kind: 'undecided'; reason: 'no_rates'; country: string; message: string };
 
 const DIRECTIVE = 'Council Directive 2006/112/EC';
 
@@ -137,6 +138,27 @@ type Draft = Omit<Decision, 'rate' | 'standardRate' | 'legalBasis' | 'customerTy
   noteArticle?: string | null;
 };
 
+/** The sale as the rules read it: both countries, their names, and whether the buyer is a business. */
+interface Sale {
+  input: DecideInput;
+  /** The seller's and the buyer's country. */
+  S: string;
+  B: string;
+  business: boolean;
+  sellerName: string;
+  buyerName: string;
+}
+
+/** A supply of services as the rules read it: what is supplied, and where a UK buyer is. */
+interface ServiceSale extends Sale {
+  digital: boolean;
+  what: string;
+  buyerInEu: boolean;
+  /** The buyer's country for services (Northern Ireland is part of the United Kingdom). */
+  place: string;
+  ukNote: string;
+}
+
 /**
  * Decides the VAT treatment of one sale. `rates` gives the standard rate of a country on the supply
  * date; `name` gives a country's English name for the explanation.
@@ -146,201 +168,52 @@ export function decide(
   rates: RateLookup,
   name: (country: string) => string = (c) => c,
 ): DecideResult {
-  const { seller, buyer, supplyType, supplyDate } = input;
-  const S = seller.country;
-  const B = buyer.country;
+  const { seller, buyer, supplyType } = input;
+  if (!sellerSupported(seller.country, supplyType)) return unsupportedSeller(seller.country);
+  const sale: Sale = {
+    input,
+    S: seller.country,
+    B: buyer.country,
+    business: buyer.vat?.valid === true,
+    sellerName: name(seller.country),
+    buyerName: name(buyer.country),
+  };
+  const draft = supplyType === 'goods' ? goods(sale) : services(sale);
+  return priced(sale, draft, rates, name);
+}
 
-  if (!sellerSupported(S, supplyType)) {
-    return {
-      ok: false,
-      reason: 'seller_country_unsupported',
-      message:
-        S === 'XI'
-          ? 'A Northern Ireland (XI) VAT number counts as an EU number for goods only; services supplied from Northern Ireland fall under UK VAT rules.'
-          : `The seller must be established in an EU member state; ${S} is not one.`,
-    };
-  }
+function unsupportedSeller(S: string): DecideResult {
+  return {
+    kind: 'undecided',
+    reason: 'seller_country_unsupported',
+    message:
+      S === 'XI'
+        ? 'A Northern Ireland (XI) VAT number counts as an EU number for goods only; services supplied from Northern Ireland fall under UK VAT rules.'
+        : `The seller must be established in an EU member state; ${S} is not one.`,
+  };
+}
 
-  const business = buyer.vat?.valid === true;
-  const customerType: CustomerType = business ? 'business' : 'consumer';
-  const intro =
-    buyer.vat !== null && !buyer.vat.valid
-      ? `The registry reports the buyer's VAT number as not valid, so the buyer is treated as a consumer (B2C) and the sale as a sale to a private person. `
-      : '';
-  const sellerName = name(S);
-  const buyerName = name(B);
-
-  let draft: Draft;
-  if (supplyType === 'goods') {
-    draft = goods();
-  } else {
-    draft = services();
-  }
-
-  function goods(): Draft {
-    if (S === B) {
-      return {
-        chargeVat: true,
-        mechanism: 'standard',
-        countryOfTaxation: S,
-        articles: ['32', '193'],
-        note: null,
-        threshold: null,
-        explanation: `A domestic sale of goods: the goods are supplied where they are when the dispatch begins, in ${sellerName} (Articles 31 and 32), and the seller charges ${sellerName}'s VAT (Article 193).`,
-      };
-    }
-    if (S === 'XI' && B === 'GB') {
-      return {
-        chargeVat: true,
-        mechanism: 'standard',
-        countryOfTaxation: 'GB',
-        articles: [],
-        legalBasis:
-          'Windsor Framework: goods moving from Northern Ireland to Great Britain are a supply within the United Kingdom, taxed under UK VAT law; Council Directive 2006/112/EC does not apply.',
-        note: null,
-        threshold: null,
-        explanation: `Goods sent from Northern Ireland to Great Britain stay within the United Kingdom: the seller charges UK VAT.`,
-      };
-    }
-    if (inEu(B, 'goods')) {
-      if (business) {
-        return {
-          chargeVat: false,
-          mechanism: 'zero_rated',
-          countryOfTaxation: B,
-          articles: ['138'],
-          note: 'intra_community_supply',
-          threshold: null,
-          explanation: `An intra-Community supply of goods to a business registered for VAT in ${buyerName}: exempt in ${sellerName} with the right to deduct (Article 138), provided the goods are transported to ${buyerName} and the buyer's VAT number is on the invoice. The buyer declares the intra-Community acquisition in ${buyerName} (Articles 2(1)(b) and 40). The sale is reported in the seller's recapitulative statement (Article 262).`,
-        };
-      }
-      const t = checkThreshold(input.salesYtd, input.salesLastYear);
-      const destination = t.exceeded !== false;
-      return {
-        chargeVat: true,
-        mechanism: 'standard',
-        countryOfTaxation: destination ? B : S,
-        articles: destination ? ['33(a)'] : ['32', '59c'],
-        note: null,
-        threshold: t,
-        explanation: `An intra-Community distance sale of goods to a consumer in ${buyerName} (Article 14(4)(1)). ${thresholdSentence(t)}`,
-      };
-    }
-    return {
-      chargeVat: false,
-      mechanism: 'zero_rated',
-      countryOfTaxation: S,
-      articles: ['146'],
-      legalBasis: `Article 146(1)(a) of ${DIRECTIVE}`,
-      note: 'export',
-      threshold: null,
-      explanation: `An export of goods to ${buyerName}, outside the EU VAT area: exempt in ${sellerName} with the right to deduct (Article 146(1)), provided the goods leave the EU and the export is evidenced by the customs exit record. Import VAT and duties may be due in ${buyerName}.`,
-    };
-  }
-
-  function services(): Draft {
-    const digital = supplyType === 'digital_services';
-    const what = digital
-      ? 'telecommunications, broadcasting or electronically supplied services'
-      : 'services';
-    const buyerInEu = inEu(B, supplyType);
-    // For services Northern Ireland is part of the United Kingdom.
-    const place = B === 'XI' ? 'GB' : B;
-    const ukNote = B === 'XI' ? ' (Northern Ireland counts as part of the United Kingdom for services)' : '';
-    if (business) {
-      if (B === S) {
-        return {
-          chargeVat: true,
-          mechanism: 'standard',
-          countryOfTaxation: S,
-          articles: ['44', '193'],
-          note: null,
-          threshold: null,
-          explanation: `Domestic B2B ${what}: the place of supply is where the buyer is established, ${buyerName} (Article 44), which is also the seller's country, so the seller charges ${sellerName}'s VAT (Article 193).`,
-        };
-      }
-      if (buyerInEu) {
-        return {
-          chargeVat: false,
-          mechanism: 'reverse_charge',
-          countryOfTaxation: B,
-          articles: ['44', '196'],
-          note: 'reverse_charge',
-          threshold: null,
-          explanation: `B2B ${what} to a business registered for VAT in ${buyerName}: the place of supply is where the buyer is established (Article 44), so the seller charges no VAT and the buyer accounts for ${buyerName}'s VAT under the reverse charge (Article 196). The invoice must say "Reverse charge" (Article 226(11a)) and the sale is reported in the seller's recapitulative statement (Article 262).`,
-        };
-      }
-      return {
-        chargeVat: false,
-        mechanism: 'out_of_scope',
-        countryOfTaxation: place,
-        articles: ['44'],
-        note: 'out_of_scope',
-        noteArticle: '44',
-        threshold: null,
-        explanation: `B2B ${what} to a business in ${buyerName}${ukNote}: the place of supply is where the buyer is established (Article 44), outside the EU, so no EU VAT is charged. The buyer may have to account for VAT in ${buyerName} under its own rules.`,
-      };
-    }
-    // Consumer.
-    if (!digital) {
-      const outside = buyerInEu
-        ? ''
-        : ' Some services to consumers outside the EU (such as consultancy, legal, accounting, advertising, financial and insurance services, and the supply of staff) are instead supplied where the consumer lives (Article 59) and are outside the scope of EU VAT.';
-      return {
-        chargeVat: true,
-        mechanism: 'standard',
-        countryOfTaxation: S,
-        articles: ['45'],
-        note: null,
-        threshold: null,
-        explanation: `B2C services: the place of supply is where the seller is established, ${sellerName} (Article 45), so the seller charges ${sellerName}'s VAT.${outside}`,
-      };
-    }
-    if (B === S) {
-      return {
-        chargeVat: true,
-        mechanism: 'standard',
-        countryOfTaxation: S,
-        articles: ['58'],
-        note: null,
-        threshold: null,
-        explanation: `Domestic B2C ${what}: the place of supply is where the consumer lives, ${buyerName} (Article 58), which is also the seller's country, so the seller charges ${sellerName}'s VAT.`,
-      };
-    }
-    if (buyerInEu) {
-      const t = checkThreshold(input.salesYtd, input.salesLastYear);
-      const destination = t.exceeded !== false;
-      return {
-        chargeVat: true,
-        mechanism: 'standard',
-        countryOfTaxation: destination ? B : S,
-        articles: destination ? ['58'] : ['59c'],
-        note: null,
-        threshold: t,
-        explanation: `B2C ${what} to a consumer in ${buyerName}: supplied where the consumer lives (Article 58), unless the seller stays under the threshold. ${thresholdSentence(t)}`,
-      };
-    }
-    return {
-      chargeVat: false,
-      mechanism: 'out_of_scope',
-      countryOfTaxation: place,
-      articles: ['58'],
-      note: 'out_of_scope',
-      noteArticle: '58',
-      threshold: null,
-      explanation: `B2C ${what} to a consumer in ${buyerName}${ukNote}: supplied where the consumer lives (Article 58), outside the EU, so no EU VAT is charged. ${buyerName} may tax these services itself and require the seller to register there (as the United Kingdom, Switzerland, Norway and many other countries do for digital services).`,
-    };
-  }
-
+/** The decision of a draft: the rate charged (refused when it is not recorded), its legal basis and explanation. */
+function priced(
+  sale: Sale,
+  draft: Draft,
+  rates: RateLookup,
+  name: (country: string) => string,
+): DecideResult {
+  const { buyer, supplyDate } = sale.input;
   const standardRate = rates(draft.countryOfTaxation, supplyDate);
   if (draft.chargeVat && standardRate === null) {
     return {
-      ok: false,
+      kind: 'undecided',
       reason: 'no_rates',
       country: draft.countryOfTaxation,
       message: `No VAT rates are recorded for ${draft.countryOfTaxation} on ${supplyDate}.`,
     };
   }
+  const intro =
+    buyer.vat !== null && !buyer.vat.valid
+      ? `The registry reports the buyer's VAT number as not valid, so the buyer is treated as a consumer (B2C) and the sale as a sale to a private person. `
+      : '';
   const rate = draft.chargeVat ? (standardRate as number) : 0;
   const charged = draft.chargeVat
     ? ` The standard rate of ${name(draft.countryOfTaxation)} on ${supplyDate} is ${pct(rate)}; a reduced rate may apply to some goods and services.`
@@ -348,7 +221,7 @@ export function decide(
       ? ` The standard rate the buyer accounts for in ${name(draft.countryOfTaxation)} on ${supplyDate} is ${pct(standardRate)}.`
       : '';
   return {
-    ok: true,
+    kind: 'ok',
     decision: {
       chargeVat: draft.chargeVat,
       rate,
@@ -357,11 +230,200 @@ export function decide(
       countryOfTaxation: draft.countryOfTaxation,
       articles: draft.articles,
       legalBasis: draft.legalBasis ?? legalBasis(draft.articles),
-      customerType,
+      customerType: sale.business ? 'business' : 'consumer',
       note: draft.note,
       noteArticle: draft.noteArticle ?? null,
       explanation: `${intro}${draft.explanation}${charged}`,
       threshold: draft.threshold,
     },
+  };
+}
+
+/** Goods: domestic (Art. 32), Northern Ireland to Great Britain, intra-Community (Art. 138, 33(a)), export (Art. 146). */
+function goods(sale: Sale): Draft {
+  const { S, B } = sale;
+  if (S === B) return domesticGoods(sale);
+  if (S === 'XI' && B === 'GB') return goodsWithinUk();
+  if (inEu(B, 'goods')) return sale.business ? intraCommunitySupply(sale) : distanceSaleOfGoods(sale);
+  return exportOfGoods(sale);
+}
+
+function domesticGoods({ S, sellerName }: Sale): Draft {
+  return {
+    chargeVat: true,
+    mechanism: 'standard',
+    countryOfTaxation: S,
+    articles: ['32', '193'],
+    note: null,
+    threshold: null,
+    explanation: `A domestic sale of goods: the goods are supplied where they are when the dispatch begins, in ${sellerName} (Articles 31 and 32), and the seller charges ${sellerName}'s VAT (Article 193).`,
+  };
+}
+
+function goodsWithinUk(): Draft {
+  return {
+    chargeVat: true,
+    mechanism: 'standard',
+    countryOfTaxation: 'GB',
+    articles: [],
+    legalBasis:
+      'Windsor Framework: goods moving from Northern Ireland to Great Britain are a supply within the United Kingdom, taxed under UK VAT law; Council Directive 2006/112/EC does not apply.',
+    note: null,
+    threshold: null,
+    explanation: `Goods sent from Northern Ireland to Great Britain stay within the United Kingdom: the seller charges UK VAT.`,
+  };
+}
+
+function intraCommunitySupply({ B, sellerName, buyerName }: Sale): Draft {
+  return {
+    chargeVat: false,
+    mechanism: 'zero_rated',
+    countryOfTaxation: B,
+    articles: ['138'],
+    note: 'intra_community_supply',
+    threshold: null,
+    explanation: `An intra-Community supply of goods to a business registered for VAT in ${buyerName}: exempt in ${sellerName} with the right to deduct (Article 138), provided the goods are transported to ${buyerName} and the buyer's VAT number is on the invoice. The buyer declares the intra-Community acquisition in ${buyerName} (Articles 2(1)(b) and 40). The sale is reported in the seller's recapitulative statement (Article 262).`,
+  };
+}
+
+function distanceSaleOfGoods({ input, S, B, buyerName }: Sale): Draft {
+  const t = checkThreshold(input.salesYtd, input.salesLastYear);
+  const destination = t.exceeded !== false;
+  return {
+    chargeVat: true,
+    mechanism: 'standard',
+    countryOfTaxation: destination ? B : S,
+    articles: destination ? ['33(a)'] : ['32', '59c'],
+    note: null,
+    threshold: t,
+    explanation: `An intra-Community distance sale of goods to a consumer in ${buyerName} (Article 14(4)(1)). ${thresholdSentence(t)}`,
+  };
+}
+
+function exportOfGoods({ S, sellerName, buyerName }: Sale): Draft {
+  return {
+    chargeVat: false,
+    mechanism: 'zero_rated',
+    countryOfTaxation: S,
+    articles: ['146'],
+    legalBasis: `Article 146(1)(a) of ${DIRECTIVE}`,
+    note: 'export',
+    threshold: null,
+    explanation: `An export of goods to ${buyerName}, outside the EU VAT area: exempt in ${sellerName} with the right to deduct (Article 146(1)), provided the goods leave the EU and the export is evidenced by the customs exit record. Import VAT and duties may be due in ${buyerName}.`,
+  };
+}
+
+/** Services: to a business (Art. 44, 196), to a consumer (Art. 45), digital services to a consumer (Art. 58). */
+function services(sale: Sale): Draft {
+  const { input, B } = sale;
+  const digital = input.supplyType === 'digital_services';
+  const service: ServiceSale = {
+    ...sale,
+    digital,
+    what: digital ? 'telecommunications, broadcasting or electronically supplied services' : 'services',
+    buyerInEu: inEu(B, input.supplyType),
+    // For services Northern Ireland is part of the United Kingdom.
+    place: B === 'XI' ? 'GB' : B,
+    ukNote: B === 'XI' ? ' (Northern Ireland counts as part of the United Kingdom for services)' : '',
+  };
+  if (sale.business) return businessServices(service);
+  if (!digital) return consumerServices(service);
+  return consumerDigitalServices(service);
+}
+
+function businessServices({
+  S,
+  B,
+  what,
+  buyerInEu,
+  place,
+  ukNote,
+  sellerName,
+  buyerName,
+}: ServiceSale): Draft {
+  if (B === S) {
+    return {
+      chargeVat: true,
+      mechanism: 'standard',
+      countryOfTaxation: S,
+      articles: ['44', '193'],
+      note: null,
+      threshold: null,
+      explanation: `Domestic B2B ${what}: the place of supply is where the buyer is established, ${buyerName} (Article 44), which is also the seller's country, so the seller charges ${sellerName}'s VAT (Article 193).`,
+    };
+  }
+  if (buyerInEu) {
+    return {
+      chargeVat: false,
+      mechanism: 'reverse_charge',
+      countryOfTaxation: B,
+      articles: ['44', '196'],
+      note: 'reverse_charge',
+      threshold: null,
+      explanation: `B2B ${what} to a business registered for VAT in ${buyerName}: the place of supply is where the buyer is established (Article 44), so the seller charges no VAT and the buyer accounts for ${buyerName}'s VAT under the reverse charge (Article 196). The invoice must say "Reverse charge" (Article 226(11a)) and the sale is reported in the seller's recapitulative statement (Article 262).`,
+    };
+  }
+  return {
+    chargeVat: false,
+    mechanism: 'out_of_scope',
+    countryOfTaxation: place,
+    articles: ['44'],
+    note: 'out_of_scope',
+    noteArticle: '44',
+    threshold: null,
+    explanation: `B2B ${what} to a business in ${buyerName}${ukNote}: the place of supply is where the buyer is established (Article 44), outside the EU, so no EU VAT is charged. The buyer may have to account for VAT in ${buyerName} under its own rules.`,
+  };
+}
+
+function consumerServices({ S, buyerInEu, sellerName }: ServiceSale): Draft {
+  const outside = buyerInEu
+    ? ''
+    : ' Some services to consumers outside the EU (such as consultancy, legal, accounting, advertising, financial and insurance services, and the supply of staff) are instead supplied where the consumer lives (Article 59) and are outside the scope of EU VAT.';
+  return {
+    chargeVat: true,
+    mechanism: 'standard',
+    countryOfTaxation: S,
+    articles: ['45'],
+    note: null,
+    threshold: null,
+    explanation: `B2C services: the place of supply is where the seller is established, ${sellerName} (Article 45), so the seller charges ${sellerName}'s VAT.${outside}`,
+  };
+}
+
+function consumerDigitalServices(sale: ServiceSale): Draft {
+  const { input, S, B, what, buyerInEu, place, ukNote, sellerName, buyerName } = sale;
+  if (B === S) {
+    return {
+      chargeVat: true,
+      mechanism: 'standard',
+      countryOfTaxation: S,
+      articles: ['58'],
+      note: null,
+      threshold: null,
+      explanation: `Domestic B2C ${what}: the place of supply is where the consumer lives, ${buyerName} (Article 58), which is also the seller's country, so the seller charges ${sellerName}'s VAT.`,
+    };
+  }
+  if (buyerInEu) {
+    const t = checkThreshold(input.salesYtd, input.salesLastYear);
+    const destination = t.exceeded !== false;
+    return {
+      chargeVat: true,
+      mechanism: 'standard',
+      countryOfTaxation: destination ? B : S,
+      articles: destination ? ['58'] : ['59c'],
+      note: null,
+      threshold: t,
+      explanation: `B2C ${what} to a consumer in ${buyerName}: supplied where the consumer lives (Article 58), unless the seller stays under the threshold. ${thresholdSentence(t)}`,
+    };
+  }
+  return {
+    chargeVat: false,
+    mechanism: 'out_of_scope',
+    countryOfTaxation: place,
+    articles: ['58'],
+    note: 'out_of_scope',
+    noteArticle: '58',
+    threshold: null,
+    explanation: `B2C ${what} to a consumer in ${buyerName}${ukNote}: supplied where the consumer lives (Article 58), outside the EU, so no EU VAT is charged. ${buyerName} may tax these services itself and require the seller to register there (as the United Kingdom, Switzerland, Norway and many other countries do for digital services).`,
   };
 }
