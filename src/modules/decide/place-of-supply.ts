@@ -2,7 +2,7 @@
 // drafts a decision (where the supply is taxed, whether VAT is charged, the articles and the
 // explanation) before the rate of the country of taxation is looked up.
 
-import type { DecideInput, Decision, SupplyType } from './treatment.js';
+import type { DecideInput, Decision, SupplyType, ThresholdCheck } from './decision.js';
 
 export const DIRECTIVE = 'Council Directive 2006/112/EC';
 
@@ -13,14 +13,6 @@ export const OSS_THRESHOLD_EUR = 10_000;
 export const MEMBER_STATES: ReadonlySet<string> = new Set(
   'AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '),
 );
-
-export interface ThresholdCheck {
-  threshold: number;
-  salesYtd: number | null;
-  salesLastYear: number | null;
-  /** True when either year is above the threshold; null when it cannot be told (amounts missing). */
-  exceeded: boolean | null;
-}
 
 /** Member state for the purpose of this supply: XI counts for goods only. */
 export function inEu(country: string, supplyType: SupplyType): boolean {
