@@ -76,86 +76,94 @@ function describeValidation(error: FastifyError, request: FastifyRequest): strin
   return `${subject} ${first.message ?? 'is invalid'}.`;
 }
 
+/** An error's answer: its status, its code from the closed list and its message. */
+interface ErrorAnswer {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown> | undefined;
+  headers?: Record<string, string> | undefined;
+}
+
+/** Fastify's errors of a request body it could not read, and their answers. */
+const BODY_ERRORS: Readonly<Record<string, ErrorAnswer>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: 'payload_too_large',
+    message: 'The request body is larger than allowed.',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 400,
+    code: MALFORMED_CODE,
+    message: 'Unsupported Content-Type: send the body as application/json.',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: MALFORMED_CODE,
+    message: 'The JSON request body is empty.',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: MALFORMED_CODE,
+    message: 'Content-Length does not match the body.',
+  },
+};
+
+/** The answer of a request that cannot be served as sent (a 4xx); null for any other error. */
+function requestErrorAnswer(error: FastifyError, request: FastifyRequest): ErrorAnswer | null {
+  if (error.validation)
+    return { status: 400, code: MALFORMED_CODE, message: describeValidation(error, request) };
+  const body = Object.hasOwn(BODY_ERRORS, error.code) ? BODY_ERRORS[error.code] : undefined;
+  if (body) return body;
+  const status = error.statusCode ?? 500;
+  if (status === 429) return { status: 429, code: 'rate_limited', message: 'Too many requests.' };
+  if (status < 400 || status >= 500) return null;
+  const message =
+    error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+      ? 'The request body is not valid JSON.'
+      : error.message || 'Bad request.';
+  return { status: status === 415 ? 400 : status, code: MALFORMED_CODE, message };
+}
+
+/** The answer of an error of ours (logged): the database out of reach (503, retry), anything else 500. */
+function serverErrorAnswer(error: FastifyError, request: FastifyRequest, log: Logger): ErrorAnswer {
+  const context = { err: error, request_id: request.id, method: request.method, url: redactUrl(request.url) };
+  if (isConnectionFailure(error)) {
+    // The database is down or restarting: a retry in a few seconds may succeed.
+    // The closed list of codes has no word for it; 503 with Retry-After says what a client can do.
+    log.warn(context, 'database unreachable');
+    return {
+      status: 503,
+      code: 'internal_error',
+      message: 'openvat cannot reach its database right now; retry in a few seconds.',
+      headers: { 'retry-after': '5' },
+    };
+  }
+  log.error(context, 'unhandled error');
+  return {
+    status: 500,
+    code: 'internal_error',
+    message: 'Something went wrong on our side; it has been logged.',
+  };
+}
+
+/** Every error's answer: an API error's own, then a request's fault, then ours. */
+function answerOf(error: FastifyError | ApiError, request: FastifyRequest, log: Logger): ErrorAnswer {
+  if (error instanceof ApiError) {
+    const { statusCode: status, code, message, details, headers } = error;
+    return { status, code, message, details, headers };
+  }
+  return requestErrorAnswer(error, request) ?? serverErrorAnswer(error, request, log);
+}
+
 /** Maps every error to the error envelope: a closed code, a clear message, never a stack trace. */
 export function registerErrorHandling(app: FastifyInstance, log: Logger): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) {
-      if (error.headers) reply.headers(error.headers);
-      return reply
-        .code(error.statusCode)
-        .send(envelope(request, reply, error.code, error.message, error.details));
-    }
-    if (error.validation) {
-      return reply
-        .code(400)
-        .send(envelope(request, reply, MALFORMED_CODE, describeValidation(error, request)));
-    }
-    switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return reply
-          .code(413)
-          .send(envelope(request, reply, 'payload_too_large', 'The request body is larger than allowed.'));
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return reply
-          .code(400)
-          .send(
-            envelope(
-              request,
-              reply,
-              MALFORMED_CODE,
-              'Unsupported Content-Type: send the body as application/json.',
-            ),
-          );
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return reply
-          .code(400)
-          .send(envelope(request, reply, MALFORMED_CODE, 'The JSON request body is empty.'));
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return reply
-          .code(400)
-          .send(envelope(request, reply, MALFORMED_CODE, 'Content-Length does not match the body.'));
-    }
-    const status = error.statusCode ?? 500;
-    if (status === 429) {
-      return reply.code(429).send(envelope(request, reply, 'rate_limited', 'Too many requests.'));
-    }
-    if (status >= 400 && status < 500) {
-      const message =
-        error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
-          ? 'The request body is not valid JSON.'
-          : error.message || 'Bad request.';
-      return reply
-        .code(status === 415 ? 400 : status)
-        .send(envelope(request, reply, MALFORMED_CODE, message));
-    }
-    if (isConnectionFailure(error)) {
-      // The database is down or restarting: a retry in a few seconds may succeed.
-      // The closed list of codes has no word for it; 503 with Retry-After says what a client can do.
-      log.warn(
-        { err: error, request_id: request.id, method: request.method, url: redactUrl(request.url) },
-        'database unreachable',
-      );
-      return reply
-        .code(503)
-        .header('retry-after', '5')
-        .send(
-          envelope(
-            request,
-            reply,
-            'internal_error',
-            'openvat cannot reach its database right now; retry in a few seconds.',
-          ),
-        );
-    }
-    log.error(
-      { err: error, request_id: request.id, method: request.method, url: redactUrl(request.url) },
-      'unhandled error',
-    );
+    const answer = answerOf(error, request, log);
+    if (answer.headers) reply.headers(answer.headers);
     return reply
-      .code(500)
-      .send(
-        envelope(request, reply, 'internal_error', 'Something went wrong on our side; it has been logged.'),
-      );
+      .code(answer.status)
+      .send(envelope(request, reply, answer.code, answer.message, answer.details));
   });
 
   app.setNotFoundHandler((request, reply) => {

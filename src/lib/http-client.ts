@@ -148,12 +148,35 @@ function tooLarge(maxBytes: number): OutboundFailure {
   };
 }
 
+/** One exchange as its answer is read: the request, its deadline, and how it ends (once). */
+interface Exchange {
+  request: OutboundRequest;
+  limit: ReturnType<typeof deadline>;
+  settle: (outcome: OutboundOutcome) => void;
+  fail: (error: unknown, reading: boolean) => void;
+}
+
+/** The URL a request calls, or why it cannot be called: not a URL, or neither http: nor https:. */
+function targetOf(
+  request: OutboundRequest,
+): { kind: 'ok'; url: URL; https: boolean } | { kind: 'invalid'; error: unknown } {
+  let url: URL;
+  try {
+    url = typeof request.url === 'string' ? new URL(request.url) : request.url;
+  } catch (error) {
+    return { kind: 'invalid', error };
+  }
+  const https = url.protocol === 'https:';
+  if (!https && url.protocol !== 'http:')
+    return { kind: 'invalid', error: new Error(`unsupported protocol ${url.protocol}`) };
+  return { kind: 'ok', url, https };
+}
+
 function send(
   agents: { http: HttpAgent; https: HttpsAgent },
   request: OutboundRequest,
 ): Promise<OutboundOutcome> {
   const limit = deadline(request);
-  const discard = request.read === 'discard';
   return new Promise<OutboundOutcome>((resolve) => {
     let settled = false;
     const settle = (outcome: OutboundOutcome) => {
@@ -164,62 +187,65 @@ function send(
     };
     const fail = (error: unknown, reading: boolean) =>
       settle(limit.aborted(reading) ?? networkFailure(error, reading));
-    let url: URL;
-    try {
-      url = typeof request.url === 'string' ? new URL(request.url) : request.url;
-    } catch (error) {
-      fail(error, false);
-      return;
-    }
-    const https = url.protocol === 'https:';
-    if (!https && url.protocol !== 'http:') {
-      fail(new Error(`unsupported protocol ${url.protocol}`), false);
+    const target = targetOf(request);
+    if (target.kind === 'invalid') {
+      fail(target.error, false);
       return;
     }
     const headers: Record<string, string | number> = { ...request.headers };
     if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
-    const req = (https ? httpsCall : httpCall)(
-      url,
+    const req = (target.https ? httpsCall : httpCall)(
+      target.url,
       {
         method: request.method,
         headers,
-        agent: https ? agents.https : agents.http,
+        agent: target.https ? agents.https : agents.http,
         signal: limit.signal,
         ...(request.lookup ? { lookup: request.lookup } : {}),
       },
-      (res: IncomingMessage) => {
-        const status = res.statusCode ?? 0;
-        const answer = (body: string): OutboundResponse => ({
-          ok: true,
-          status,
-          headers: headerLookup(res.headers),
-          body,
-        });
-        const overCap = () => {
-          settle(discard ? answer('') : tooLarge(request.maxBodyBytes));
-          res.destroy();
-        };
-        const length = Number(res.headers['content-length']);
-        if (Number.isFinite(length) && length > request.maxBodyBytes) return overCap();
-        const chunks: Buffer[] = [];
-        let total = 0;
-        res.on('data', (chunk: Buffer) => {
-          total += chunk.byteLength;
-          if (total > request.maxBodyBytes) return overCap();
-          if (!discard) chunks.push(chunk);
-        });
-        res.on('end', () => settle(answer(discard ? '' : Buffer.concat(chunks, total).toString('utf8'))));
-        // Cut short: a failure when the body is the answer; when only the status matters, the status.
-        const cut = (error: unknown) =>
-          discard && !limit.signal.aborted ? settle(answer('')) : fail(error, true);
-        res.on('error', cut);
-        res.on('aborted', () => cut(new Error('the connection closed before the answer was complete')));
-        res.on('close', () => cut(new Error('the connection closed before the answer was complete')));
-      },
+      (res: IncomingMessage) => readAnswer(res, { request, limit, settle, fail }),
     );
     req.on('error', (error) => fail(error, false));
     req.end(request.body);
   });
+}
+
+/**
+ * Reads an answer under the size cap: its body as text, or (`discard`) only its status. An answer
+ * over the cap is `too_large` (or its status, when discarding); one cut short is a failure (or its
+ * status, when discarding).
+ */
+function readAnswer(res: IncomingMessage, { request, limit, settle, fail }: Exchange): void {
+  const discard = request.read === 'discard';
+  const status = res.statusCode ?? 0;
+  const answer = (body: string): OutboundResponse => ({
+    ok: true,
+    status,
+    headers: headerLookup(res.headers),
+    body,
+  });
+  const overCap = () => {
+    settle(discard ? answer('') : tooLarge(request.maxBodyBytes));
+    res.destroy();
+  };
+  const length = Number(res.headers['content-length']);
+  if (Number.isFinite(length) && length > request.maxBodyBytes) {
+    overCap();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  res.on('data', (chunk: Buffer) => {
+    total += chunk.byteLength;
+    if (total > request.maxBodyBytes) return overCap();
+    if (!discard) chunks.push(chunk);
+  });
+  res.on('end', () => settle(answer(discard ? '' : Buffer.concat(chunks, total).toString('utf8'))));
+  // Cut short: a failure when the body is the answer; when only the status matters, the status.
+  const cut = (error: unknown) => (discard && !limit.signal.aborted ? settle(answer('')) : fail(error, true));
+  res.on('error', cut);
+  res.on('aborted', () => cut(new Error('the connection closed before the answer was complete')));
+  res.on('close', () => cut(new Error('the connection closed before the answer was complete')));
 }
 
 function headerLookup(headers: IncomingMessage['headers']): HeaderLookup {

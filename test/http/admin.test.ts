@@ -137,6 +137,26 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(await snapshot(db), afterKey, 'nothing stored');
     });
 
+    it('answers 404 naming the id for a key that does not exist, and stores nothing', async () => {
+      const missing = '0196f000-0000-7000-8000-00000000abcd';
+      const beforeRows = await snapshot(db);
+      const calls: Array<[string, () => ReturnType<typeof call>]> = [
+        ['read', () => call('GET', `/admin/v1/keys/${missing}`)],
+        ['patch', () => call('PATCH', `/admin/v1/keys/${missing}`, { name: 'renamed' })],
+        ['revoke', () => call('POST', `/admin/v1/keys/${missing}/revoke`)],
+        ['roll', () => call('POST', `/admin/v1/keys/${missing}/roll`, { overlap_seconds: 60 })],
+      ];
+      for (const [what, send] of calls) {
+        const response = await send();
+        assert.equal(response.statusCode, 404, what);
+        const { error } = response.json();
+        assert.equal(error.code, 'not_found', what);
+        assert.equal(error.message, `No key has the id ${missing}.`, what);
+        assert.equal(error.details, undefined, what);
+      }
+      assert.deepEqual(await snapshot(db), beforeRows, 'nothing stored');
+    });
+
     it('enforces expiry, revocation, a disabled account, scopes and the allowlist on /v1', async () => {
       const { id: accountId } = await account('Enforced');
       const expiring = await key({ account_id: accountId, expires_at: '2026-11-27T11:00:00.000Z' });

@@ -300,7 +300,10 @@ describe('POST /v1/validate/batch with "async": true (test keys)', () => {
         headers: key.headers,
       });
       assert.equal(got.statusCode, 404);
-      assert.equal(got.json().error.code, 'not_found');
+      const { error } = got.json();
+      assert.equal(error.code, 'not_found');
+      assert.equal(error.message, `No batch job ${path} for this API key.`);
+      assert.equal(error.details, undefined);
     }
   });
 

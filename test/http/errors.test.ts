@@ -221,7 +221,8 @@ describe('envelope and error handling', () => {
       url: '/__echo',
       headers: { 'content-type': 'application/json' },
     });
-    assertErrorEnvelope(res, 400, 'invalid_format');
+    const body = assertErrorEnvelope(res, 400, 'invalid_format');
+    assert.equal(body.error.message, 'The body must be an object.');
   });
 
   it('non-UTF-8 bytes → 400 invalid_format', async () => {
@@ -252,7 +253,8 @@ describe('envelope and error handling', () => {
       headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ name: 'x'.repeat(5_000) }),
     });
-    assertErrorEnvelope(res, 413, 'payload_too_large');
+    const body = assertErrorEnvelope(res, 413, 'payload_too_large');
+    assert.equal(body.error.message, 'The request body is larger than allowed.');
   });
 
   it('bad input changes nothing: the handler never ran', () => {

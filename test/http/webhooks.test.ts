@@ -37,6 +37,47 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
     });
   }
 
+  it('refuses an invalid url, an unknown endpoint and an unknown delivery in the envelope, with their messages', async () => {
+    const unknown = '0196f000-0000-7000-8000-00000000beef';
+    const cases: Array<[string, () => Promise<Res>, number, string, string | RegExp]> = [
+      [
+        'plain http',
+        () => post(pro, { url: 'http://hooks.example.com/x' }),
+        400,
+        'invalid_format',
+        /^Invalid webhook url: ./,
+      ],
+      [
+        'test of an unknown endpoint',
+        () => t.app.inject({ method: 'POST', url: `/v1/webhooks/${unknown}/test`, headers: pro.headers }),
+        404,
+        'not_found',
+        'No webhook endpoint with this id for this key.',
+      ],
+      [
+        'replay of an unknown delivery',
+        () =>
+          t.app.inject({
+            method: 'POST',
+            url: `/v1/webhooks/${unknown}/deliveries/${unknown}/replay`,
+            headers: pro.headers,
+          }),
+        404,
+        'not_found',
+        'No such delivery for this key.',
+      ],
+    ];
+    for (const [what, send, status, code, message] of cases) {
+      const res = await send();
+      assert.equal(res.statusCode, status, what);
+      const { error } = res.json() as { error: { code: string; message: string; details?: unknown } };
+      assert.equal(error.code, code, what);
+      if (typeof message === 'string') assert.equal(error.message, message, what);
+      else assert.match(error.message, message, what);
+      assert.equal(error.details, undefined, what);
+    }
+  });
+
   it('registers an https endpoint: 201 without envelope, secret shown once, request id header', async () => {
     const res = await post(pro, { url: 'https://hooks.example.com/openvat' });
     assert.equal(res.statusCode, 201);
@@ -175,6 +216,7 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
       const error = (sixth.json() as { error: { code: string; message: string } }).error;
       assert.equal(error.code, 'webhook_limit_reached');
       assert.match(error.message, /maximum of 5 webhook endpoints per key/);
+      assert.deepEqual((sixth.json() as { error: { details: unknown } }).error.details, { max_endpoints: 5 });
 
       const del = await t.app.inject({
         method: 'DELETE',

@@ -131,7 +131,7 @@ for (const target of await databaseTargets()) {
         },
         jobs.rolled,
       );
-      assert.ok(view && 'view' in view);
+      assert.ok(view.kind === 'progress');
       assert.equal(view.view.cancel_reason?.code, 'key_rolled');
       assert.match(view.view.cancel_reason?.message ?? '', /rolled/);
     });

@@ -240,7 +240,6 @@ export function adminRoutes(deps: {
           request.body,
           admin.recorder(actorOf(request)),
         );
-        if (outcome === null) throw notFound('key', request.params.id);
         if (outcome.kind === 'refused') throw refusalError(outcome);
         return reply.send({ data: outcome.key, meta: baseMeta(request, reply) });
       },
@@ -284,7 +283,6 @@ export function adminRoutes(deps: {
           request.body.overlap_seconds,
           admin.recorder(actorOf(request)),
         );
-        if (outcome === null) throw notFound('key', request.params.id);
         if (outcome.kind === 'refused') throw refusalError(outcome);
         return reply
           .code(201)

@@ -12,7 +12,7 @@ import {
   type ValidationService,
 } from '../validation/index.js';
 import { cancelReasonOf, type JobStore } from './jobs.js';
-import type { BatchRepository, ItemFinish } from './repository.js';
+import type { BatchJob, BatchRepository, ItemFinish } from './repository.js';
 import { itemResult, withPeppol } from './results.js';
 import type { ItemScheduler } from './scheduler.js';
 
@@ -70,36 +70,15 @@ export function createItemProcessor(deps: {
     const row = await deps.jobs.loadJob(item.job_id);
     if (!row) return false;
     const stopped = cancelReasonOf(await deps.keyState(row.key_id));
-    if (stopped) {
+    if (stopped.kind === 'cancelled') {
       // No registry is asked on behalf of a key that may no longer be used (revoked, expired, rolled
       // past its overlap, its account disabled): the job ends here, with its reason.
-      await deps.jobs.cancelJob(row.id, stopped);
+      await deps.jobs.cancelJob(row.id, stopped.reason);
       return false;
     }
-    let outcome: ValidationOutcome;
-    try {
-      outcome = await validation.validate(
-        {
-          vatNumber: item.vat_number,
-          requesterVatNumber: row.requester_vat_number,
-          ...(item.claim ? { claim: storedClaim(item.claim) } : {}),
-        },
-        principalOfStoredWork(row),
-        signal,
-      );
-    } catch (error) {
-      if (signal?.aborted) {
-        await repository.release([item.id], workerId);
-        return false;
-      }
-      deps.onError?.(error);
-      outcome = answerRefusal({
-        kind: 'unavailable',
-        source: 'vies',
-        message: 'The item could not be validated because of an internal error.',
-        retryAfterSeconds: 60,
-      });
-    }
+    const validated = await validateItem(item, row, signal);
+    if (validated.kind === 'released') return false;
+    const { outcome } = validated;
     if (registryUnavailable(outcome) && signal?.aborted) {
       await repository.release([item.id], workerId);
       return false;
@@ -112,12 +91,62 @@ export function createItemProcessor(deps: {
       outcome.kind === 'ok' && includesPeppol(row.include)
         ? await peppolPart(deps.peppol, item.vat_number, principalOfStoredWork(row), signal ? { signal } : {})
         : null;
+    return recordOrRetry(item, outcome, part, signal);
+  }
+
+  /**
+   * An item's answer from the one validation path; an internal error is an unavailable answer, and
+   * an item whose worker is stopping is given back (`released`).
+   */
+  async function validateItem(
+    item: BatchItemsTable,
+    row: BatchJob,
+    signal: AbortSignal | undefined,
+  ): Promise<{ kind: 'validated'; outcome: ValidationOutcome } | { kind: 'released' }> {
+    try {
+      const outcome = await validation.validate(
+        {
+          vatNumber: item.vat_number,
+          requesterVatNumber: row.requester_vat_number,
+          ...(item.claim ? { claim: storedClaim(item.claim) } : {}),
+        },
+        principalOfStoredWork(row),
+        signal,
+      );
+      return { kind: 'validated', outcome };
+    } catch (error) {
+      if (signal?.aborted) {
+        await repository.release([item.id], workerId);
+        return { kind: 'released' };
+      }
+      deps.onError?.(error);
+      return {
+        kind: 'validated',
+        outcome: answerRefusal({
+          kind: 'unavailable',
+          source: 'vies',
+          message: 'The item could not be validated because of an internal error.',
+          retryAfterSeconds: 60,
+        }),
+      };
+    }
+  }
+
+  /**
+   * Records an item's result. A result the database refuses would otherwise leave the item leased, to
+   * be claimed again after the lease as if never tried, for ever. It counts as an attempt instead:
+   * retried with backoff until the retry deadline, then ended as unavailable, without the registry's
+   * answer.
+   */
+  async function recordOrRetry(
+    item: BatchItemsTable,
+    outcome: ValidationOutcome,
+    part: PeppolPart | null,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
     try {
       return await record(item, outcome, part);
     } catch (error) {
-      // A result the database refuses would otherwise leave the item leased, to be claimed again
-      // after the lease as if never tried, for ever. It counts as an attempt instead: retried with
-      // backoff until the retry deadline, then ended as unavailable, without the registry's answer.
       deps.onError?.(error);
       const message = 'The result of this item could not be stored.';
       if (signal?.aborted || (await retryLater(item, message))) return false;
@@ -167,21 +196,21 @@ export function createItemProcessor(deps: {
     });
   }
 
-  return {
-    /**
-     * Validates one claimed item and records its result with the registry answer (grouped with other
-     * items' results). An unavailable registry is retried with backoff until the retry deadline (test
-     * keys answer from a fixed table, so they are not retried). The last item this worker holds of a
-     * job finishes the job when nothing of it is pending.
-     */
-    async processItem(item: BatchItemsTable, signal?: AbortSignal): Promise<void> {
-      let finished = false;
-      try {
-        finished = await processClaimed(item, signal);
-      } finally {
-        deps.scheduler.release(item);
-      }
-      if (finished && !deps.scheduler.holdsItemsOf(item.job_id)) await deps.jobs.finishIfDone(item.job_id);
-    },
-  };
+  /**
+   * Validates one claimed item and records its result with the registry answer (grouped with other
+   * items' results). An unavailable registry is retried with backoff until the retry deadline (test
+   * keys answer from a fixed table, so they are not retried). The last item this worker holds of a
+   * job finishes the job when nothing of it is pending.
+   */
+  async function processItem(item: BatchItemsTable, signal?: AbortSignal): Promise<void> {
+    let finished = false;
+    try {
+      finished = await processClaimed(item, signal);
+    } finally {
+      deps.scheduler.release(item);
+    }
+    if (finished && !deps.scheduler.holdsItemsOf(item.job_id)) await deps.jobs.finishIfDone(item.job_id);
+  }
+
+  return { processItem };
 }

@@ -4,7 +4,7 @@ import { deleteInBatches } from '../../db/delete-in-batches.js';
 import type { BatchItemsTable, BatchJobsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { Refusal } from '../../lib/refusal.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import {
   type ApiKeyPrincipal,
   type KeyState,
@@ -14,15 +14,13 @@ import {
 import type { Outbox } from '../outbox/index.js';
 import { PLAYGROUND_PRINCIPAL, PLAYGROUND_RETENTION_MS } from '../playground/index.js';
 import type { ValidationService } from '../validation/index.js';
-import { parseVatNumber } from '../vat-numbers/index.js';
-import type { BatchItemInput } from './items.js';
+import { type BatchItemInput, itemRows } from './items.js';
 import { tooManyJobs } from './limits.js';
 import type { BatchJob, BatchRepository, JobExpiry } from './repository.js';
 import {
   type BatchItemResult,
   type BatchSummary,
   countSource,
-  itemResult,
   rollup,
   type SourceCounts,
 } from './results.js';
@@ -47,19 +45,21 @@ const CANCEL_MESSAGES: Record<CancelReason, string> = {
   account_disabled: `The account of the API key that created this job was disabled: ${STOPPED}`,
 };
 
-/** Why the jobs of a key in this state are cancelled; null for an active key. */
-export function cancelReasonOf(state: KeyState): CancelReason | null {
+/** Whether the jobs of a key in this state may go on (`ok`, an active key), or are cancelled and why. */
+export function cancelReasonOf(
+  state: KeyState,
+): { kind: 'ok' } | { kind: 'cancelled'; reason: CancelReason } {
   switch (state) {
     case 'active':
-      return null;
+      return { kind: 'ok' };
     case 'expired':
-      return 'key_expired';
+      return { kind: 'cancelled', reason: 'key_expired' };
     case 'rolled':
-      return 'key_rolled';
+      return { kind: 'cancelled', reason: 'key_rolled' };
     case 'account_disabled':
-      return 'account_disabled';
+      return { kind: 'cancelled', reason: 'account_disabled' };
     default:
-      return 'key_revoked';
+      return { kind: 'cancelled', reason: 'key_revoked' };
   }
 }
 
@@ -81,6 +81,19 @@ export interface JobView {
   cancel_reason?: { code: CancelReason; message: string };
   summary?: BatchSummary;
   results?: BatchItemResult[];
+}
+
+/**
+ * A job as its key reads it: its progress, or once completed its `data` as JSON (see `getJob`);
+ * refused (`not_found`) for a job of another key, past its retention, or an id that is no UUID.
+ */
+export type JobRead = { kind: 'progress'; view: JobView } | { kind: 'completed'; json: string } | Refusal;
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The refusal of a job id this key has no job of. */
+function jobNotFound(id: string): Refusal {
+  return refusal('not_found', `No batch job ${id} for this API key.`);
 }
 
 const DAY_MS = 86_400_000;
@@ -197,7 +210,7 @@ export function createJobStore(deps: {
     if (!row || row.status === 'completed' || row.status === 'cancelled') return;
     // Items that were with a registry when the key stopped finish, but the job does not complete.
     const stopped = cancelReasonOf(await deps.keyState(row.key_id));
-    if (stopped) return cancelJob(jobId, stopped);
+    if (stopped.kind === 'cancelled') return cancelJob(jobId, stopped.reason);
     const now = clock.now();
     const completedAt = now.toISOString();
     const { json: dataJson, sources } = completedData(row, await repository.results(jobId), completedAt);
@@ -266,44 +279,29 @@ export function createJobStore(deps: {
     requester: string | null;
     /** Whether each item adds its Peppol part. */
     includePeppol?: boolean;
-  }): Promise<JobView | Refusal> {
+  }): Promise<{ kind: 'ok'; job: JobView } | Refusal> {
     const now = clock.now().toISOString();
     const id = ids.uuid();
-    const ranks = new Map<string, number>();
-    let failed = 0;
-    const items: BatchItemsTable[] = input.items.map(({ vatNumber, claim }, position) => {
-      const parsed = parseVatNumber(vatNumber);
-      const country = parsed.ok ? parsed.country : 'XX';
-      const rank = ranks.get(country) ?? 0;
-      ranks.set(country, rank + 1);
-      const base: BatchItemsTable = {
-        id: `${id}:${position}`,
-        job_id: id,
-        position,
-        vat_number: vatNumber,
-        claim: claim ? JSON.stringify(claim) : null,
-        country,
-        rank,
-        status: 'pending',
-        ok: null,
-        result: null,
-        source: null,
-        attempts: 0,
-        next_attempt_at: now,
-        retry_until: null,
-        last_error: null,
-        locked_until: null,
-        claimed_by: null,
-        finished_at: null,
-      };
-      if (parsed.ok) return base;
-      // No registry is asked for a number that cannot be one: its answer is known now.
-      failed += 1;
-      const outcome = validation.parse(vatNumber, 'vat_number');
-      const result = outcome.kind === 'ok' ? null : itemResult(outcome);
-      return { ...base, status: 'done', ok: 0, result: JSON.stringify(result), finished_at: now };
-    });
-    const row: BatchJobsTable = {
+    const { items, failed } = itemRows(validation, id, input.items, now);
+    const row = jobRow(input, id, items.length, now);
+    const stored = await insertUnderLimit(row, items, UNFINISHED_BATCH_JOBS[input.principal.plan] ?? 0);
+    if (stored.kind === 'refused') return stored;
+    if (failed === items.length) return { kind: 'ok', job: await completeAtOnce(input.principal, id) };
+    deps.onQueued?.();
+    return {
+      kind: 'ok',
+      job: { id, status: 'queued', total: items.length, done: failed, failed, created_at: now },
+    };
+  }
+
+  /** The row of a new job, queued. */
+  function jobRow(
+    input: Parameters<typeof createJob>[0],
+    id: string,
+    total: number,
+    now: string,
+  ): BatchJobsTable {
+    return {
       id,
       key_id: input.principal.id,
       account_id: input.principal.accountId,
@@ -313,48 +311,60 @@ export function createJobStore(deps: {
       request_body: JSON.stringify(input.requestBody),
       requester_vat_number: input.requester,
       status: 'queued',
-      total: items.length,
+      total,
       created_at: now,
       started_at: null,
       completed_at: null,
       cancel_reason: null,
       include: input.includePeppol ? 'peppol' : null,
     };
-    const limit = UNFINISHED_BATCH_JOBS[input.principal.plan] ?? 0;
-    const refused = await db.kysely.transaction().execute(async (trx) => {
+  }
+
+  /**
+   * Inserts a job with its items unless its key already has `limit` unfinished jobs:
+   * counted and inserted in one transaction, serialised per key.
+   */
+  async function insertUnderLimit(
+    row: BatchJobsTable,
+    items: BatchItemsTable[],
+    limit: number,
+  ): Promise<{ kind: 'ok' } | Refusal> {
+    return db.kysely.transaction().execute(async (trx) => {
       await repository.lockKeyJobs(row.key_id, trx);
       const unfinished = await repository.countUnfinished(row.key_id, trx);
       if (unfinished >= limit) return tooManyJobs(limit, unfinished);
       await repository.insertJob(row, items, trx);
-      return null;
+      return { kind: 'ok' } as const;
     });
-    if (refused) return refused;
-    if (failed === items.length) {
-      await finishJob(id);
-      const answer = await getJob(input.principal, id);
-      return answer && 'json' in answer ? (JSON.parse(answer.json) as JobView) : (answer?.view as JobView);
-    }
-    deps.onQueued?.();
-    return { id, status: 'queued', total: items.length, done: failed, failed, created_at: now };
+  }
+
+  /** Completes a job whose items were all answered when it was created, and reads it as its key would. */
+  async function completeAtOnce(principal: ApiKeyPrincipal, id: string): Promise<JobView> {
+    await finishJob(id);
+    const read = await getJob(principal, id);
+    if (read.kind === 'refused') throw new Error('created job not found');
+    return read.kind === 'completed' ? (JSON.parse(read.json) as JobView) : read.view;
   }
 
   /**
-   * A job of this key (others get null, as does a job past its retention): its progress, or once
-   * completed its `data` as JSON, with the results in input order, as its audit record and
-   * `batch.completed` event hold them.
+   * A job of this key (refused as not found for others, as is a job past its retention): its
+   * progress, or once completed its `data` as JSON, with the results in input order, as its audit
+   * record and `batch.completed` event hold them.
    */
-  async function getJob(
-    principal: ApiKeyPrincipal,
-    id: string,
-  ): Promise<{ view: JobView } | { json: string } | null> {
+  async function getJob(principal: ApiKeyPrincipal, id: string): Promise<JobRead> {
+    if (!UUID_RE.test(id)) return jobNotFound(id);
     const row = await repository.findJobOfKey(principal.id, id);
-    if (!row || expired(row, expiry())) return null;
+    if (!row || expired(row, expiry())) return jobNotFound(id);
     if (row.status === 'completed') {
-      return { json: completedData(row, await repository.results(id), row.completed_at).json };
+      return {
+        kind: 'completed',
+        json: completedData(row, await repository.results(id), row.completed_at).json,
+      };
     }
     const counts = await repository.counts(id);
     const reason = row.cancel_reason as CancelReason | null;
     return {
+      kind: 'progress',
       view: {
         id: row.id,
         status: row.status as JobStatus,

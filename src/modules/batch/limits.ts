@@ -35,13 +35,13 @@ function tooLarge(limit: number, got: number, asynchronous: boolean, playground:
 }
 
 /**
- * The refusal of a batch request before any work, if any: too many numbers, or a malformed
- * requester (which would fail every item, so it fails the whole call).
+ * Whether a batch request may be worked (`ok`), or its refusal before any work: too many numbers, or
+ * a malformed requester (which would fail every item, so it fails the whole call).
  */
 export function checkBatchRequest(
   validation: Pick<ValidationService, 'parse'>,
   input: { principal: ApiKeyPrincipal; count: number; asynchronous: boolean; requester: string | null },
-): Refusal | null {
+): { kind: 'ok' } | Refusal {
   // The playground's public demo key may try jobs, but not store 10,000 items at a time.
   const playground = input.principal.playground === true;
   const limit = !input.asynchronous
@@ -50,7 +50,7 @@ export function checkBatchRequest(
       ? PLAYGROUND_JOB_LIMIT
       : ASYNC_BATCH_LIMIT;
   if (input.count > limit) return tooLarge(limit, input.count, input.asynchronous, playground);
-  if (!input.requester) return null;
+  if (!input.requester) return { kind: 'ok' };
   const parsed = validation.parse(input.requester, 'requester_vat_number');
-  return parsed.kind === 'ok' ? null : validationRefusal(parsed);
+  return parsed.kind === 'ok' ? { kind: 'ok' } : validationRefusal(parsed);
 }

@@ -160,8 +160,6 @@ const Params = Type.Object(
   { additionalProperties: false },
 );
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function batchRoutes(deps: {
   batch: BatchService;
   requireKey: RequireKey;
@@ -209,15 +207,15 @@ export function batchRoutes(deps: {
         const include = parseInclude(body.include);
         if (!include.ok) throw errors.invalidRequest(include.message, { field: 'include' });
         if (include.peppol && !peppolAllowed(principal)) throw errors.scopeNotAllowed(PEPPOL_SCOPE_MESSAGE);
-        const refused = batch.checkRequest({
+        const checked = batch.checkRequest({
           principal,
           count: body.vat_numbers.length,
           asynchronous,
           requester,
         });
-        if (refused) throw refusalError(refused);
+        if (checked.kind === 'refused') throw refusalError(checked);
         if (asynchronous) {
-          const job = await batch.createJob({
+          const created = await batch.createJob({
             principal,
             requestId: request.id,
             requestBody: body,
@@ -225,8 +223,8 @@ export function batchRoutes(deps: {
             requester,
             includePeppol: include.peppol,
           });
-          if ('kind' in job) throw refusalError(job);
-          return reply.code(202).send({ data: job, meta: baseMeta(request, reply) });
+          if (created.kind === 'refused') throw refusalError(created);
+          return reply.code(202).send({ data: created.job, meta: baseMeta(request, reply) });
         }
         const validated = await batch.validateMany(
           batchItems(body.vat_numbers),
@@ -263,10 +261,9 @@ export function batchRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const { id } = request.params;
-        const job = UUID_RE.test(id) ? await batch.getJob(principalOf(request), id) : null;
-        if (!job) throw errors.notFound(`No batch job ${id} for this API key.`);
-        if ('view' in job) return reply.send({ data: job.view, meta: baseMeta(request, reply) });
+        const job = await batch.getJob(principalOf(request), request.params.id);
+        if (job.kind === 'refused') throw refusalError(job);
+        if (job.kind === 'progress') return reply.send({ data: job.view, meta: baseMeta(request, reply) });
         // A completed job's data is already JSON (see `getJob`); only the meta is this request's.
         return reply
           .type('application/json; charset=utf-8')

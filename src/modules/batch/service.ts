@@ -14,7 +14,7 @@ import { createSyncBatch } from './sync-batch.js';
 
 export type { BatchItemBody, BatchItemInput } from './items.js';
 export { batchItems } from './items.js';
-export type { CancelReason, JobStatus, JobView } from './jobs.js';
+export type { CancelReason, JobRead, JobStatus, JobView } from './jobs.js';
 export { ASYNC_BATCH_LIMIT, SYNC_BATCH_LIMIT } from './limits.js';
 export type {
   BatchItemErrorCode,
@@ -110,7 +110,7 @@ export function createBatchService(deps: BatchServiceDeps) {
 
   return {
     limits: { sync: SYNC_BATCH_LIMIT, async: ASYNC_BATCH_LIMIT },
-    /** The refusal of a request before any work, if any: too many numbers, or a malformed requester. */
+    /** Whether a request may be worked, or its refusal before any work: too many numbers, a malformed requester. */
     checkRequest: (input: Parameters<typeof checkBatchRequest>[1]) => checkBatchRequest(validation, input),
     validateMany: sync.validateMany,
     createJob: jobs.createJob,

@@ -208,14 +208,14 @@ export function createDecideService(deps: {
       );
     let supplyDate = body.supply_date ?? rates.today(sale.seller.isoCountry);
     let result = decideOn(supplyDate);
-    if (body.supply_date === undefined && result.ok) {
+    if (body.supply_date === undefined && result.kind === 'ok') {
       const day = rates.today(result.decision.countryOfTaxation);
       if (day !== supplyDate) {
         supplyDate = day;
         result = decideOn(day);
       }
     }
-    if (result.ok) return { kind: 'ok', decision: result.decision, supplyDate };
+    if (result.kind === 'ok') return { kind: 'ok', decision: result.decision, supplyDate };
     if (result.reason === 'seller_country_unsupported') {
       return refusal('seller_country_unsupported', result.message, { field: 'seller_vat' });
     }

@@ -15,8 +15,8 @@ export interface KeySettings {
   metadata?: Record<string, string>;
 }
 
-/** The refusal of settings that cannot be stored, naming the field; null when they can. */
-export function checkSettings(settings: KeySettings, now: number): Refusal | null {
+/** Whether settings can be stored: `ok`, or the refusal naming the field that cannot. */
+export function checkSettings(settings: KeySettings, now: number): { kind: 'ok' } | Refusal {
   if (settings.expires_at !== undefined && settings.expires_at !== null) {
     const at = Date.parse(settings.expires_at);
     if (!Number.isFinite(at))
@@ -33,7 +33,7 @@ export function checkSettings(settings: KeySettings, now: number): Refusal | nul
     if ('problem' in reading)
       return refusal('invalid_format', `ip_allowlist: ${reading.problem}`, { field: 'ip_allowlist' });
   }
-  return null;
+  return { kind: 'ok' };
 }
 
 /** An allowlist as stored: each entry in its one written form (see `readAllowlistEntry`), once. */

@@ -28,15 +28,20 @@ function rolledAlready(row: Pick<ApiKeyRow, 'id' | 'rolled_to' | 'expires_at'>):
   );
 }
 
+/** The refusal of a key id that no key has. */
+function keyNotFound(id: string): Refusal {
+  return refusal('not_found', `No key has the id ${id}.`);
+}
+
 /**
- * The refusal of a patch that would clear or extend the expiry of a rolled key: its expiry is the end
- * of the overlap the roll gave it, which may be brought forward but never cleared or moved later
- * (the old secret would work on beside its successor). Null for any other patch.
+ * Whether a patch may set the expiry it gives: a rolled key's expiry is the end of the overlap the
+ * roll gave it, which may be brought forward but never cleared or moved later (the old secret would
+ * work on beside its successor). `ok` for any other patch.
  */
-function rolledExpiryRefusal(before: ApiKeyRow, columns: Partial<ApiKeyRow>): Refusal | null {
-  if (before.rolled_to === null || columns.expires_at === undefined) return null;
+function checkRolledExpiry(before: ApiKeyRow, columns: Partial<ApiKeyRow>): { kind: 'ok' } | Refusal {
+  if (before.rolled_to === null || columns.expires_at === undefined) return { kind: 'ok' };
   const next = columns.expires_at;
-  if (next !== null && before.expires_at !== null && next <= before.expires_at) return null;
+  if (next !== null && before.expires_at !== null && next <= before.expires_at) return { kind: 'ok' };
   return refusal(
     'invalid_format',
     `expires_at: key ${before.id} was rolled to ${before.rolled_to}; the end of its overlap (${before.expires_at}) may be brought forward, not ${next === null ? 'cleared' : 'moved later'}.`,
@@ -102,10 +107,10 @@ export function createKeyManagement(deps: {
     overlapSeconds: number,
     now: number,
     record: RecordWrite,
-  ) {
+  ): Promise<({ kind: 'ok' } & Awaited<ReturnType<typeof insertNewKey>>) | Refusal> {
     const nowText = new Date(now).toISOString();
     const old = await repository.findById(id, trx);
-    if (!old) return null;
+    if (!old) return keyNotFound(id);
     if (keyStatus(old, now) !== 'active')
       return refusal(
         'invalid_format',
@@ -151,151 +156,167 @@ export function createKeyManagement(deps: {
         overlap_seconds: overlapSeconds,
       },
     });
-    return made;
+    return { kind: 'ok', ...made };
+  }
+
+  /**
+   * The update's transaction: the patch's columns written with the audit record of what changed; the
+   * row as it is after (unchanged when nothing changed).
+   */
+  async function updateInside(
+    trx: Transaction<Database>,
+    id: string,
+    patch: KeySettings,
+    record: RecordWrite,
+  ): Promise<{ kind: 'ok'; row: ApiKeyRow } | Refusal> {
+    const before = await repository.findById(id, trx);
+    if (!before) return keyNotFound(id);
+    const columns = settingColumns(patch);
+    const held = checkRolledExpiry(before, columns);
+    if (held.kind === 'refused') return held;
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    for (const [field, value] of Object.entries(columns)) {
+      const old = before[field as keyof ApiKeyRow];
+      if (old !== value) changes[field] = { from: old, to: value };
+    }
+    if (Object.keys(changes).length === 0) return { kind: 'ok', row: before };
+    const at = clock.now().toISOString();
+    if ('expires_at' in changes && before.rolled_to === null) {
+      // A roll that committed since the read above: its overlap's end is not this patch's to move.
+      if (!(await repository.updateUnrolledKey(id, { ...columns, updated_at: at }, trx)))
+        return refusal('invalid_format', `expires_at: key ${id} was rolled meanwhile; read it again.`, {
+          field: 'expires_at',
+        });
+    } else await repository.updateKey(id, { ...columns, updated_at: at }, trx);
+    await record(trx, { action: 'key.update', target_type: 'key', target_id: id, changes });
+    return { kind: 'ok', row: { ...before, ...columns, updated_at: at } };
+  }
+
+  /** Creates a key of an existing account; the secret is in the answer only. */
+  async function createKey(
+    input: { account_id: string; plan: Plan; mode: Mode } & KeySettings,
+    record: RecordWrite,
+  ): Promise<{ kind: 'ok'; key: KeyRecord; secret: string } | Refusal> {
+    const checked = checkSettings(input, clock.millis());
+    if (checked.kind === 'refused') return checked;
+    const now = clock.now().toISOString();
+    const created = await db.transaction().execute(async (trx) => {
+      if (!(await repository.accountExists(input.account_id, trx))) return null;
+      const columns = settingColumns(input);
+      const made = await insertNewKey(trx, {
+        accountId: input.account_id,
+        plan: input.plan,
+        mode: input.mode,
+        columns,
+        now,
+      });
+      const { account_id, plan, mode, ...settings } = input;
+      await record(trx, {
+        action: 'key.create',
+        target_type: 'key',
+        target_id: made.id,
+        changes: { account_id, plan, mode, ...settings },
+      });
+      return made;
+    });
+    if (!created)
+      return refusal('invalid_format', `account_id: no account has the id ${input.account_id}.`, {
+        field: 'account_id',
+      });
+    await announce({ hashes: [created.hash] });
+    const row = await repository.findById(created.id);
+    if (!row) throw new Error('created key not found');
+    return { kind: 'ok', key: await keyRecord(row), secret: created.key };
+  }
+
+  async function getKey(id: string): Promise<KeyRecord | null> {
+    const row = await repository.findById(id);
+    return row ? keyRecord(row) : null;
+  }
+
+  async function listKeys(filter: KeyListFilter) {
+    const rows = await repository.listKeys(filter, clock.now().toISOString());
+    const page = rows.slice(0, filter.limit);
+    return {
+      data: await keyRecords(page),
+      next: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,
+    };
+  }
+
+  /** Changes the settings of key `id`; refused (`not_found`) when no key has that id. */
+  async function updateKey(
+    id: string,
+    patch: KeySettings,
+    record: RecordWrite,
+  ): Promise<{ kind: 'ok'; key: KeyRecord } | Refusal> {
+    const checked = checkSettings(patch, clock.millis());
+    if (checked.kind === 'refused') return checked;
+    const updated = await db.transaction().execute((trx) => updateInside(trx, id, patch, record));
+    if (updated.kind === 'refused') return updated;
+    await announce({ keyIds: [id] });
+    return { kind: 'ok', key: await keyRecord(updated.row) };
+  }
+
+  async function revokeKey(id: string, record: RecordWrite): Promise<KeyRecord | null> {
+    const at = clock.now().toISOString();
+    const row = await db.transaction().execute(async (trx) => {
+      const before = await repository.findById(id, trx);
+      if (!before) return null;
+      if (before.revoked_at !== null) return before;
+      await repository.revoke(id, at, trx);
+      await record(trx, {
+        action: 'key.revoke',
+        target_type: 'key',
+        target_id: id,
+        changes: { revoked_at: { from: null, to: at } },
+      });
+      return { ...before, revoked_at: at };
+    });
+    if (!row) return null;
+    await announce({ keyIds: [id] });
+    return keyRecord(row);
+  }
+
+  /**
+   * A new key with the settings of key `id` (and a new secret); the old key keeps working for
+   * `overlapSeconds`, then expires. Refused (`not_found`) when no key has that id.
+   */
+  async function rollKey(
+    id: string,
+    overlapSeconds: number,
+    record: RecordWrite,
+  ): Promise<{ kind: 'ok'; key: KeyRecord; secret: string } | Refusal> {
+    if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_OVERLAP_SECONDS)
+      return refusal(
+        'invalid_format',
+        `overlap_seconds must be a whole number from 0 to ${MAX_OVERLAP_SECONDS} (7 days).`,
+        {
+          field: 'overlap_seconds',
+        },
+      );
+    const rolled = await db
+      .transaction()
+      .execute((trx) => rollInside(trx, id, overlapSeconds, clock.millis(), record))
+      .catch(async (error: unknown) => {
+        if (!(error instanceof RolledMeanwhile)) throw error;
+        const current = await repository.findById(id);
+        return current ? rolledAlready(current) : keyNotFound(id);
+      });
+    if (rolled.kind === 'refused') return rolled;
+    await announce({ keyIds: [id], hashes: [rolled.hash] });
+    const row = await repository.findById(rolled.id);
+    if (!row) throw new Error('rolled key not found');
+    return { kind: 'ok', key: await keyRecord(row), secret: rolled.key };
   }
 
   return {
     ...createAccountManagement({ db, repository, clock, ids, announce }),
-
-    /** Creates a key of an existing account; the secret is in the answer only. */
-    async createKey(
-      input: { account_id: string; plan: Plan; mode: Mode } & KeySettings,
-      record: RecordWrite,
-    ): Promise<{ kind: 'ok'; key: KeyRecord; secret: string } | Refusal> {
-      const invalid = checkSettings(input, clock.millis());
-      if (invalid) return invalid;
-      const now = clock.now().toISOString();
-      const created = await db.transaction().execute(async (trx) => {
-        if (!(await repository.accountExists(input.account_id, trx))) return null;
-        const columns = settingColumns(input);
-        const made = await insertNewKey(trx, {
-          accountId: input.account_id,
-          plan: input.plan,
-          mode: input.mode,
-          columns,
-          now,
-        });
-        const { account_id, plan, mode, ...settings } = input;
-        await record(trx, {
-          action: 'key.create',
-          target_type: 'key',
-          target_id: made.id,
-          changes: { account_id, plan, mode, ...settings },
-        });
-        return made;
-      });
-      if (!created)
-        return refusal('invalid_format', `account_id: no account has the id ${input.account_id}.`, {
-          field: 'account_id',
-        });
-      await announce({ hashes: [created.hash] });
-      const row = await repository.findById(created.id);
-      if (!row) throw new Error('created key not found');
-      return { kind: 'ok', key: await keyRecord(row), secret: created.key };
-    },
-
-    async getKey(id: string): Promise<KeyRecord | null> {
-      const row = await repository.findById(id);
-      return row ? keyRecord(row) : null;
-    },
-
-    async listKeys(filter: KeyListFilter) {
-      const rows = await repository.listKeys(filter, clock.now().toISOString());
-      const page = rows.slice(0, filter.limit);
-      return {
-        data: await keyRecords(page),
-        next: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,
-      };
-    },
-
-    async updateKey(
-      id: string,
-      patch: KeySettings,
-      record: RecordWrite,
-    ): Promise<{ kind: 'ok'; key: KeyRecord } | Refusal | null> {
-      const invalid = checkSettings(patch, clock.millis());
-      if (invalid) return invalid;
-      const updated = await db.transaction().execute(async (trx) => {
-        const before = await repository.findById(id, trx);
-        if (!before) return null;
-        const columns = settingColumns(patch);
-        const held = rolledExpiryRefusal(before, columns);
-        if (held) return held;
-        const changes: Record<string, { from: unknown; to: unknown }> = {};
-        for (const [field, value] of Object.entries(columns)) {
-          const old = before[field as keyof ApiKeyRow];
-          if (old !== value) changes[field] = { from: old, to: value };
-        }
-        if (Object.keys(changes).length === 0) return before;
-        const at = clock.now().toISOString();
-        if ('expires_at' in changes && before.rolled_to === null) {
-          // A roll that committed since the read above: its overlap's end is not this patch's to move.
-          if (!(await repository.updateUnrolledKey(id, { ...columns, updated_at: at }, trx)))
-            return refusal('invalid_format', `expires_at: key ${id} was rolled meanwhile; read it again.`, {
-              field: 'expires_at',
-            });
-        } else await repository.updateKey(id, { ...columns, updated_at: at }, trx);
-        await record(trx, { action: 'key.update', target_type: 'key', target_id: id, changes });
-        return { ...before, ...columns, updated_at: at };
-      });
-      if (!updated) return null;
-      if ('kind' in updated) return updated;
-      await announce({ keyIds: [id] });
-      return { kind: 'ok', key: await keyRecord(updated) };
-    },
-
-    async revokeKey(id: string, record: RecordWrite): Promise<KeyRecord | null> {
-      const at = clock.now().toISOString();
-      const row = await db.transaction().execute(async (trx) => {
-        const before = await repository.findById(id, trx);
-        if (!before) return null;
-        if (before.revoked_at !== null) return before;
-        await repository.revoke(id, at, trx);
-        await record(trx, {
-          action: 'key.revoke',
-          target_type: 'key',
-          target_id: id,
-          changes: { revoked_at: { from: null, to: at } },
-        });
-        return { ...before, revoked_at: at };
-      });
-      if (!row) return null;
-      await announce({ keyIds: [id] });
-      return keyRecord(row);
-    },
-
-    /**
-     * A new key with the settings of key `id` (and a new secret); the old key keeps working for
-     * `overlapSeconds`, then expires.
-     */
-    async rollKey(
-      id: string,
-      overlapSeconds: number,
-      record: RecordWrite,
-    ): Promise<{ kind: 'ok'; key: KeyRecord; secret: string } | Refusal | null> {
-      if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_OVERLAP_SECONDS)
-        return refusal(
-          'invalid_format',
-          `overlap_seconds must be a whole number from 0 to ${MAX_OVERLAP_SECONDS} (7 days).`,
-          {
-            field: 'overlap_seconds',
-          },
-        );
-      const rolled = await db
-        .transaction()
-        .execute((trx) => rollInside(trx, id, overlapSeconds, clock.millis(), record))
-        .catch(async (error: unknown) => {
-          if (!(error instanceof RolledMeanwhile)) throw error;
-          const current = await repository.findById(id);
-          return current ? rolledAlready(current) : null;
-        });
-      if (rolled === null) return null;
-      if ('kind' in rolled) return rolled;
-      await announce({ keyIds: [id], hashes: [rolled.hash] });
-      const row = await repository.findById(rolled.id);
-      if (!row) throw new Error('rolled key not found');
-      return { kind: 'ok', key: await keyRecord(row), secret: rolled.key };
-    },
+    createKey,
+    getKey,
+    listKeys,
+    updateKey,
+    revokeKey,
+    rollKey,
   };
 }
 

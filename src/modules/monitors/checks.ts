@@ -39,6 +39,27 @@ interface PeppolChange {
   answer: PeppolData;
 }
 
+type AnsweredOutcome = Extract<ValidationOutcome, { kind: 'ok' }>;
+type OwnWrites = NonNullable<Parameters<MonitorsDeps['outbox']['record']>[0]['own']>;
+type Transaction = Parameters<OwnWrites>[0];
+/** What a check records besides its own rows (its events, and for an answer its audit record). */
+type Facts = Exclude<Awaited<ReturnType<OwnWrites>>, false | undefined>;
+
+/** What one check writes with: the monitor as read in its transaction, the answer, and the ids. */
+interface CheckContext {
+  row: MonitorsTable;
+  trigger: CheckTrigger;
+  asked: Asked;
+  finding: Finding;
+  ok: AnsweredOutcome | null;
+  now: Date;
+  nowIso: string;
+  checkId: string;
+  requestId: string;
+  /** A scheduled or retried check gives its lease back with its write. */
+  release: MonitorUpdate;
+}
+
 /** A check's outcome: the answer's, a national register's (while VIES could not answer), or `unavailable`. */
 function checkOutcome(finding: Finding): CheckView['outcome'] {
   const answered = finding.ok ? finding : finding.register;
@@ -160,6 +181,186 @@ export function createMonitorChecks(deps: MonitorsDeps) {
     } satisfies MonitorChangesTable;
   }
 
+  /** What one check writes with: the monitor as read in the transaction, the answer, and the ids. */
+  function contextOf(row: MonitorsTable, trigger: CheckTrigger, asked: Asked): CheckContext {
+    const now = clock.now();
+    return {
+      row,
+      trigger,
+      asked,
+      finding: findingOf(asked.outcome),
+      ok: asked.outcome.kind === 'ok' ? asked.outcome : null,
+      now,
+      nowIso: now.toISOString(),
+      checkId: ids.uuid(),
+      requestId: ids.uuid(),
+      release: trigger === 'manual' ? {} : { locked_until: null, claimed_by: null },
+    };
+  }
+
+  /** The monitor's state after a check with an answer (the next check on its schedule) and the changes found. */
+  function answeredState(c: CheckContext, finding: Extract<Finding, { ok: true }>) {
+    const { row, nowIso, checkId } = c;
+    const changes: MonitorChangesTable[] = detectChanges(row, finding).map((change) => ({
+      id: ids.uuid(),
+      monitor_id: row.id,
+      key_id: row.key_id,
+      check_id: checkId,
+      kind: change.type,
+      before: change.before,
+      after: change.after,
+      detected_at: nowIso,
+    }));
+    const update: MonitorUpdate = {
+      status: finding.valid ? 'valid' : 'invalid',
+      // The last known company data is kept when an answer has none (invalid, or `---`).
+      name: finding.name ?? row.name,
+      address: finding.address ?? row.address,
+      source: c.ok?.meta.source ?? row.source,
+      stale: 0,
+      checks: row.checks + 1,
+      failures: 0,
+      last_checked_at: nowIso,
+      last_attempt_at: nowIso,
+      failing_since: null,
+      last_error: null,
+      ...(changes.length > 0 ? { last_change_at: nowIso } : {}),
+      next_check_at: new Date(
+        nextCheckAt({
+          id: row.id,
+          interval: row.interval as Interval,
+          country: row.country,
+          checkedAtMs: c.now.getTime(),
+          windows: deps.quietWindows,
+        }),
+      ).toISOString(),
+      ...c.release,
+    };
+    return { update, changes, becameStale: false };
+  }
+
+  /** The monitor's state after a check without an answer: a retry with backoff, stale once failing long enough. */
+  function failedState(c: CheckContext, finding: Extract<Finding, { ok: false }>) {
+    const { row, now, nowIso } = c;
+    const failures = row.failures + 1;
+    const since = Date.parse(row.last_checked_at ?? row.created_at);
+    // Test keys flag a monitor at its first failed check, so integrators see the event at once.
+    const staleAfter = row.mode === 'test' ? 0 : deps.staleAfterMs;
+    const becameStale = row.stale === 0 && now.getTime() - since >= staleAfter;
+    const update: MonitorUpdate = {
+      stale: row.stale === 1 || becameStale ? 1 : 0,
+      checks: row.checks + 1,
+      failures,
+      last_attempt_at: nowIso,
+      failing_since: row.failing_since ?? nowIso,
+      last_error: finding.message,
+      next_check_at: new Date(
+        retryAt({
+          nowMs: now.getTime(),
+          failures,
+          baseMs: deps.retryBackoffMs,
+          interval: row.interval as Interval,
+          country: row.country,
+          windows: deps.quietWindows,
+          random,
+        }),
+      ).toISOString(),
+      ...c.release,
+    };
+    return { update, changes: [] as MonitorChangesTable[], becameStale };
+  }
+
+  /** The check's own row: its outcome, source, what it found and its error. */
+  function checkRow({
+    row,
+    trigger,
+    finding,
+    ok,
+    checkId,
+    requestId,
+    nowIso,
+  }: CheckContext): MonitorChecksTable {
+    return {
+      id: checkId,
+      monitor_id: row.id,
+      trigger,
+      outcome: checkOutcome(finding),
+      source: ok?.meta.source ?? null,
+      source_status: ok?.meta.source_status ?? null,
+      name: finding.ok ? finding.name : (finding.register?.name ?? null),
+      address: finding.ok ? finding.address : (finding.register?.address ?? null),
+      error: finding.ok ? null : finding.message,
+      request_id: ok ? requestId : null,
+      checked_at: nowIso,
+    };
+  }
+
+  /**
+   * The facts of a check with an answer besides its events: the fresh registry answer and the same
+   * evidence as a validation, the validate response of this answer under the monitor's key.
+   */
+  function answerFacts({ row, trigger, asked, requestId }: CheckContext, ok: AnsweredOutcome): Facts {
+    const peppolAnswer = row.peppol === 1 ? peppolPartOf(asked.peppol ?? null) : null;
+    return {
+      ...(ok.fresh ? { answers: [ok.fresh] } : {}),
+      audit: {
+        principal: principalOfStoredWork(row),
+        requestId,
+        endpoint: 'monitor_check',
+        responseJson: JSON.stringify({
+          data: peppolAnswer ? { ...ok.data, peppol: peppolAnswer } : ok.data,
+          meta: { request_id: requestId, latency_ms: asked.latencyMs, ...ok.meta },
+        }),
+        requestBody: { vat_number: row.vat_number, monitor_id: row.id, trigger },
+        latencyMs: asked.latencyMs,
+        statusCode: 200,
+        valid: ok.data.valid,
+      },
+    };
+  }
+
+  /**
+   * A check's writes in the transaction: the monitor's state, its check row and changes; its result
+   * and the facts to record with it. False when the monitor is gone, or a scheduled check's lease
+   * was taken over by another instance.
+   */
+  async function writeCheck(
+    trx: Transaction,
+    monitorId: string,
+    trigger: CheckTrigger,
+    asked: Asked,
+  ): Promise<{ result: CheckResult; facts: Facts } | false> {
+    const row = await repository.findForUpdate(monitorId, trx);
+    if (!row) return false;
+    if (trigger !== 'manual' && row.claimed_by !== workerId) return false;
+    const c = contextOf(row, trigger, asked);
+    const state = c.finding.ok ? answeredState(c, c.finding) : failedState(c, c.finding);
+    const peppol = peppolStep(row, asked, c.nowIso);
+    const changes = peppol.change
+      ? [...state.changes, peppolChangeRow(row, peppol.change, c.checkId, c.nowIso)]
+      : state.changes;
+    const update: MonitorUpdate = {
+      ...state.update,
+      ...(peppol.change ? { last_change_at: c.nowIso } : {}),
+      ...peppol.update,
+    };
+    const check = checkRow(c);
+    await repository.update(row.id, update, trx);
+    await repository.insertCheck(check, trx);
+    await repository.insertChanges(changes, trx);
+    const result: CheckResult = {
+      monitor: monitorView({ ...row, ...update } as MonitorsTable),
+      check: checkView(check),
+      changes: changes.map(changeView),
+    };
+    const events: DomainEvent[] = [];
+    if (state.changes.length > 0) events.push(eventOf(row, 'vat_number.changed', result, c.requestId));
+    if (state.becameStale) events.push(eventOf(row, 'vat_number.check_failed', result, c.requestId));
+    if (peppol.change)
+      events.push(eventOf(row, 'peppol.changed', { ...result, peppol: peppol.change }, c.requestId));
+    return { result, facts: c.ok ? { events, ...answerFacts(c, c.ok) } : { events } };
+  }
+
   /**
    * Stores a check's outcome: compared with the monitor's state as it is now (read in the same
    * transaction, locked on PostgreSQL, so two checks of one monitor never report the same change),
@@ -167,139 +368,13 @@ export function createMonitorChecks(deps: MonitorsDeps) {
    * check whose lease was taken over by another instance writes nothing (null).
    */
   async function apply(monitorId: string, trigger: CheckTrigger, asked: Asked): Promise<CheckResult | null> {
-    const finding = findingOf(asked.outcome);
     let stored = null as CheckResult | null;
     await deps.outbox.record({
       own: async (trx) => {
-        const row = await repository.findForUpdate(monitorId, trx);
-        if (!row) return false;
-        if (trigger !== 'manual' && row.claimed_by !== workerId) return false;
-        const now = clock.now();
-        const nowIso = now.toISOString();
-        const checkId = ids.uuid();
-        const requestId = ids.uuid();
-        const release = trigger === 'manual' ? {} : { locked_until: null, claimed_by: null };
-        const ok = asked.outcome.kind === 'ok' ? asked.outcome : null;
-        let update: MonitorUpdate;
-        let changes: MonitorChangesTable[] = [];
-        let becameStale = false;
-        if (finding.ok) {
-          changes = detectChanges(row, finding).map((c) => ({
-            id: ids.uuid(),
-            monitor_id: row.id,
-            key_id: row.key_id,
-            check_id: checkId,
-            kind: c.type,
-            before: c.before,
-            after: c.after,
-            detected_at: nowIso,
-          }));
-          update = {
-            status: finding.valid ? 'valid' : 'invalid',
-            // The last known company data is kept when an answer has none (invalid, or `---`).
-            name: finding.name ?? row.name,
-            address: finding.address ?? row.address,
-            source: ok?.meta.source ?? row.source,
-            stale: 0,
-            checks: row.checks + 1,
-            failures: 0,
-            last_checked_at: nowIso,
-            last_attempt_at: nowIso,
-            failing_since: null,
-            last_error: null,
-            ...(changes.length > 0 ? { last_change_at: nowIso } : {}),
-            next_check_at: new Date(
-              nextCheckAt({
-                id: row.id,
-                interval: row.interval as Interval,
-                country: row.country,
-                checkedAtMs: now.getTime(),
-                windows: deps.quietWindows,
-              }),
-            ).toISOString(),
-            ...release,
-          };
-        } else {
-          const failures = row.failures + 1;
-          const since = Date.parse(row.last_checked_at ?? row.created_at);
-          // Test keys flag a monitor at its first failed check, so integrators see the event at once.
-          const staleAfter = row.mode === 'test' ? 0 : deps.staleAfterMs;
-          becameStale = row.stale === 0 && now.getTime() - since >= staleAfter;
-          update = {
-            stale: row.stale === 1 || becameStale ? 1 : 0,
-            checks: row.checks + 1,
-            failures,
-            last_attempt_at: nowIso,
-            failing_since: row.failing_since ?? nowIso,
-            last_error: finding.message,
-            next_check_at: new Date(
-              retryAt({
-                nowMs: now.getTime(),
-                failures,
-                baseMs: deps.retryBackoffMs,
-                interval: row.interval as Interval,
-                country: row.country,
-                windows: deps.quietWindows,
-                random,
-              }),
-            ).toISOString(),
-            ...release,
-          };
-        }
-        const peppol = peppolStep(row, asked, nowIso);
-        const vatChanges = changes.length;
-        if (peppol.change) {
-          changes = [...changes, peppolChangeRow(row, peppol.change, checkId, nowIso)];
-          update = { ...update, last_change_at: nowIso };
-        }
-        update = { ...update, ...peppol.update };
-        const check: MonitorChecksTable = {
-          id: checkId,
-          monitor_id: row.id,
-          trigger,
-          outcome: checkOutcome(finding),
-          source: ok?.meta.source ?? null,
-          source_status: ok?.meta.source_status ?? null,
-          name: finding.ok ? finding.name : (finding.register?.name ?? null),
-          address: finding.ok ? finding.address : (finding.register?.address ?? null),
-          error: finding.ok ? null : finding.message,
-          request_id: ok ? requestId : null,
-          checked_at: nowIso,
-        };
-        await repository.update(row.id, update, trx);
-        await repository.insertCheck(check, trx);
-        await repository.insertChanges(changes, trx);
-        const result: CheckResult = {
-          monitor: monitorView({ ...row, ...update } as MonitorsTable),
-          check: checkView(check),
-          changes: changes.map(changeView),
-        };
-        stored = result;
-        const events: DomainEvent[] = [];
-        if (vatChanges > 0) events.push(eventOf(row, 'vat_number.changed', result, requestId));
-        if (becameStale) events.push(eventOf(row, 'vat_number.check_failed', result, requestId));
-        if (peppol.change)
-          events.push(eventOf(row, 'peppol.changed', { ...result, peppol: peppol.change }, requestId));
-        if (!ok) return { events };
-        const peppolAnswer = row.peppol === 1 ? peppolPartOf(asked.peppol ?? null) : null;
-        return {
-          events,
-          ...(ok.fresh ? { answers: [ok.fresh] } : {}),
-          // The same evidence as a validation: the validate response of this answer, under the monitor's key.
-          audit: {
-            principal: principalOfStoredWork(row),
-            requestId,
-            endpoint: 'monitor_check',
-            responseJson: JSON.stringify({
-              data: peppolAnswer ? { ...ok.data, peppol: peppolAnswer } : ok.data,
-              meta: { request_id: requestId, latency_ms: asked.latencyMs, ...ok.meta },
-            }),
-            requestBody: { vat_number: row.vat_number, monitor_id: row.id, trigger },
-            latencyMs: asked.latencyMs,
-            statusCode: 200,
-            valid: ok.data.valid,
-          },
-        };
+        const written = await writeCheck(trx, monitorId, trigger, asked);
+        if (!written) return false;
+        stored = written.result;
+        return written.facts;
       },
     });
     return stored;

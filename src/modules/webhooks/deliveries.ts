@@ -92,153 +92,165 @@ export function createDeliveries(deps: {
     };
   }
 
-  const queue = {
-    /**
-     * The event listener: one pending delivery per enabled endpoint of the event's key that receives
-     * its type, written in the caller's transaction. Returns how many were queued.
-     */
-    async enqueue(event: StoredEvent, trx: Kysely<Database>): Promise<number> {
-      return queue.enqueueMany([event], trx);
-    },
+  /**
+   * The event listener: one pending delivery per enabled endpoint of the event's key that receives
+   * its type, written in the caller's transaction. Returns how many were queued.
+   */
+  async function enqueue(event: StoredEvent, trx: Kysely<Database>): Promise<number> {
+    return enqueueMany([event], trx);
+  }
 
-    /**
-     * The deliveries of several events (one look-up of their keys' endpoints, one insert), written in
-     * the caller's transaction. Returns how many were queued.
-     */
-    async enqueueMany(events: readonly StoredEvent[], trx: Kysely<Database>): Promise<number> {
-      if (events.length === 0) return 0;
-      const endpoints = await repository.activeEndpointsByKey([...new Set(events.map((e) => e.keyId))], trx);
-      if (endpoints.size === 0) return 0;
-      const now = clock.now().toISOString();
-      const rows: WebhookDeliveriesTable[] = events.flatMap((event) => {
-        const targets = (endpoints.get(event.keyId) ?? []).filter((e) => receives(e.events, event.type));
-        const body = targets.length ? deliveryBody(event.type, event.createdAt, event.payload) : '';
-        return targets.map((endpoint) => pending(endpoint.id, event.keyId, event.id, event.type, body, now));
-      });
-      await repository.insertDeliveries(rows, trx);
-      return rows.length;
-    },
+  /**
+   * The deliveries of several events (one look-up of their keys' endpoints, one insert), written in
+   * the caller's transaction. Returns how many were queued.
+   */
+  async function enqueueMany(events: readonly StoredEvent[], trx: Kysely<Database>): Promise<number> {
+    if (events.length === 0) return 0;
+    const endpoints = await repository.activeEndpointsByKey([...new Set(events.map((e) => e.keyId))], trx);
+    if (endpoints.size === 0) return 0;
+    const now = clock.now().toISOString();
+    const rows: WebhookDeliveriesTable[] = events.flatMap((event) => {
+      const targets = (endpoints.get(event.keyId) ?? []).filter((e) => receives(e.events, event.type));
+      const body = targets.length ? deliveryBody(event.type, event.createdAt, event.payload) : '';
+      return targets.map((endpoint) => pending(endpoint.id, event.keyId, event.id, event.type, body, now));
+    });
+    await repository.insertDeliveries(rows, trx);
+    return rows.length;
+  }
 
-    /**
-     * The deliveries of events no key caused: one per enabled endpoint, of any key, that subscribes
-     * to the event's type, written in the caller's transaction. Returns how many were queued.
-     */
-    async enqueueBroadcasts(events: readonly BroadcastEvent[], trx: Kysely<Database>): Promise<number> {
-      if (events.length === 0) return 0;
-      const now = clock.now().toISOString();
-      const rows: WebhookDeliveriesTable[] = [];
-      for (const type of new Set(events.map((e) => e.type))) {
-        const targets = (await repository.subscribedEndpoints(type, now, trx)).filter((e) =>
-          receives(e.events, type),
-        );
-        for (const event of events.filter((e) => e.type === type)) {
-          const body = deliveryBody(event.type, event.createdAt, event.payload);
-          for (const endpoint of targets)
-            rows.push(pending(endpoint.id, endpoint.key_id, event.id, event.type, body, now));
-        }
-      }
-      await repository.insertDeliveries(rows, trx);
-      return rows.length;
-    },
-
-    /**
-     * Claims up to `limit` due deliveries for this worker, at most `inFlightPerEndpoint` in flight per
-     * endpoint and `inFlightPerKey` per key, counting every worker's unexpired leases: an endpoint or
-     * a key at its share is passed over and the slots go to others. Keys take turns (the one with the
-     * fewest in flight first), then a key's endpoints, then the oldest due.
-     */
-    async claimDue(limit: number): Promise<WebhookDeliveriesTable[]> {
-      const now = clock.now();
-      return repository.claimDue({
-        now: now.toISOString(),
-        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-        workerId,
-        limit,
-        perEndpoint: inFlightPerEndpoint,
-        perKey: inFlightPerKey,
-      });
-    },
-
-    /** Makes one attempt of a claimed delivery and records it; schedules a retry or finishes it. */
-    async deliver(row: WebhookDeliveriesTable, signal?: AbortSignal): Promise<void> {
-      const endpoint = await repository.endpointById(row.endpoint_id);
-      if (!endpoint) return; // deleted with its deliveries
-      if (endpoint.disabled === 1) {
-        await repository.finishAttempt(row.id, workerId, {
-          status: 'failed',
-          attempts: row.attempts,
-          next_attempt_at: null,
-          last_error: 'The endpoint is disabled; nothing was sent.',
-          finished_at: clock.now().toISOString(),
-        });
-        return;
-      }
-      const { deliveryId, startedAt, response } = await send(
-        endpoint.url,
-        endpoint.secret,
-        row.event_type,
-        row.body,
-        signal,
+  /**
+   * The deliveries of events no key caused: one per enabled endpoint, of any key, that subscribes
+   * to the event's type, written in the caller's transaction. Returns how many were queued.
+   */
+  async function enqueueBroadcasts(
+    events: readonly BroadcastEvent[],
+    trx: Kysely<Database>,
+  ): Promise<number> {
+    if (events.length === 0) return 0;
+    const now = clock.now().toISOString();
+    const rows: WebhookDeliveriesTable[] = [];
+    for (const type of new Set(events.map((e) => e.type))) {
+      const targets = (await repository.subscribedEndpoints(type, now, trx)).filter((e) =>
+        receives(e.events, type),
       );
-      if (response.kind === 'error' && response.aborted) {
-        await repository.release(row.id, workerId);
-        return;
+      for (const event of events.filter((e) => e.type === type)) {
+        const body = deliveryBody(event.type, event.createdAt, event.payload);
+        for (const endpoint of targets)
+          rows.push(pending(endpoint.id, endpoint.key_id, event.id, event.type, body, now));
       }
-      const attempt = row.attempts + 1;
-      const ok = isSuccess(response);
-      const error = ok ? null : describeFailure(response);
-      const finishedAt = clock.now();
-      let update: DeliveryUpdate;
-      if (ok) {
-        update = {
-          status: 'delivered',
-          attempts: attempt,
-          next_attempt_at: null,
-          last_error: null,
-          finished_at: finishedAt.toISOString(),
-        };
-      } else if (attempt >= row.max_attempts) {
-        update = {
-          status: 'failed',
-          attempts: attempt,
-          next_attempt_at: null,
-          last_error: error,
-          finished_at: finishedAt.toISOString(),
-        };
-      } else {
-        update = {
-          status: 'pending',
-          attempts: attempt,
-          // The backoff counts the attempts of the current budget: a replay (which raises
-          // max_attempts to the attempts made plus a fresh budget) starts again at the base delay.
-          next_attempt_at: new Date(
-            finishedAt.getTime() + backoff(Math.max(1, attempt - (row.max_attempts - maxAttempts))),
-          ).toISOString(),
-          last_error: error,
-          finished_at: null,
-        };
-      }
-      deps.observer?.webhookAttempt(ok ? 'delivered' : update.status === 'failed' ? 'failed' : 'retry');
-      await db.transaction().execute(async (trx) => {
-        await repository.insertAttempt(
-          {
-            id: deliveryId,
-            delivery_id: row.id,
-            endpoint_id: row.endpoint_id,
-            attempt,
-            status: ok ? 'succeeded' : 'failed',
-            http_status: response.kind === 'response' ? response.status : null,
-            latency_ms: response.latencyMs,
-            error,
-            created_at: startedAt.toISOString(),
-          },
-          trx,
-        );
-        await repository.finishAttempt(row.id, workerId, update, trx);
-      });
-    },
-  };
-  return queue;
+    }
+    await repository.insertDeliveries(rows, trx);
+    return rows.length;
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for this worker, at most `inFlightPerEndpoint` in flight per
+   * endpoint and `inFlightPerKey` per key, counting every worker's unexpired leases: an endpoint or
+   * a key at its share is passed over and the slots go to others. Keys take turns (the one with the
+   * fewest in flight first), then a key's endpoints, then the oldest due.
+   */
+  async function claimDue(limit: number): Promise<WebhookDeliveriesTable[]> {
+    const now = clock.now();
+    return repository.claimDue({
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+      workerId,
+      limit,
+      perEndpoint: inFlightPerEndpoint,
+      perKey: inFlightPerKey,
+    });
+  }
+
+  /** Makes one attempt of a claimed delivery and records it; schedules a retry or finishes it. */
+  async function deliver(row: WebhookDeliveriesTable, signal?: AbortSignal): Promise<void> {
+    const endpoint = await repository.endpointById(row.endpoint_id);
+    if (!endpoint) return; // deleted with its deliveries
+    if (endpoint.disabled === 1) return failDisabled(row);
+    const sent = await send(endpoint.url, endpoint.secret, row.event_type, row.body, signal);
+    if (sent.response.kind === 'error' && sent.response.aborted) {
+      await repository.release(row.id, workerId);
+      return;
+    }
+    const ok = isSuccess(sent.response);
+    const update = afterAttempt(row, ok ? null : describeFailure(sent.response));
+    deps.observer?.webhookAttempt(ok ? 'delivered' : update.status === 'failed' ? 'failed' : 'retry');
+    await recordAttempt(row, sent, update);
+  }
+
+  /** Ends a delivery to a disabled endpoint as failed, without sending it. */
+  async function failDisabled(row: WebhookDeliveriesTable): Promise<void> {
+    await repository.finishAttempt(row.id, workerId, {
+      status: 'failed',
+      attempts: row.attempts,
+      next_attempt_at: null,
+      last_error: 'The endpoint is disabled; nothing was sent.',
+      finished_at: clock.now().toISOString(),
+    });
+  }
+
+  /**
+   * A delivery after one more attempt (`error` null when it succeeded): delivered, failed once its
+   * attempts are spent, or pending until its retry after the backoff.
+   */
+  function afterAttempt(row: WebhookDeliveriesTable, error: string | null): DeliveryUpdate {
+    const attempts = row.attempts + 1;
+    const finishedAt = clock.now();
+    if (error === null)
+      return {
+        status: 'delivered',
+        attempts,
+        next_attempt_at: null,
+        last_error: null,
+        finished_at: finishedAt.toISOString(),
+      };
+    if (attempts >= row.max_attempts)
+      return {
+        status: 'failed',
+        attempts,
+        next_attempt_at: null,
+        last_error: error,
+        finished_at: finishedAt.toISOString(),
+      };
+    return {
+      status: 'pending',
+      attempts,
+      // The backoff counts the attempts of the current budget: a replay (which raises
+      // max_attempts to the attempts made plus a fresh budget) starts again at the base delay.
+      next_attempt_at: new Date(
+        finishedAt.getTime() + backoff(Math.max(1, attempts - (row.max_attempts - maxAttempts))),
+      ).toISOString(),
+      last_error: error,
+      finished_at: null,
+    };
+  }
+
+  /** The attempt's row and the delivery's new state, in one transaction. */
+  async function recordAttempt(
+    row: WebhookDeliveriesTable,
+    sent: Awaited<ReturnType<Send>>,
+    update: DeliveryUpdate,
+  ): Promise<void> {
+    const { deliveryId, startedAt, response } = sent;
+    await db.transaction().execute(async (trx) => {
+      await repository.insertAttempt(
+        {
+          id: deliveryId,
+          delivery_id: row.id,
+          endpoint_id: row.endpoint_id,
+          attempt: update.attempts,
+          status: update.status === 'delivered' ? 'succeeded' : 'failed',
+          http_status: response.kind === 'response' ? response.status : null,
+          latency_ms: response.latencyMs,
+          error: update.last_error,
+          created_at: startedAt.toISOString(),
+        },
+        trx,
+      );
+      await repository.finishAttempt(row.id, workerId, update, trx);
+    });
+  }
+
+  return { enqueue, enqueueMany, enqueueBroadcasts, claimDue, deliver };
 }
 
 export type Deliveries = ReturnType<typeof createDeliveries>;

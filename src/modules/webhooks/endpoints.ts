@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdGenerator } from '../../lib/ids.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import type { WebhooksRepository } from './repository.js';
 import { deliveryBody, isSuccess, type Send } from './sender.js';
@@ -54,17 +55,14 @@ export interface DeliveryView {
   attempts: AttemptView[];
 }
 
-export type RegisterResult =
-  | { ok: true; endpoint: CreatedEndpoint }
-  | { ok: false; kind: 'invalid_url'; reason: string }
-  | { ok: false; kind: 'limit_reached' };
+/** An endpoint registered, or refused: an invalid URL, or the key at its number of endpoints. */
+export type RegisterResult = { kind: 'ok'; endpoint: CreatedEndpoint } | Refusal;
 
-export type ReplayResult =
-  | { ok: true; delivery: DeliveryView }
-  | { ok: false; kind: 'not_found' }
-  | { ok: false; kind: 'already_pending' }
-  /** A disabled endpoint receives nothing: a replay would only end as failed. */
-  | { ok: false; kind: 'disabled' };
+/**
+ * A delivery queued again, or refused: not found, still queued, or of a disabled endpoint (which
+ * receives nothing: a replay would only end as failed).
+ */
+export type ReplayResult = { kind: 'ok'; delivery: DeliveryView } | Refusal;
 
 export interface TestResult {
   delivered: boolean;
@@ -73,12 +71,38 @@ export interface TestResult {
   latency_ms: number;
 }
 
-/** A test event sent (whatever the receiver answered), or why none was sent. */
-export type SendTestResult =
-  | { ok: true; result: TestResult }
-  | { ok: false; kind: 'not_found' }
-  /** A disabled endpoint receives no events, test events included. */
-  | { ok: false; kind: 'disabled' };
+/**
+ * A test event sent (whatever the receiver answered), or why none was sent: not found, or a disabled
+ * endpoint (which receives no events, test events included).
+ */
+export type SendTestResult = { kind: 'ok'; result: TestResult } | Refusal;
+
+/** The refusal of an endpoint id this key has no endpoint of. */
+export function endpointNotFound(): Refusal {
+  return refusal('not_found', 'No webhook endpoint with this id for this key.');
+}
+
+/** The refusal of a delivery this key has none of. */
+export function deliveryNotFound(): Refusal {
+  return refusal('not_found', 'No such delivery for this key.');
+}
+
+/** A disabled endpoint's refusal: it receives nothing, `what` included, until enabled again. */
+function endpointDisabled(id: string, what: string, then: string): Refusal {
+  return refusal(
+    'webhook_disabled',
+    `This webhook endpoint is disabled, and a disabled endpoint receives no events, ${what}. Enable it with PATCH /v1/webhooks/${id} and the body {"disabled": false}, then ${then} again.`,
+    { reason: 'endpoint_disabled' },
+  );
+}
+
+function tooManyEndpoints(): Refusal {
+  return refusal(
+    'webhook_limit_reached',
+    `This key already has the maximum of ${MAX_ENDPOINTS_PER_KEY} webhook endpoints per key. List them with GET /v1/webhooks, delete one with DELETE /v1/webhooks/{id}, then register again.`,
+    { max_endpoints: MAX_ENDPOINTS_PER_KEY },
+  );
+}
 
 /** `whsec_` + base64 of 24 random bytes. */
 export function generateSecret(): string {
@@ -165,127 +189,139 @@ export function createEndpoints(deps: {
     }));
   }
 
-  return {
-    /** Registers an endpoint; `events` (already checked) is what it subscribes to, the default events when absent. */
-    async register(
-      principal: ApiKeyPrincipal,
-      url: string,
-      events?: readonly string[],
-    ): Promise<RegisterResult> {
-      const check = await checkWebhookUrl(url, { allowPrivate, dns });
-      if (!check.ok) return { ok: false, kind: 'invalid_url', reason: check.reason };
-      const stored = storedEvents(events);
-      const endpoint: CreatedEndpoint = {
-        id: ids.uuid(),
-        url,
-        secret: generateSecret(),
-        created_at: clock.now().toISOString(),
-        ...(stored !== null ? { events: eventsOf(stored) as string[] } : {}),
-      };
-      const created = await db.transaction().execute(async (trx) => {
-        await repository.lockKey(principal.id, trx);
-        if ((await repository.countEndpoints(principal.id, trx)) >= MAX_ENDPOINTS_PER_KEY) return false;
-        await repository.insertEndpoint(
-          {
-            id: endpoint.id,
-            url: endpoint.url,
-            secret: endpoint.secret,
-            created_at: endpoint.created_at,
-            key_id: principal.id,
-            account_id: principal.accountId,
-            disabled: 0,
-            events: stored,
-          },
-          trx,
-        );
-        return true;
-      });
-      return created ? { ok: true, endpoint } : { ok: false, kind: 'limit_reached' };
-    },
-
-    async list(principal: ApiKeyPrincipal): Promise<EndpointView[]> {
-      const rows = await repository.listEndpoints(principal.id);
-      return Promise.all(rows.map(view));
-    },
-
-    async remove(principal: ApiKeyPrincipal, id: string): Promise<boolean> {
-      return db.transaction().execute((trx) => repository.deleteEndpoint(principal.id, id, trx));
-    },
-
-    /**
-     * Disables or enables an endpoint, or changes the events it subscribes to (`null`: back to the
-     * default events); null when the key has no such endpoint.
-     */
-    async update(
-      principal: ApiKeyPrincipal,
-      id: string,
-      changes: { disabled?: boolean; events?: readonly string[] | null },
-    ): Promise<EndpointView | null> {
-      const set = {
-        ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
-        ...(changes.events !== undefined ? { events: storedEvents(changes.events) } : {}),
-      };
-      if (!(await repository.updateEndpoint(principal.id, id, set))) return null;
-      const row = await repository.findEndpoint(principal.id, id);
-      return row ? view(row) : null;
-    },
-
-    /** Sends a `test` event to the endpoint now, outside the queue, unless it is disabled or not the key's. */
-    async sendTest(principal: ApiKeyPrincipal, id: string, requestId: string): Promise<SendTestResult> {
-      const endpoint = await repository.findEndpoint(principal.id, id);
-      if (!endpoint) return { ok: false, kind: 'not_found' };
-      if (endpoint.disabled === 1) return { ok: false, kind: 'disabled' };
-      const now = clock.now().toISOString();
-      const payload = JSON.stringify({
-        data: {
-          message: 'Test event from openvat: this endpoint is reachable and the signature can be verified.',
-          webhook_id: endpoint.id,
-          sent_at: now,
+  /** Registers an endpoint; `events` (already checked) is what it subscribes to, the default events when absent. */
+  async function register(
+    principal: ApiKeyPrincipal,
+    url: string,
+    events?: readonly string[],
+  ): Promise<RegisterResult> {
+    const check = await checkWebhookUrl(url, { allowPrivate, dns });
+    if (!check.ok) return refusal('invalid_format', `Invalid webhook url: ${check.reason}`);
+    const stored = storedEvents(events);
+    const endpoint: CreatedEndpoint = {
+      id: ids.uuid(),
+      url,
+      secret: generateSecret(),
+      created_at: clock.now().toISOString(),
+      ...(stored !== null ? { events: eventsOf(stored) as string[] } : {}),
+    };
+    const created = await db.transaction().execute(async (trx) => {
+      await repository.lockKey(principal.id, trx);
+      if ((await repository.countEndpoints(principal.id, trx)) >= MAX_ENDPOINTS_PER_KEY) return false;
+      await repository.insertEndpoint(
+        {
+          id: endpoint.id,
+          url: endpoint.url,
+          secret: endpoint.secret,
+          created_at: endpoint.created_at,
+          key_id: principal.id,
+          account_id: principal.accountId,
+          disabled: 0,
+          events: stored,
         },
-        meta: { request_id: requestId },
-      });
-      const { response } = await send(
-        endpoint.url,
-        endpoint.secret,
-        'test',
-        deliveryBody('test', now, payload),
+        trx,
       );
-      return {
-        ok: true,
-        result: {
-          delivered: isSuccess(response),
-          // 0 when no HTTP status came: the hosted contract types `status` as an integer.
-          status: response.kind === 'response' ? response.status : 0,
-          latency_ms: Math.round(response.latencyMs),
-          ...(response.kind === 'error' ? { error: response.error } : {}),
-        },
-      };
-    },
+      return true;
+    });
+    return created ? { kind: 'ok', endpoint } : tooManyEndpoints();
+  }
 
-    async deliveries(principal: ApiKeyPrincipal, id: string, limit: number): Promise<DeliveryView[] | null> {
-      const endpoint = await repository.findEndpoint(principal.id, id);
-      if (!endpoint) return null;
-      return deliveryViews(await repository.listDeliveries(endpoint.id, limit));
-    },
+  async function list(principal: ApiKeyPrincipal): Promise<EndpointView[]> {
+    const rows = await repository.listEndpoints(principal.id);
+    return Promise.all(rows.map(view));
+  }
 
-    /** Puts a finished (failed or delivered) delivery back in the queue with a fresh budget of attempts. */
-    async replay(principal: ApiKeyPrincipal, id: string, deliveryId: string): Promise<ReplayResult> {
-      const endpoint = await repository.findEndpoint(principal.id, id);
-      if (!endpoint) return { ok: false, kind: 'not_found' };
-      const delivery = await repository.findDelivery(endpoint.id, deliveryId);
-      if (!delivery) return { ok: false, kind: 'not_found' };
-      if (endpoint.disabled === 1) return { ok: false, kind: 'disabled' };
-      if (delivery.status === 'pending') return { ok: false, kind: 'already_pending' };
-      await repository.requeue(delivery.id, {
-        now: clock.now().toISOString(),
-        maxAttempts: delivery.attempts + maxAttempts,
-      });
-      const fresh = await repository.findDelivery(endpoint.id, delivery.id);
-      const [updated] = await deliveryViews(fresh ? [fresh] : []);
-      if (!updated) return { ok: false, kind: 'not_found' };
-      return { ok: true, delivery: updated };
-    },
-  };
+  async function remove(principal: ApiKeyPrincipal, id: string): Promise<boolean> {
+    return db.transaction().execute((trx) => repository.deleteEndpoint(principal.id, id, trx));
+  }
+
+  /**
+   * Disables or enables an endpoint, or changes the events it subscribes to (`null`: back to the
+   * default events); null when the key has no such endpoint.
+   */
+  async function update(
+    principal: ApiKeyPrincipal,
+    id: string,
+    changes: { disabled?: boolean; events?: readonly string[] | null },
+  ): Promise<EndpointView | null> {
+    const set = {
+      ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
+      ...(changes.events !== undefined ? { events: storedEvents(changes.events) } : {}),
+    };
+    if (!(await repository.updateEndpoint(principal.id, id, set))) return null;
+    const row = await repository.findEndpoint(principal.id, id);
+    return row ? view(row) : null;
+  }
+
+  /** Sends a `test` event to the endpoint now, outside the queue, unless it is disabled or not the key's. */
+  async function sendTest(
+    principal: ApiKeyPrincipal,
+    id: string,
+    requestId: string,
+  ): Promise<SendTestResult> {
+    const endpoint = await repository.findEndpoint(principal.id, id);
+    if (!endpoint) return endpointNotFound();
+    if (endpoint.disabled === 1) return endpointDisabled(id, 'test events included', 'send the test');
+    const now = clock.now().toISOString();
+    const payload = JSON.stringify({
+      data: {
+        message: 'Test event from openvat: this endpoint is reachable and the signature can be verified.',
+        webhook_id: endpoint.id,
+        sent_at: now,
+      },
+      meta: { request_id: requestId },
+    });
+    const { response } = await send(
+      endpoint.url,
+      endpoint.secret,
+      'test',
+      deliveryBody('test', now, payload),
+    );
+    return {
+      kind: 'ok',
+      result: {
+        delivered: isSuccess(response),
+        // 0 when no HTTP status came: the hosted contract types `status` as an integer.
+        status: response.kind === 'response' ? response.status : 0,
+        latency_ms: Math.round(response.latencyMs),
+        ...(response.kind === 'error' ? { error: response.error } : {}),
+      },
+    };
+  }
+
+  async function deliveries(
+    principal: ApiKeyPrincipal,
+    id: string,
+    limit: number,
+  ): Promise<DeliveryView[] | null> {
+    const endpoint = await repository.findEndpoint(principal.id, id);
+    if (!endpoint) return null;
+    return deliveryViews(await repository.listDeliveries(endpoint.id, limit));
+  }
+
+  /** Puts a finished (failed or delivered) delivery back in the queue with a fresh budget of attempts. */
+  async function replay(principal: ApiKeyPrincipal, id: string, deliveryId: string): Promise<ReplayResult> {
+    const endpoint = await repository.findEndpoint(principal.id, id);
+    if (!endpoint) return deliveryNotFound();
+    const delivery = await repository.findDelivery(endpoint.id, deliveryId);
+    if (!delivery) return deliveryNotFound();
+    if (endpoint.disabled === 1) return endpointDisabled(id, 'replays included', 'replay the delivery');
+    if (delivery.status === 'pending')
+      return refusal(
+        'invalid_format',
+        'This delivery is still queued; only finished deliveries can be replayed.',
+      );
+    await repository.requeue(delivery.id, {
+      now: clock.now().toISOString(),
+      maxAttempts: delivery.attempts + maxAttempts,
+    });
+    const fresh = await repository.findDelivery(endpoint.id, delivery.id);
+    const [updated] = await deliveryViews(fresh ? [fresh] : []);
+    if (!updated) return deliveryNotFound();
+    return { kind: 'ok', delivery: updated };
+  }
+
+  return { register, list, remove, update, sendTest, deliveries, replay };
 }
 
 export type Endpoints = ReturnType<typeof createEndpoints>;

@@ -12,14 +12,13 @@ import {
   wholeNumberMessage,
 } from '../../http/schemas.js';
 import { isUuid } from '../../lib/ids.js';
-import { refusal } from '../../lib/refusal.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import {
   listDeliveriesAndTheirAttemptsDescription,
   registerAWebhookEndpointDescription,
   sendATestEventDescription,
 } from './schemas.js';
-import { MAX_ENDPOINTS_PER_KEY, type WebhooksService } from './service.js';
+import { deliveryNotFound, endpointNotFound, type WebhooksService } from './service.js';
 import { SUBSCRIBABLE_EVENTS } from './subscriptions.js';
 import { MAX_URL_LENGTH } from './url-guard.js';
 
@@ -96,24 +95,13 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const security = [{ apiKey: [] }];
 const tags = ['Webhooks'];
 
-/** A disabled endpoint's refusal: it receives nothing, `what` included, until enabled again. */
-function disabledRefusal(id: string, what: string, then: string) {
-  return refusalError(
-    refusal(
-      'webhook_disabled',
-      `This webhook endpoint is disabled, and a disabled endpoint receives no events, ${what}. Enable it with PATCH /v1/webhooks/${id} and the body {"disabled": false}, then ${then} again.`,
-      { reason: 'endpoint_disabled' },
-    ),
-  );
-}
-
 /** The deliveries one page of `GET /v1/webhooks/{id}/deliveries` lists. */
 const DELIVERIES_LIMIT = { min: 1, max: 100 };
 
 export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: RequireKey }) {
   const { webhooks, requireKey } = deps;
   const auth = requireKey('webhooks');
-  const notFound = () => errors.notFound('No webhook endpoint with this id for this key.');
+  const notFound = () => refusalError(endpointNotFound());
 
   return async function register(fastify: FastifyInstance) {
     // Handlers get their request parts typed from the route's TypeBox schemas.
@@ -138,18 +126,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
       async (request, reply) => {
         const { url, events } = request.body;
         const result = await webhooks.register(principalOf(request), url, events);
-        if (!result.ok) {
-          if (result.kind === 'limit_reached') {
-            throw refusalError(
-              refusal(
-                'webhook_limit_reached',
-                `This key already has the maximum of ${MAX_ENDPOINTS_PER_KEY} webhook endpoints per key. List them with GET /v1/webhooks, delete one with DELETE /v1/webhooks/{id}, then register again.`,
-                { max_endpoints: MAX_ENDPOINTS_PER_KEY },
-              ),
-            );
-          }
-          throw errors.invalidRequest(`Invalid webhook url: ${result.reason}`);
-        }
+        if (result.kind === 'refused') throw refusalError(result);
         return reply.code(201).send(result.endpoint);
       },
     );
@@ -257,10 +234,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         const { id } = request.params;
         if (!isUuid(id)) throw notFound();
         const sent = await webhooks.sendTest(principalOf(request), id, request.id);
-        if (!sent.ok) {
-          if (sent.kind === 'disabled') throw disabledRefusal(id, 'test events included', 'send the test');
-          throw notFound();
-        }
+        if (sent.kind === 'refused') throw refusalError(sent);
         return reply.send(sent.result);
       },
     );
@@ -318,18 +292,9 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
       },
       async (request, reply) => {
         const { id, delivery_id } = request.params;
-        if (!isUuid(id) || !isUuid(delivery_id)) throw errors.notFound('No such delivery for this key.');
+        if (!isUuid(id) || !isUuid(delivery_id)) throw refusalError(deliveryNotFound());
         const result = await webhooks.replay(principalOf(request), id, delivery_id);
-        if (!result.ok) {
-          if (result.kind === 'disabled')
-            throw disabledRefusal(id, 'replays included', 'replay the delivery');
-          if (result.kind === 'already_pending') {
-            throw errors.invalidRequest(
-              'This delivery is still queued; only finished deliveries can be replayed.',
-            );
-          }
-          throw errors.notFound('No such delivery for this key.');
-        }
+        if (result.kind === 'refused') throw refusalError(result);
         return reply.code(202).send({ data: result.delivery, meta: baseMeta(request, reply) });
       },
     );

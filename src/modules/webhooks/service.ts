@@ -26,7 +26,7 @@ export type {
   SendTestResult,
   TestResult,
 } from './endpoints.js';
-export { generateSecret, MAX_ENDPOINTS_PER_KEY } from './endpoints.js';
+export { deliveryNotFound, endpointNotFound, generateSecret, MAX_ENDPOINTS_PER_KEY } from './endpoints.js';
 export { ATTEMPT_TIMEOUT_MS, deliveryBody } from './sender.js';
 
 export interface WebhooksDeps {
