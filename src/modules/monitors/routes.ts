@@ -17,6 +17,7 @@ import { principalOf, type RequireKey } from '../keys/index.js';
 import { peppolAllowed } from '../peppol/index.js';
 import { validationRefusal } from '../validation/index.js';
 import { limitMessage, type MonitorLimit } from './create.js';
+import { checkMetadata, isoTime, PEPPOL_SCOPE } from './request-checks.js';
 import {
   BulkBody,
   BulkRow,
@@ -33,7 +34,6 @@ import {
   LIST_LIMIT,
   ListQuery,
   listMonitorsDescription,
-  METADATA_MAX_BYTES,
   Metadata,
   Monitor,
   monitorManyVatNumbersDescription,
@@ -43,25 +43,6 @@ import { BULK_LIMIT, type MonitorInput, type MonitorsService } from './service.j
 
 const tags = ['Monitoring'];
 const security = [{ apiKey: [] }];
-
-function isoTime(value: string, name: string): string {
-  const at = Date.parse(value);
-  if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}/.test(value))
-    throw errors.invalidRequest(`${name} must be an ISO 8601 date or time, e.g. 2026-11-01T00:00:00Z.`);
-  return new Date(at).toISOString();
-}
-
-function checkMetadata(metadata: Record<string, unknown> | undefined, field: string): string | null {
-  if (metadata === undefined) return null;
-  const bytes = Buffer.byteLength(JSON.stringify(metadata));
-  return bytes > METADATA_MAX_BYTES
-    ? `${field} is ${bytes.toLocaleString('en')} bytes as JSON; at most ${METADATA_MAX_BYTES.toLocaleString('en')}.`
-    : null;
-}
-
-/** The refusal of `"peppol": true` by a key whose scopes leave Peppol out. */
-const PEPPOL_SCOPE =
-  'A monitor with "peppol": true needs the scope "peppol", which this API key does not have.';
 
 export function monitorsRoutes(deps: {
   monitors: MonitorsService;
