@@ -39,7 +39,7 @@ import {
   monitorManyVatNumbersDescription,
   recentChangesDescription,
 } from './schemas.js';
-import { BULK_LIMIT, type MonitorInput, type MonitorsService } from './service.js';
+import { BULK_LIMIT, type MonitorInput, type MonitorsService, monitorNotFound } from './service.js';
 
 const tags = ['Monitoring'];
 const security = [{ apiKey: [] }];
@@ -53,7 +53,7 @@ export function monitorsRoutes(deps: {
 }) {
   const { monitors, requireKey } = deps;
   const auth = requireKey('monitors');
-  const notFound = (id: string) => errors.notFound(`No monitor ${id} for this API key.`);
+  const notFound = (id: string) => refusalError(monitorNotFound(id));
   const limitError = (limit: MonitorLimit) =>
     refusalError(refusal('monitor_limit_reached', limitMessage(limit), { max: limit.max }));
   return async function register(fastify: FastifyInstance) {
@@ -86,8 +86,9 @@ export function monitorsRoutes(deps: {
             throw limitError(outcome);
           case 'existing': {
             const found = await monitors.get(principalOf(request), outcome.monitor.id);
+            const check = found.kind === 'ok' ? (found.checks[0] ?? null) : null;
             return reply.send({
-              data: { monitor: outcome.monitor, check: found?.checks[0] ?? null, changes: [] },
+              data: { monitor: outcome.monitor, check, changes: [] },
               meta: baseMeta(request, reply),
             });
           }
@@ -289,8 +290,10 @@ export function monitorsRoutes(deps: {
       },
       async (request, reply) => {
         const { id } = request.params;
-        const data = isUuid(id) ? await monitors.get(principalOf(request), id) : null;
-        if (!data) throw notFound(id);
+        if (!isUuid(id)) throw notFound(id);
+        const found = await monitors.get(principalOf(request), id);
+        if (found.kind === 'refused') throw refusalError(found);
+        const { kind: _kind, ...data } = found;
         return reply.send({ data, meta: baseMeta(request, reply) });
       },
     );
@@ -328,9 +331,10 @@ export function monitorsRoutes(deps: {
         const tooBig = checkMetadata(body.metadata ?? undefined, 'metadata');
         if (tooBig) throw errors.invalidRequest(tooBig);
         if (body.peppol && !peppolAllowed(principalOf(request))) throw errors.scopeNotAllowed(PEPPOL_SCOPE);
-        const data = isUuid(id) ? await monitors.update(principalOf(request), id, body) : null;
-        if (!data) throw notFound(id);
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        if (!isUuid(id)) throw notFound(id);
+        const updated = await monitors.update(principalOf(request), id, body);
+        if (updated.kind === 'refused') throw refusalError(updated);
+        return reply.send({ data: updated.monitor, meta: baseMeta(request, reply) });
       },
     );
 
@@ -350,7 +354,9 @@ export function monitorsRoutes(deps: {
       },
       async (request, reply) => {
         const { id } = request.params;
-        if (!isUuid(id) || !(await monitors.remove(principalOf(request), id))) throw notFound(id);
+        if (!isUuid(id)) throw notFound(id);
+        const removed = await monitors.remove(principalOf(request), id);
+        if (removed.kind === 'refused') throw refusalError(removed);
         return reply.code(204).send(null);
       },
     );
@@ -370,9 +376,10 @@ export function monitorsRoutes(deps: {
       },
       async (request, reply) => {
         const { id } = request.params;
-        const data = isUuid(id) ? await monitors.checkNow(principalOf(request), id) : null;
-        if (!data) throw notFound(id);
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        if (!isUuid(id)) throw notFound(id);
+        const checked = await monitors.checkNow(principalOf(request), id);
+        if (checked.kind === 'refused') throw refusalError(checked);
+        return reply.send({ data: checked.result, meta: baseMeta(request, reply) });
       },
     );
   };
