@@ -86,7 +86,7 @@ export function monitorsRoutes(deps: {
             throw limitError(outcome);
           case 'existing': {
             const found = await monitors.get(principalOf(request), outcome.monitor.id);
-            const check = found.kind === 'ok' ? (found.checks[0] ?? null) : null;
+            const check = found.kind === 'ok' ? (found.view.checks[0] ?? null) : null;
             return reply.send({
               data: { monitor: outcome.monitor, check, changes: [] },
               meta: baseMeta(request, reply),
@@ -293,8 +293,7 @@ export function monitorsRoutes(deps: {
         if (!isUuid(id)) throw notFound(id);
         const found = await monitors.get(principalOf(request), id);
         if (found.kind === 'refused') throw refusalError(found);
-        const { kind: _kind, ...data } = found;
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        return reply.send({ data: found.view, meta: baseMeta(request, reply) });
       },
     );
 

@@ -39,6 +39,13 @@ export interface MonitorPatch {
   peppol?: boolean;
 }
 
+/** A monitor as `GET /v1/monitors/{id}` shows it: with its latest checks and changes, newest first. */
+export interface MonitorWithHistory {
+  monitor: MonitorView;
+  checks: CheckView[];
+  changes: ChangeView[];
+}
+
 /** The refusal of a monitor id that the key has no monitor of. */
 export function monitorNotFound(id: string): Refusal {
   return refusal('not_found', `No monitor ${id} for this API key.`);
@@ -129,7 +136,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
   async function get(
     principal: ApiKeyPrincipal,
     id: string,
-  ): Promise<{ kind: 'ok'; monitor: MonitorView; checks: CheckView[]; changes: ChangeView[] } | Refusal> {
+  ): Promise<{ kind: 'ok'; view: MonitorWithHistory } | Refusal> {
     const owned = await ownedRow(principal, id);
     if (owned.kind === 'refused') return owned;
     const [checks, changes] = await Promise.all([
@@ -138,9 +145,11 @@ export function createMonitorsService(deps: MonitorsDeps) {
     ]);
     return {
       kind: 'ok',
-      monitor: monitorView(owned.row),
-      checks: checks.map(checkView),
-      changes: changes.map(changeView),
+      view: {
+        monitor: monitorView(owned.row),
+        checks: checks.map(checkView),
+        changes: changes.map(changeView),
+      },
     };
   }
 
