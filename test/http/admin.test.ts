@@ -7,6 +7,7 @@ import { type Container, createContainer } from '../../src/container.js';
 import { createManualClock } from '../../src/lib/clock.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
 import { snapshot } from '../helpers/db-snapshot.js';
+import { assertErrorBody } from '../helpers/error-body.js';
 
 // The admin API on SQLite and PostgreSQL: accounts, keys and their lifecycle as /v1 enforces it,
 // the audit log, and bad input refused with nothing stored.
@@ -147,12 +148,23 @@ for (const target of await databaseTargets()) {
         ['roll', () => call('POST', `/admin/v1/keys/${missing}/roll`, { overlap_seconds: 60 })],
       ];
       for (const [what, send] of calls) {
-        const response = await send();
-        assert.equal(response.statusCode, 404, what);
-        const { error } = response.json();
-        assert.equal(error.code, 'not_found', what);
-        assert.equal(error.message, `No key has the id ${missing}.`, what);
-        assert.equal(error.details, undefined, what);
+        const message = `No key has the id ${missing}.`;
+        assertErrorBody(await send(), 404, { code: 'not_found', message }, what);
+      }
+      assert.deepEqual(await snapshot(db), beforeRows, 'nothing stored');
+    });
+
+    it('answers 404 naming the id for an account that does not exist, and stores nothing', async () => {
+      const missing = '0196f000-0000-7000-8000-00000000dcba';
+      const beforeRows = await snapshot(db);
+      const calls: Array<[string, () => ReturnType<typeof call>]> = [
+        ['read', () => call('GET', `/admin/v1/accounts/${missing}`)],
+        ['patch', () => call('PATCH', `/admin/v1/accounts/${missing}`, { name: 'renamed' })],
+        ['disable', () => call('PATCH', `/admin/v1/accounts/${missing}`, { disabled: true })],
+      ];
+      for (const [what, send] of calls) {
+        const message = `No account has the id ${missing}.`;
+        assertErrorBody(await send(), 404, { code: 'not_found', message }, what);
       }
       assert.deepEqual(await snapshot(db), beforeRows, 'nothing stored');
     });

@@ -9,6 +9,7 @@ import {
 } from '../../src/registries/evatr.js';
 import { createEvatrSimulator, type EvatrSimulator } from '../../src/simulators/evatr.js';
 import { buildTestApp, isUuidV7, type TestApp, type TestKey } from '../helpers/app.js';
+import { assertErrorBody } from '../helpers/error-body.js';
 import {
   type RunningServer,
   refusedUrl,
@@ -432,6 +433,7 @@ describe('POST /v1/confirm against the eVatR simulator', () => {
       assert.equal(res.statusCode, 401);
     });
 
+    const NO_CONFIRMATION = 'No confirmation with this id for this account.';
     it("a confirmation is visible to every key of its account and mode, 404 to other accounts' keys and to test keys", async () => {
       const res = await confirm({ vat_number: 'ATU12345678', company: { name: 'X', town: 'Y' } });
       const id = res.json().data.confirmation_id as string;
@@ -451,8 +453,7 @@ describe('POST /v1/confirm against the eVatR simulator', () => {
           url: `/v1/confirmations/${id}`,
           headers: stranger.headers,
         });
-        assert.equal(other.statusCode, 404);
-        assert.equal((other.json() as ErrorBody).error.code, 'not_found');
+        assertErrorBody(other, 404, { code: 'not_found', message: NO_CONFIRMATION });
       }
       for (const missing of ['0190b2a4-1c2d-7e3f-8a9b-0c1d2e3f4a99', 'not-a-uuid']) {
         const r = await t.app.inject({
@@ -460,7 +461,7 @@ describe('POST /v1/confirm against the eVatR simulator', () => {
           url: `/v1/confirmations/${missing}`,
           headers: live.headers,
         });
-        assert.equal(r.statusCode, 404);
+        assertErrorBody(r, 404, { code: 'not_found', message: NO_CONFIRMATION }, missing);
       }
     });
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createManualClock } from '../../src/lib/clock.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
+import { assertErrorBody } from '../helpers/error-body.js';
 
 type Json = Record<string, unknown>;
 
@@ -387,12 +388,13 @@ describe('monitors API (test keys)', () => {
     assert.deepEqual(await history(), { checks: 2, changes: 1 });
     for (const req of [
       { method: 'GET' as const, url: `/v1/monitors/${id}` },
+      { method: 'PATCH' as const, url: `/v1/monitors/${id}`, payload: { reference: 'theirs' } },
       { method: 'POST' as const, url: `/v1/monitors/${id}/check` },
       { method: 'DELETE' as const, url: `/v1/monitors/${id}` },
     ]) {
       const res = await t.app.inject({ ...req, headers: other.headers });
-      assert.equal(res.statusCode, 404, `${req.method} ${req.url}`);
-      assert.equal(res.json().error.code, 'not_found');
+      const message = `No monitor ${id} for this API key.`;
+      assertErrorBody(res, 404, { code: 'not_found', message }, `${req.method} ${req.url}`);
     }
     assert.deepEqual(
       await history(),
@@ -419,11 +421,21 @@ describe('monitors API (test keys)', () => {
       .where('monitor_id', '=', id)
       .execute();
     assert.equal(changes.length, 0);
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/v1/monitors/not-a-uuid', headers: key.headers }))
-        .statusCode,
-      404,
-    );
+    for (const req of [
+      { method: 'GET' as const, url: `/v1/monitors/${id}` },
+      { method: 'PATCH' as const, url: `/v1/monitors/${id}`, payload: { reference: 'gone' } },
+      { method: 'POST' as const, url: `/v1/monitors/${id}/check` },
+      { method: 'DELETE' as const, url: `/v1/monitors/${id}` },
+      { method: 'GET' as const, url: '/v1/monitors/not-a-uuid' },
+      { method: 'PATCH' as const, url: '/v1/monitors/not-a-uuid', payload: { reference: 'x' } },
+      { method: 'POST' as const, url: '/v1/monitors/not-a-uuid/check' },
+      { method: 'DELETE' as const, url: '/v1/monitors/not-a-uuid' },
+    ]) {
+      const res = await t.app.inject({ ...req, headers: key.headers });
+      const shown = req.url.split('/')[3];
+      const message = `No monitor ${shown} for this API key.`;
+      assertErrorBody(res, 404, { code: 'not_found', message }, `deleted: ${req.method} ${req.url}`);
+    }
   });
 });
 

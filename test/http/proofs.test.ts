@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TimestampLookup, TimestampToken } from '../../src/modules/proofs/timestamps.js';
 import { buildTestApp, type TestApp, type TestKey } from '../helpers/app.js';
 import { databaseTargets, type TestDb } from '../helpers/db.js';
+import { assertErrorBody } from '../helpers/error-body.js';
 import { pdfText, popplerSkipReason, renderPages } from '../helpers/poppler.js';
 
 const REQUESTER = 'DE136695976';
@@ -255,8 +256,12 @@ for (const target of await databaseTargets()) {
         }
       }
       const unknown = await get('/v1/confirmations/0190b2a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b/proof');
-      assert.equal(unknown.statusCode, 404);
-      assert.equal(unknown.json().error.code, 'not_found');
+      const message = 'No confirmation with this id for this account.';
+      assertErrorBody(unknown, 404, { code: 'not_found', message });
+      assertErrorBody(await get(`/v1/confirmations/${first.id}/proof`, otherMode), 404, {
+        code: 'not_found',
+        message,
+      });
       const malformed = await get('/v1/confirmations/not-a-uuid/proof');
       assert.equal(malformed.statusCode, 400);
       assert.equal(malformed.json().error.code, 'invalid_format');
@@ -345,8 +350,9 @@ for (const target of await databaseTargets()) {
       const withNumber = (
         await get('/v1/validate?vat_number=DE136695976&requester_vat_number=FR40303265045')
       ).json().meta.request_id;
-      assert.equal((await get(`/v1/audits/${withNumber}/proof`, otherAccount)).statusCode, 404);
-      assert.equal((await get('/v1/audits/0190b2a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b/proof')).statusCode, 404);
+      const noAudit = { code: 'not_found', message: 'No audit record with this request_id for this key.' };
+      assertErrorBody(await get(`/v1/audits/${withNumber}/proof`, otherAccount), 404, noAudit);
+      assertErrorBody(await get('/v1/audits/0190b2a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b/proof'), 404, noAudit);
       assert.equal((await get('/v1/audits/nope/proof')).statusCode, 400);
     });
 

@@ -6,6 +6,7 @@ import { verifyWebhook } from '../../src/modules/webhooks/verify.js';
 import { createFakeDns } from '../fakes/webhook-dns.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { buildTestApp, isUuidV7, type TestApp, type TestKey } from '../helpers/app.js';
+import { assertErrorBody } from '../helpers/error-body.js';
 
 type Res = { statusCode: number; headers: Record<string, unknown>; json(): unknown; body: string };
 
@@ -266,12 +267,22 @@ describe('webhook endpoints (HTTPS only, public targets only)', () => {
       { method: 'GET', url: `/v1/webhooks/${id}/deliveries` },
       { method: 'POST', url: `/v1/webhooks/${id}/deliveries/${id}/replay` },
       { method: 'DELETE', url: '/v1/webhooks/not-a-uuid' },
+      { method: 'PATCH', url: '/v1/webhooks/not-a-uuid', payload: { disabled: true } },
+      { method: 'GET', url: '/v1/webhooks/not-a-uuid/deliveries' },
       { method: 'GET', url: '/v1/webhooks/0190b6a5-0000-7000-8000-000000000000/deliveries' },
+      {
+        method: 'PATCH',
+        url: '/v1/webhooks/0190b6a5-0000-7000-8000-000000000000',
+        payload: { events: null },
+      },
+      { method: 'DELETE', url: '/v1/webhooks/0190b6a5-0000-7000-8000-000000000000' },
     ] as const;
     for (const req of foreign) {
       const res = await t.app.inject({ ...req, headers: stranger.headers } as InjectOptions);
-      assert.equal(res.statusCode, 404, `${req.method} ${req.url}`);
-      assert.equal(errorCode(res), 'not_found');
+      const message = req.url.endsWith('/replay')
+        ? 'No such delivery for this key.'
+        : 'No webhook endpoint with this id for this key.';
+      assertErrorBody(res, 404, { code: 'not_found', message }, `${req.method} ${req.url}`);
     }
     const strangerList = await t.app.inject({
       method: 'GET',

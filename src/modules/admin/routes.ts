@@ -58,7 +58,6 @@ export function adminRoutes(deps: {
   const { admin, manage, requireAdmin } = deps;
   return async function register(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-    const notFound = (what: string, id: string) => errors.notFound(`No ${what} has the id ${id}.`);
 
     app.post(
       '/admin/v1/accounts',
@@ -121,9 +120,9 @@ export function adminRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const data = await manage.getAccount(request.params.id);
-        if (!data) throw notFound('account', request.params.id);
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        const outcome = await manage.getAccount(request.params.id);
+        if (outcome.kind === 'refused') throw refusalError(outcome);
+        return reply.send({ data: outcome.account, meta: baseMeta(request, reply) });
       },
     );
 
@@ -141,13 +140,13 @@ export function adminRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const data = await manage.updateAccount(
+        const outcome = await manage.updateAccount(
           request.params.id,
           request.body,
           admin.recorder(actorOf(request)),
         );
-        if (!data) throw notFound('account', request.params.id);
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        if (outcome.kind === 'refused') throw refusalError(outcome);
+        return reply.send({ data: outcome.account, meta: baseMeta(request, reply) });
       },
     );
 
@@ -215,9 +214,9 @@ export function adminRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const data = await manage.getKey(request.params.id);
-        if (!data) throw notFound('key', request.params.id);
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        const outcome = await manage.getKey(request.params.id);
+        if (outcome.kind === 'refused') throw refusalError(outcome);
+        return reply.send({ data: outcome.key, meta: baseMeta(request, reply) });
       },
     );
 
@@ -258,9 +257,9 @@ export function adminRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const data = await manage.revokeKey(request.params.id, admin.recorder(actorOf(request)));
-        if (!data) throw notFound('key', request.params.id);
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        const outcome = await manage.revokeKey(request.params.id, admin.recorder(actorOf(request)));
+        if (outcome.kind === 'refused') throw refusalError(outcome);
+        return reply.send({ data: outcome.key, meta: baseMeta(request, reply) });
       },
     );
 

@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../../http/api-error.js';
 import { latencyMs } from '../../http/meta.js';
+import { refusalError } from '../../http/refusals.js';
 import { errorResponses, MetaBase, Nullable } from '../../http/schemas.js';
 import { isUuid } from '../../lib/ids.js';
 import { principalOf, type RequireKey } from '../keys/index.js';
 import { pastResponseDescription } from './schemas.js';
-import type { AuditsService } from './service.js';
+import { type AuditsService, auditNotFound } from './service.js';
 
 const AuditRecord = Type.Object({
   request_id: Type.String({ description: 'The `meta.request_id` of the original response.' }),
@@ -65,8 +65,10 @@ export function auditsRoutes(deps: { audits: AuditsService; requireKey: RequireK
         const { request_id } = request.params;
         // Request ids are UUIDs: anything else is unknown without asking the database (PostgreSQL
         // refuses text with a NUL byte outright).
-        const record = isUuid(request_id) ? await audits.find(principal, request_id) : null;
-        if (!record) throw errors.notFound('No audit record with this request_id for this key.');
+        if (!isUuid(request_id)) throw refusalError(auditNotFound());
+        const found = await audits.find(principal, request_id);
+        if (found.kind === 'refused') throw refusalError(found);
+        const record = found.audit;
         // The stored response is spliced in as stored, so it is byte-for-byte what the client got.
         const body =
           `{"data":{"request_id":${JSON.stringify(record.requestId)},"endpoint":${JSON.stringify(record.endpoint)},` +

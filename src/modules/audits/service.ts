@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { deleteInBatches } from '../../db/delete-in-batches.js';
 import type { AuditsTable, Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { ApiKeyPrincipal } from '../keys/index.js';
 import { AUDIT_RETENTION_DAYS } from '../keys/index.js';
 import { PLAYGROUND_RETENTION_MS } from '../playground/index.js';
@@ -16,6 +17,11 @@ export type AuditEndpoint =
   | 'peppol'
   | 'eori'
   | 'eori_batch';
+
+/** The refusal of a request id that no audit record this key may read has. */
+export function auditNotFound(): Refusal {
+  return refusal('not_found', 'No audit record with this request_id for this key.');
+}
 
 export interface AuditInput {
   requestId: string;
@@ -94,13 +100,19 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
     record,
     recordMany,
 
-    /** The record, when it exists, belongs to this key, has not expired and the plan keeps records. */
-    async find(principal: ApiKeyPrincipal, requestId: string): Promise<StoredAudit | null> {
-      if (AUDIT_RETENTION_DAYS[principal.plan] === null) return null;
+    /**
+     * The record, when it exists, belongs to this key, has not expired and the plan keeps records;
+     * refused (`not_found`) otherwise, the same way whatever the reason.
+     */
+    async find(
+      principal: ApiKeyPrincipal,
+      requestId: string,
+    ): Promise<{ kind: 'ok'; audit: StoredAudit } | Refusal> {
+      if (AUDIT_RETENTION_DAYS[principal.plan] === null) return auditNotFound();
       const row = await repository.findOfKey(principal.id, requestId);
-      if (!row) return null;
-      if (row.expires_at <= clock.now().toISOString()) return null;
-      return {
+      if (!row) return auditNotFound();
+      if (row.expires_at <= clock.now().toISOString()) return auditNotFound();
+      const audit: StoredAudit = {
         requestId: row.request_id,
         endpoint: row.endpoint,
         responseJson: row.response,
@@ -112,6 +124,7 @@ export function createAuditsService(deps: { repository: AuditsRepository; clock:
         valid: row.valid === null ? null : row.valid === 1,
         delivered: (row.undelivered_at ?? null) === null,
       };
+      return { kind: 'ok', audit };
     },
 
     /**

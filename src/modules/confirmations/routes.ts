@@ -11,7 +11,12 @@ import type { SendRecorded } from '../outbox/index.js';
 import { toTaxauthCode } from './authority.js';
 import { EvidenceUnverifiedError } from './guard.js';
 import { storedConfirmationDescription } from './schemas.js';
-import { type ConfirmationData, type ConfirmationsService, evidenceRefusal } from './service.js';
+import {
+  type ConfirmationData,
+  type ConfirmationsService,
+  confirmationNotFound,
+  evidenceRefusal,
+} from './service.js';
 
 const MatchCode = Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C'), Type.Literal('D')], {
   description:
@@ -264,8 +269,10 @@ export function confirmationsRoutes(deps: {
       async (request, reply) => {
         const principal = principalOf(request);
         const { id } = request.params;
-        const row = isUuid(id) ? await confirmations.find(principal, id.toLowerCase()) : null;
-        if (!row) throw errors.notFound('No confirmation with this id for this account.');
+        if (!isUuid(id)) throw refusalError(confirmationNotFound());
+        const found = await confirmations.find(principal, id.toLowerCase());
+        if (found.kind === 'refused') throw refusalError(found);
+        const row = found.confirmation;
         // Stored JSON documents are spliced in as stored, so they are byte for byte what was kept.
         const fields = recordFields(row.response);
         const head = JSON.stringify({

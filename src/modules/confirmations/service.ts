@@ -39,6 +39,11 @@ export type {
   StoredConfirmation,
 } from './types.js';
 
+/** The refusal of a confirmation id that the caller's account and mode have no confirmation of. */
+export function confirmationNotFound(): Refusal {
+  return refusal('not_found', 'No confirmation with this id for this account.');
+}
+
 /** Confirmations are evidence for 10 years (spec §8). */
 export const RETENTION_YEARS = 10;
 
@@ -224,14 +229,20 @@ export function createConfirmationsService(deps: {
     );
   }
 
-  /** A confirmation of the caller's account, or null (unknown id or another account's). */
-  async function find(principal: ApiKeyPrincipal, id: string): Promise<StoredConfirmation | null> {
+  /**
+   * A confirmation of the caller's account; refused (`not_found`) for an unknown id, another
+   * account's or mode's, or one past its retention.
+   */
+  async function find(
+    principal: ApiKeyPrincipal,
+    id: string,
+  ): Promise<{ kind: 'ok'; confirmation: StoredConfirmation } | Refusal> {
     // Test and live keys of one account see only their own mode's confirmations.
     const row = await repository.findOfAccount(principal.accountId, principal.mode, id);
-    if (!row) return null;
+    if (!row) return confirmationNotFound();
     // Past its retention a confirmation is no longer served (it stays in the evidence chain).
-    if (row.retain_until <= clock.now().toISOString()) return null;
-    return row;
+    if (row.retain_until <= clock.now().toISOString()) return confirmationNotFound();
+    return { kind: 'ok', confirmation: row };
   }
 
   /** Walks the whole evidence chain and reports OK or the first broken link. */

@@ -229,9 +229,10 @@ export function createKeyManagement(deps: {
     return { kind: 'ok', key: await keyRecord(row), secret: created.key };
   }
 
-  async function getKey(id: string): Promise<KeyRecord | null> {
+  /** Key `id`; refused (`not_found`) when no key has that id. */
+  async function getKey(id: string): Promise<{ kind: 'ok'; key: KeyRecord } | Refusal> {
     const row = await repository.findById(id);
-    return row ? keyRecord(row) : null;
+    return row ? { kind: 'ok', key: await keyRecord(row) } : keyNotFound(id);
   }
 
   async function listKeys(filter: KeyListFilter) {
@@ -257,7 +258,14 @@ export function createKeyManagement(deps: {
     return { kind: 'ok', key: await keyRecord(updated.row) };
   }
 
-  async function revokeKey(id: string, record: RecordWrite): Promise<KeyRecord | null> {
+  /**
+   * Revokes key `id` at once (a key revoked already is answered as it is); refused (`not_found`)
+   * when no key has that id.
+   */
+  async function revokeKey(
+    id: string,
+    record: RecordWrite,
+  ): Promise<{ kind: 'ok'; key: KeyRecord } | Refusal> {
     const at = clock.now().toISOString();
     const row = await db.transaction().execute(async (trx) => {
       const before = await repository.findById(id, trx);
@@ -272,9 +280,9 @@ export function createKeyManagement(deps: {
       });
       return { ...before, revoked_at: at };
     });
-    if (!row) return null;
+    if (!row) return keyNotFound(id);
     await announce({ keyIds: [id] });
-    return keyRecord(row);
+    return { kind: 'ok', key: await keyRecord(row) };
   }
 
   /**

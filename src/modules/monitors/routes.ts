@@ -17,6 +17,7 @@ import { principalOf, type RequireKey } from '../keys/index.js';
 import { peppolAllowed } from '../peppol/index.js';
 import { validationRefusal } from '../validation/index.js';
 import { limitMessage, type MonitorLimit } from './create.js';
+import { checkMetadata, isoTime, PEPPOL_SCOPE } from './request-checks.js';
 import {
   BulkBody,
   BulkRow,
@@ -33,35 +34,15 @@ import {
   LIST_LIMIT,
   ListQuery,
   listMonitorsDescription,
-  METADATA_MAX_BYTES,
   Metadata,
   Monitor,
   monitorManyVatNumbersDescription,
   recentChangesDescription,
 } from './schemas.js';
-import { BULK_LIMIT, type MonitorInput, type MonitorsService } from './service.js';
+import { BULK_LIMIT, type MonitorInput, type MonitorsService, monitorNotFound } from './service.js';
 
 const tags = ['Monitoring'];
 const security = [{ apiKey: [] }];
-
-function isoTime(value: string, name: string): string {
-  const at = Date.parse(value);
-  if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}/.test(value))
-    throw errors.invalidRequest(`${name} must be an ISO 8601 date or time, e.g. 2026-11-01T00:00:00Z.`);
-  return new Date(at).toISOString();
-}
-
-function checkMetadata(metadata: Record<string, unknown> | undefined, field: string): string | null {
-  if (metadata === undefined) return null;
-  const bytes = Buffer.byteLength(JSON.stringify(metadata));
-  return bytes > METADATA_MAX_BYTES
-    ? `${field} is ${bytes.toLocaleString('en')} bytes as JSON; at most ${METADATA_MAX_BYTES.toLocaleString('en')}.`
-    : null;
-}
-
-/** The refusal of `"peppol": true` by a key whose scopes leave Peppol out. */
-const PEPPOL_SCOPE =
-  'A monitor with "peppol": true needs the scope "peppol", which this API key does not have.';
 
 export function monitorsRoutes(deps: {
   monitors: MonitorsService;
@@ -72,7 +53,7 @@ export function monitorsRoutes(deps: {
 }) {
   const { monitors, requireKey } = deps;
   const auth = requireKey('monitors');
-  const notFound = (id: string) => errors.notFound(`No monitor ${id} for this API key.`);
+  const notFound = (id: string) => refusalError(monitorNotFound(id));
   const limitError = (limit: MonitorLimit) =>
     refusalError(refusal('monitor_limit_reached', limitMessage(limit), { max: limit.max }));
   return async function register(fastify: FastifyInstance) {
@@ -105,8 +86,9 @@ export function monitorsRoutes(deps: {
             throw limitError(outcome);
           case 'existing': {
             const found = await monitors.get(principalOf(request), outcome.monitor.id);
+            const check = found.kind === 'ok' ? (found.view.checks[0] ?? null) : null;
             return reply.send({
-              data: { monitor: outcome.monitor, check: found?.checks[0] ?? null, changes: [] },
+              data: { monitor: outcome.monitor, check, changes: [] },
               meta: baseMeta(request, reply),
             });
           }
@@ -308,9 +290,10 @@ export function monitorsRoutes(deps: {
       },
       async (request, reply) => {
         const { id } = request.params;
-        const data = isUuid(id) ? await monitors.get(principalOf(request), id) : null;
-        if (!data) throw notFound(id);
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        if (!isUuid(id)) throw notFound(id);
+        const found = await monitors.get(principalOf(request), id);
+        if (found.kind === 'refused') throw refusalError(found);
+        return reply.send({ data: found.view, meta: baseMeta(request, reply) });
       },
     );
 
@@ -347,9 +330,10 @@ export function monitorsRoutes(deps: {
         const tooBig = checkMetadata(body.metadata ?? undefined, 'metadata');
         if (tooBig) throw errors.invalidRequest(tooBig);
         if (body.peppol && !peppolAllowed(principalOf(request))) throw errors.scopeNotAllowed(PEPPOL_SCOPE);
-        const data = isUuid(id) ? await monitors.update(principalOf(request), id, body) : null;
-        if (!data) throw notFound(id);
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        if (!isUuid(id)) throw notFound(id);
+        const updated = await monitors.update(principalOf(request), id, body);
+        if (updated.kind === 'refused') throw refusalError(updated);
+        return reply.send({ data: updated.monitor, meta: baseMeta(request, reply) });
       },
     );
 
@@ -369,7 +353,9 @@ export function monitorsRoutes(deps: {
       },
       async (request, reply) => {
         const { id } = request.params;
-        if (!isUuid(id) || !(await monitors.remove(principalOf(request), id))) throw notFound(id);
+        if (!isUuid(id)) throw notFound(id);
+        const removed = await monitors.remove(principalOf(request), id);
+        if (removed.kind === 'refused') throw refusalError(removed);
         return reply.code(204).send(null);
       },
     );
@@ -389,9 +375,10 @@ export function monitorsRoutes(deps: {
       },
       async (request, reply) => {
         const { id } = request.params;
-        const data = isUuid(id) ? await monitors.checkNow(principalOf(request), id) : null;
-        if (!data) throw notFound(id);
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        if (!isUuid(id)) throw notFound(id);
+        const checked = await monitors.checkNow(principalOf(request), id);
+        if (checked.kind === 'refused') throw refusalError(checked);
+        return reply.send({ data: checked.result, meta: baseMeta(request, reply) });
       },
     );
   };

@@ -85,7 +85,7 @@ function statusText(status: string, language: ProofLanguage): string | null {
   return language === 'de' ? info.german : info.english;
 }
 
-type AuditRecord = NonNullable<Awaited<ReturnType<AuditsService['find']>>>;
+type AuditRecord = Extract<Awaited<ReturnType<AuditsService['find']>>, { kind: 'ok' }>['audit'];
 
 /** What an audit record's proof is made of: its stored response and request, read once. */
 interface AuditEvidence {
@@ -117,8 +117,9 @@ export function createProofsService(deps: {
     id: string,
     preference: LanguagePreference,
   ): Promise<ProofOutcome> {
-    const row = await confirmations.find(principal, id);
-    if (!row) return refusal('not_found', 'No confirmation with this id for this account.');
+    const found = await confirmations.find(principal, id);
+    if (found.kind === 'refused') return found;
+    const row = found.confirmation;
     const seq = Number(row.seq);
     const [head, token] = await Promise.all([chainHead(), timestamps.newestCovering(seq)]);
     const language = chooseLanguage(preference, row.requester_vat_number);
@@ -181,8 +182,9 @@ export function createProofsService(deps: {
     requestId: string,
     preference: LanguagePreference,
   ): Promise<ProofOutcome> {
-    const record = await audits.find(principal, requestId);
-    if (!record) return refusal('not_found', 'No audit record with this request_id for this key.');
+    const found = await audits.find(principal, requestId);
+    if (found.kind === 'refused') return found;
+    const record = found.audit;
     const evidence = auditEvidence(record);
     if (evidence.kind !== 'ok') return evidence;
     const language = chooseLanguage(preference, evidence.requester);

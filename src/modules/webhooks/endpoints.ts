@@ -231,26 +231,28 @@ export function createEndpoints(deps: {
     return Promise.all(rows.map(view));
   }
 
-  async function remove(principal: ApiKeyPrincipal, id: string): Promise<boolean> {
-    return db.transaction().execute((trx) => repository.deleteEndpoint(principal.id, id, trx));
+  /** Deletes an endpoint with its deliveries; refused (`not_found`) when the key has no such endpoint. */
+  async function remove(principal: ApiKeyPrincipal, id: string): Promise<{ kind: 'ok' } | Refusal> {
+    const removed = await db.transaction().execute((trx) => repository.deleteEndpoint(principal.id, id, trx));
+    return removed ? { kind: 'ok' } : endpointNotFound();
   }
 
   /**
    * Disables or enables an endpoint, or changes the events it subscribes to (`null`: back to the
-   * default events); null when the key has no such endpoint.
+   * default events); refused (`not_found`) when the key has no such endpoint.
    */
   async function update(
     principal: ApiKeyPrincipal,
     id: string,
     changes: { disabled?: boolean; events?: readonly string[] | null },
-  ): Promise<EndpointView | null> {
+  ): Promise<{ kind: 'ok'; endpoint: EndpointView } | Refusal> {
     const set = {
       ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
       ...(changes.events !== undefined ? { events: storedEvents(changes.events) } : {}),
     };
-    if (!(await repository.updateEndpoint(principal.id, id, set))) return null;
+    if (!(await repository.updateEndpoint(principal.id, id, set))) return endpointNotFound();
     const row = await repository.findEndpoint(principal.id, id);
-    return row ? view(row) : null;
+    return row ? { kind: 'ok', endpoint: await view(row) } : endpointNotFound();
   }
 
   /** Sends a `test` event to the endpoint now, outside the queue, unless it is disabled or not the key's. */
@@ -289,14 +291,18 @@ export function createEndpoints(deps: {
     };
   }
 
+  /** An endpoint's latest deliveries with their attempts; refused (`not_found`) when not the key's. */
   async function deliveries(
     principal: ApiKeyPrincipal,
     id: string,
     limit: number,
-  ): Promise<DeliveryView[] | null> {
+  ): Promise<{ kind: 'ok'; deliveries: DeliveryView[] } | Refusal> {
     const endpoint = await repository.findEndpoint(principal.id, id);
-    if (!endpoint) return null;
-    return deliveryViews(await repository.listDeliveries(endpoint.id, limit));
+    if (!endpoint) return endpointNotFound();
+    return {
+      kind: 'ok',
+      deliveries: await deliveryViews(await repository.listDeliveries(endpoint.id, limit)),
+    };
   }
 
   /** Puts a finished (failed or delivered) delivery back in the queue with a fresh budget of attempts. */

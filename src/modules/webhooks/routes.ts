@@ -176,12 +176,12 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         if (disabled === undefined && events === undefined)
           throw errors.invalidRequest('Send "disabled", "events" or both in the body.');
         if (!isUuid(id)) throw notFound();
-        const data = await webhooks.update(principalOf(request), id, {
+        const updated = await webhooks.update(principalOf(request), id, {
           ...(disabled !== undefined ? { disabled } : {}),
           ...(events !== undefined ? { events } : {}),
         });
-        if (!data) throw notFound();
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        if (updated.kind === 'refused') throw refusalError(updated);
+        return reply.send({ data: updated.endpoint, meta: baseMeta(request, reply) });
       },
     );
 
@@ -200,7 +200,9 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
       },
       async (request, reply) => {
         const { id } = request.params;
-        if (!isUuid(id) || !(await webhooks.remove(principalOf(request), id))) throw notFound();
+        if (!isUuid(id)) throw notFound();
+        const removed = await webhooks.remove(principalOf(request), id);
+        if (removed.kind === 'refused') throw refusalError(removed);
         return reply.code(204).send(null);
       },
     );
@@ -267,9 +269,9 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; requireKey: Re
         if (limit < DELIVERIES_LIMIT.min || limit > DELIVERIES_LIMIT.max)
           throw errors.invalidRequest(wholeNumberMessage('limit', DELIVERIES_LIMIT));
         if (!isUuid(id)) throw notFound();
-        const data = await webhooks.deliveries(principalOf(request), id, limit);
-        if (!data) throw notFound();
-        return reply.send({ data, meta: baseMeta(request, reply) });
+        const listed = await webhooks.deliveries(principalOf(request), id, limit);
+        if (listed.kind === 'refused') throw refusalError(listed);
+        return reply.send({ data: listed.deliveries, meta: baseMeta(request, reply) });
       },
     );
 
