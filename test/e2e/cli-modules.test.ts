@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -97,5 +98,43 @@ describe('a command loads what it uses only (the modules a run loads, listed by 
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
+  });
+});
+
+describe("Node's module compile cache (Node 22.1 and later), under the OS temp directory", () => {
+  const hasCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+  let dir: string;
+  let env: Record<string, string>;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openvat-compile-cache-'));
+    env = { DATABASE_URL: `sqlite:${join(dir, 'cache.db')}`, LOG_LEVEL: 'silent' };
+    await exec(process.execPath, [...builtCli, 'migrate'], { env: { ...process.env, ...env } });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `openvat keys list` with TMPDIR (the OS temp directory) at `temp`, Node's own cache settings unset. */
+  function keysList(temp: string) {
+    const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, ...rest } = process.env;
+    return exec(process.execPath, [...builtCli, 'keys', 'list'], { env: { ...rest, ...env, TMPDIR: temp } });
+  }
+
+  it('a command fills the cache, and the next run answers the same from it', {
+    skip: !hasCache,
+  }, async () => {
+    const temp = join(dir, 'temp');
+    mkdirSync(temp);
+    const first = await keysList(temp);
+    assert.ok(
+      readdirSync(join(temp, 'node-compile-cache'), { recursive: true }).length > 0,
+      'nothing cached',
+    );
+    assert.deepEqual(await keysList(temp), first);
+  });
+
+  it('a temp directory the cache cannot be made in leaves the cache off, and the command runs', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const { stderr } = await keysList(file);
+    assert.equal(stderr, '');
   });
 });
