@@ -131,6 +131,17 @@ describe("Node's module compile cache (Node 22.1 and later), under the OS temp d
     assert.deepEqual(await keysList(temp), first);
   });
 
+  it('the service leaves the cache off (it costs an idle service more memory than it saves)', {
+    skip: !hasCache,
+  }, async () => {
+    const temp = join(dir, 'serve-temp');
+    mkdirSync(temp);
+    const { child } = await startServerProcess({ ...env, TMPDIR: temp });
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    assert.deepEqual(readdirSync(temp), []);
+  });
+
   it('a temp directory the cache cannot be made in leaves the cache off, and the command runs', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, '');
