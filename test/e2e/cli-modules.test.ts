@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { startTestTsa, type TestTsa } from '../fakes/tsa.js';
 import { builtCli } from '../helpers/cli.js';
 import { startServerProcess } from '../helpers/processes.js';
 
@@ -147,5 +148,61 @@ describe("Node's module compile cache (Node 22.1 and later), under the OS temp d
     writeFileSync(file, '');
     const { stderr } = await keysList(file);
     assert.equal(stderr, '');
+  });
+});
+
+/** A preload that logs every module a process loads, by `require` too (`module.registerHooks`, Node 22.15+). */
+const REQUIRE_HOOK = `import { appendFileSync } from 'node:fs';
+import { registerHooks } from 'node:module';
+registerHooks({
+  load(url, context, nextLoad) {
+    appendFileSync(process.env.OPENVAT_MODULE_LOG, url + '\\n');
+    return nextLoad(url, context);
+  },
+});
+`;
+
+describe('PKI.js and asn1js are loaded when a certificate is first read (a hook that sees `require` too)', () => {
+  const hasHooks = typeof (module as { registerHooks?: unknown }).registerHooks === 'function';
+  let dir: string;
+  let hook: string;
+  let env: Record<string, string>;
+  let tsa: TestTsa;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openvat-pki-'));
+    hook = join(dir, 'require-hook.mjs');
+    writeFileSync(hook, REQUIRE_HOOK);
+    env = { DATABASE_URL: `sqlite:${join(dir, 'pki.db')}`, LOG_LEVEL: 'silent', OPENVAT_TEDB_URL: 'off' };
+    await exec(process.execPath, [...builtCli, 'migrate'], { env: { ...process.env, ...env } });
+    tsa = await startTestTsa('ok');
+  });
+  after(async () => {
+    await tsa.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an idle service has not loaded them; evidence verify with pinned roots has', {
+    skip: !hasHooks,
+  }, async () => {
+    const idleLog = join(dir, 'idle.txt');
+    const { child } = await startServerProcess({
+      ...env,
+      LOG_LEVEL: 'warn',
+      NODE_OPTIONS: `--import ${hook}`,
+      OPENVAT_MODULE_LOG: idleLog,
+    });
+    const idle = packagesIn(readFileSync(idleLog, 'utf8'));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    assert.ok(idle.has('fastify') && idle.has('better-sqlite3'), [...idle].join(' '));
+    for (const later of ['pkijs', 'asn1js']) assert.ok(!idle.has(later), `an idle service loaded ${later}`);
+
+    const verifyLog = join(dir, 'verify.txt');
+    await exec(process.execPath, [...builtCli, 'evidence', 'verify', '--tsa-roots', tsa.caFile], {
+      env: { ...process.env, ...env, NODE_OPTIONS: `--import ${hook}`, OPENVAT_MODULE_LOG: verifyLog },
+    }).catch(() => {});
+    const verify = packagesIn(readFileSync(verifyLog, 'utf8'));
+    for (const used of ['pkijs', 'asn1js'])
+      assert.ok(verify.has(used), `evidence verify did not load ${used}`);
   });
 });
