@@ -1,7 +1,5 @@
 import { writeSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
@@ -133,32 +131,9 @@ export async function startServer(
   };
 }
 
-/** V8's full garbage collection: `gc` when Node runs with `--expose-gc`, else taken from a new context. */
-function fullCollection(): () => void {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  // The flag defines `gc` in contexts made while it is set: one, for this function, then it is unset.
-  setFlagsFromString('--expose-gc');
-  try {
-    return runInNewContext('gc') as () => void;
-  } finally {
-    setFlagsFromString('--no-expose-gc');
-  }
-}
-
-/**
- * One full collection once the service has started. Starting grows V8's young generation (to 32 MB
- * on Node 20, 64 MB on Node 24, measured with `v8.getHeapSpaceStatistics()`), and an idle process
- * makes no further collection that would shrink it; this one does (to 1–2 MB), and frees what the
- * start left in the old generation. Under load the young generation grows again as it did before.
- */
-function shrinkHeapAfterStart(): void {
-  fullCollection()();
-}
-
 /** Runs until SIGTERM/SIGINT, then shuts down gracefully (in-flight requests finish). */
 export async function serve(config: Config): Promise<void> {
   const server = await startServer(config);
-  shrinkHeapAfterStart();
   const shutdown = (signal: string) => {
     server.container.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => {

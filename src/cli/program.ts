@@ -34,10 +34,14 @@ program
     // cost of every request (instructions per request on GET /v1/rates/de: 83k without it; 83k or
     // 154k, depending on the run, with it).
     setFlagsFromString('--no-allocation-site-pretenuring');
+    const { holdYoungGeneration, releaseYoungGeneration } = await import('./start-heap.js');
+    holdYoungGeneration();
     // The settings are checked before the service is loaded, so a bad one is reported at once.
     const settings = config();
     const { serve } = await import('../main.js');
+    // Resolves once the service has started (it runs until SIGTERM/SIGINT).
     await serve(settings);
+    releaseYoungGeneration();
   });
 
 program
