@@ -27,6 +27,21 @@ function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+/** The Node running the benchmark (and the commands it runs), as `20.20`. */
+function nodeVersion(): string {
+  return process.versions.node.split('.').slice(0, 2).join('.');
+}
+
+/**
+ * The result's name (its file in bench/results/ and its rows' marker): `name` on Node 20, the Node
+ * of every other benchmark's rows, else `name-nodeN`, kept beside it (the CI's Node 24 runs it as
+ * `node --import tsx bench/run.ts NAME`).
+ */
+function perNode(name: string): string {
+  const major = process.versions.node.split('.')[0];
+  return major === '20' ? name : `${name}-node${major}`;
+}
+
 /** One run of the built CLI; its wall time in milliseconds (a failed run stops the benchmark). */
 function timeRun(args: readonly string[], env: Record<string, string>): number {
   const started = process.hrtime.bigint();
@@ -75,14 +90,14 @@ export async function benchCliStartup() {
       versionMedianMs: Math.round(version),
       commands,
     };
-    writeResult('cli-startup', result);
+    writeResult(perNode('cli-startup'), result);
     const worst = Math.max(...Object.values(commands).map((c) => c.ratio));
     const list = Object.entries(commands)
       .map(([name, c]) => `\`${name}\` ${c.medianMs} ms (${c.ratio}×)`)
       .join(', ');
     updatePerformanceTable(
-      'cli-startup',
-      `| CLI start-up on a prepared SQLite database, median of ${runs} alternated runs (${result.date}, \`${result.command}\`) | ${list} | \`openvat --version\`: ${result.versionMedianMs} ms | **${worst}×** at most (target ≤ 1.3: ${worst <= 1.3 ? 'met' : 'not met'}) |`,
+      perNode('cli-startup'),
+      `| CLI start-up on a prepared SQLite database, median of ${runs} alternated runs (${result.date}, \`${result.command}\`, Node ${nodeVersion()}) | ${list} | \`openvat --version\`: ${result.versionMedianMs} ms | **${worst}×** at most (target ≤ 1.3: ${worst <= 1.3 ? 'met' : 'not met'}) |`,
     );
     return result;
   } finally {
@@ -137,10 +152,10 @@ export async function benchIdleMemory() {
       bareFastifyRssMb: fastify,
       ratio,
     };
-    writeResult('idle-memory', result);
+    writeResult(perNode('idle-memory'), result);
     updatePerformanceTable(
-      'idle-memory',
-      `| Resident memory after ${idleSeconds} s idle, \`openvat serve\` on SQLite (${result.date}, \`${result.command}\`) | ${openvat} MB | bare Fastify, same Node: ${fastify} MB | **${ratio}×** (target ≤ 2: ${ratio <= 2 ? 'met' : 'not met'}) |`,
+      perNode('idle-memory'),
+      `| Resident memory after ${idleSeconds} s idle, \`openvat serve\` on SQLite (${result.date}, \`${result.command}\`, Node ${nodeVersion()}) | ${openvat} MB | bare Fastify, same Node: ${fastify} MB | **${ratio}×** (target ≤ 2: ${ratio <= 2 ? 'met' : 'not met'}) |`,
     );
     return result;
   } finally {

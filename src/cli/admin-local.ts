@@ -47,7 +47,11 @@ export async function localAdminBackend(config: Config): Promise<AdminBackend> {
   const app = Fastify({
     logger: false,
     genReqId: () => ids.uuid(),
-    ajv: { customOptions: AJV_OPTIONS },
+    // The same validation of what a request carries; without Ajv's check of each schema itself
+    // against the JSON Schema meta-schema, which compiles the meta-schema first (45 ms of a 650 ms
+    // `keys list` profiled with --cpu-prof on Node 24). They are the service's own schemas, checked
+    // so when the service compiles them, and every route's by the contract tests.
+    ajv: { customOptions: { ...AJV_OPTIONS, validateSchema: false } },
     schemaController: lazySchemaController(),
   });
   app.decorateRequest('startedAt', 0);

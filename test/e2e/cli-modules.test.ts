@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { startTestTsa, type TestTsa } from '../fakes/tsa.js';
 import { builtCli } from '../helpers/cli.js';
 import { startServerProcess } from '../helpers/processes.js';
 
@@ -97,5 +99,110 @@ describe('a command loads what it uses only (the modules a run loads, listed by 
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
+  });
+});
+
+describe("Node's module compile cache (Node 22.1 and later), under the OS temp directory", () => {
+  const hasCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+  let dir: string;
+  let env: Record<string, string>;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openvat-compile-cache-'));
+    env = { DATABASE_URL: `sqlite:${join(dir, 'cache.db')}`, LOG_LEVEL: 'silent' };
+    await exec(process.execPath, [...builtCli, 'migrate'], { env: { ...process.env, ...env } });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `openvat keys list` with TMPDIR (the OS temp directory) at `temp`, Node's own cache settings unset. */
+  function keysList(temp: string) {
+    const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, ...rest } = process.env;
+    return exec(process.execPath, [...builtCli, 'keys', 'list'], { env: { ...rest, ...env, TMPDIR: temp } });
+  }
+
+  it('a command fills the cache, and the next run answers the same from it', {
+    skip: !hasCache,
+  }, async () => {
+    const temp = join(dir, 'temp');
+    mkdirSync(temp);
+    const first = await keysList(temp);
+    assert.ok(
+      readdirSync(join(temp, 'node-compile-cache'), { recursive: true }).length > 0,
+      'nothing cached',
+    );
+    assert.deepEqual(await keysList(temp), first);
+  });
+
+  it('the service leaves the cache off (it costs an idle service more memory than it saves)', {
+    skip: !hasCache,
+  }, async () => {
+    const temp = join(dir, 'serve-temp');
+    mkdirSync(temp);
+    const { child } = await startServerProcess({ ...env, TMPDIR: temp });
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    assert.deepEqual(readdirSync(temp), []);
+  });
+
+  it('a temp directory the cache cannot be made in leaves the cache off, and the command runs', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const { stderr } = await keysList(file);
+    assert.equal(stderr, '');
+  });
+});
+
+/** A preload that logs every module a process loads, by `require` too (`module.registerHooks`, Node 22.15+). */
+const REQUIRE_HOOK = `import { appendFileSync } from 'node:fs';
+import { registerHooks } from 'node:module';
+registerHooks({
+  load(url, context, nextLoad) {
+    appendFileSync(process.env.OPENVAT_MODULE_LOG, url + '\\n');
+    return nextLoad(url, context);
+  },
+});
+`;
+
+describe('PKI.js and asn1js are loaded when a certificate is first read (a hook that sees `require` too)', () => {
+  const hasHooks = typeof (module as { registerHooks?: unknown }).registerHooks === 'function';
+  let dir: string;
+  let hook: string;
+  let env: Record<string, string>;
+  let tsa: TestTsa;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openvat-pki-'));
+    hook = join(dir, 'require-hook.mjs');
+    writeFileSync(hook, REQUIRE_HOOK);
+    env = { DATABASE_URL: `sqlite:${join(dir, 'pki.db')}`, LOG_LEVEL: 'silent', OPENVAT_TEDB_URL: 'off' };
+    await exec(process.execPath, [...builtCli, 'migrate'], { env: { ...process.env, ...env } });
+    tsa = await startTestTsa('ok');
+  });
+  after(async () => {
+    await tsa.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an idle service has not loaded them; evidence verify with pinned roots has', {
+    skip: !hasHooks,
+  }, async () => {
+    const idleLog = join(dir, 'idle.txt');
+    const { child } = await startServerProcess({
+      ...env,
+      LOG_LEVEL: 'warn',
+      NODE_OPTIONS: `--import ${hook}`,
+      OPENVAT_MODULE_LOG: idleLog,
+    });
+    const idle = packagesIn(readFileSync(idleLog, 'utf8'));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    assert.ok(idle.has('fastify') && idle.has('better-sqlite3'), [...idle].join(' '));
+    for (const later of ['pkijs', 'asn1js']) assert.ok(!idle.has(later), `an idle service loaded ${later}`);
+
+    const verifyLog = join(dir, 'verify.txt');
+    await exec(process.execPath, [...builtCli, 'evidence', 'verify', '--tsa-roots', tsa.caFile], {
+      env: { ...process.env, ...env, NODE_OPTIONS: `--import ${hook}`, OPENVAT_MODULE_LOG: verifyLog },
+    }).catch(() => {});
+    const verify = packagesIn(readFileSync(verifyLog, 'utf8'));
+    for (const used of ['pkijs', 'asn1js'])
+      assert.ok(verify.has(used), `evidence verify did not load ${used}`);
   });
 });

@@ -1,4 +1,5 @@
-import * as pkijs from 'pkijs';
+import type * as pkijs from 'pkijs';
+import { loadPkijs } from './pki.js';
 
 /**
  * The certificates a time-stamp token is trusted for: the pinned ones (`OPENVAT_TSA_ROOTS`, or an
@@ -19,7 +20,7 @@ export function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
 export function certificatesFromPem(text: string): pkijs.Certificate[] {
   const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   return blocks.map((block) =>
-    pkijs.Certificate.fromBER(
+    loadPkijs().Certificate.fromBER(
       toArrayBuffer(Buffer.from(block.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64')),
     ),
   );
@@ -86,7 +87,8 @@ export async function pathToPinned(
   const pinned = pinnedAs(signer, roots);
   if (pinned) return { ok: true, anchor: pinned };
   const signerDer = der(signer);
-  const engine = new pkijs.CertificateChainValidationEngine({
+  const { CertificateChainValidationEngine } = loadPkijs();
+  const engine = new CertificateChainValidationEngine({
     trustedCerts: roots.certificates,
     // The signer last: the engine takes the last certificate as the one whose path it builds.
     certs: [...intermediates.filter((c) => !der(c).equals(signerDer)), signer],

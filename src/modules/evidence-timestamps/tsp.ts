@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
+import type * as asn1js from 'asn1js';
+import type * as pkijs from 'pkijs';
+import { loadAsn1js, loadPkijs } from './pki.js';
 import {
   certificatesFromPem,
   der,
@@ -30,16 +31,18 @@ const HASHES: Record<string, string> = {
 
 /** The DER of a `TimeStampReq` over a SHA-256 imprint, with a nonce, asking for the TSA's certificate. */
 export function timeStampRequest(imprint: Buffer, nonce: Buffer): Buffer {
-  const request = new pkijs.TimeStampReq({
+  const pki = loadPkijs();
+  const asn1 = loadAsn1js();
+  const request = new pki.TimeStampReq({
     version: 1,
-    messageImprint: new pkijs.MessageImprint({
-      hashAlgorithm: new pkijs.AlgorithmIdentifier({
+    messageImprint: new pki.MessageImprint({
+      hashAlgorithm: new pki.AlgorithmIdentifier({
         algorithmId: OID_SHA256,
-        algorithmParams: new asn1js.Null(),
+        algorithmParams: new asn1.Null(),
       }),
-      hashedMessage: new asn1js.OctetString({ valueHex: toArrayBuffer(imprint) }),
+      hashedMessage: new asn1.OctetString({ valueHex: toArrayBuffer(imprint) }),
     }),
-    nonce: new asn1js.Integer({ valueHex: toArrayBuffer(positive(nonce)) }),
+    nonce: new asn1.Integer({ valueHex: toArrayBuffer(positive(nonce)) }),
     certReq: true,
   });
   return Buffer.from(request.toSchema().toBER(false));
@@ -125,7 +128,7 @@ export async function checkResponse(
 ): Promise<TokenCheck> {
   let response: pkijs.TimeStampResp;
   try {
-    response = pkijs.TimeStampResp.fromBER(toArrayBuffer(answer));
+    response = loadPkijs().TimeStampResp.fromBER(toArrayBuffer(answer));
   } catch {
     return { ok: false, problem: 'format', reason: 'the answer is not a DER TimeStampResp' };
   }
@@ -240,15 +243,16 @@ function readToken(
   token: Buffer,
 ): { signedData: pkijs.SignedData; info: pkijs.TSTInfo } | { problem: 'format'; reason: string } {
   try {
-    const content = pkijs.ContentInfo.fromBER(toArrayBuffer(token));
-    if (content.contentType !== pkijs.ContentInfo.SIGNED_DATA)
+    const pki = loadPkijs();
+    const content = pki.ContentInfo.fromBER(toArrayBuffer(token));
+    if (content.contentType !== pki.ContentInfo.SIGNED_DATA)
       return { problem: 'format', reason: 'the token is not CMS SignedData' };
-    const signedData = new pkijs.SignedData({ schema: content.content });
+    const signedData = new pki.SignedData({ schema: content.content });
     const encapsulated = signedData.encapContentInfo;
     if (encapsulated.eContentType !== OID_TST_INFO || !encapsulated.eContent) {
       return { problem: 'format', reason: 'the token does not carry a TSTInfo' };
     }
-    return { signedData, info: pkijs.TSTInfo.fromBER(encapsulated.eContent.getValue()) };
+    return { signedData, info: pki.TSTInfo.fromBER(encapsulated.eContent.getValue()) };
   } catch (error) {
     return { problem: 'format', reason: `the token cannot be read: ${(error as Error).message}` };
   }
@@ -259,8 +263,9 @@ function readToken(
  * the signer's certificate is looked up, and what may fill its path to a pinned root.
  */
 function withExtraCertificates(signedData: pkijs.SignedData, extra: string | undefined): pkijs.Certificate[] {
+  const { Certificate } = loadPkijs();
   const carried = (signedData.certificates ?? []).filter(
-    (c): c is pkijs.Certificate => c instanceof pkijs.Certificate,
+    (c): c is pkijs.Certificate => c instanceof Certificate,
   );
   const known = [...carried];
   for (const certificate of extra ? certificatesFromPem(extra) : []) {
@@ -306,9 +311,10 @@ export function imprintOf(data: Buffer): Buffer {
 
 /** Wraps a stored token (ContentInfo DER) in a granted `TimeStampResp`, as `openssl ts -verify -in` reads it. */
 export function grantedResponse(token: Buffer): Buffer {
-  const response = new pkijs.TimeStampResp({
-    status: new pkijs.PKIStatusInfo({ status: pkijs.PKIStatus.granted }),
-    timeStampToken: pkijs.ContentInfo.fromBER(toArrayBuffer(token)),
+  const pki = loadPkijs();
+  const response = new pki.TimeStampResp({
+    status: new pki.PKIStatusInfo({ status: pki.PKIStatus.granted }),
+    timeStampToken: pki.ContentInfo.fromBER(toArrayBuffer(token)),
   });
   return Buffer.from(response.toSchema().toBER(false));
 }
