@@ -17,7 +17,7 @@ import { principalOf, type RequireKey } from '../keys/index.js';
 import { peppolAllowed } from '../peppol/index.js';
 import { validationRefusal } from '../validation/index.js';
 import { limitMessage, type MonitorLimit } from './create.js';
-import { checkMetadata, isoTime, PEPPOL_SCOPE } from './request-checks.js';
+import { checkMetadata, isoTime, PEPPOL_SCOPE } from './request-checks-routes.js';
 import {
   BulkBody,
   BulkRow,

@@ -1,3 +1,4 @@
+// Route code: the checks of a monitor request that routes.ts makes before calling the service.
 import { errors } from '../../http/api-error.js';
 import { METADATA_MAX_BYTES } from './schemas.js';
 
