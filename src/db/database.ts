@@ -294,9 +294,15 @@ function wrap(
         throw unusable(error);
       }
     }
+    const ours = await migrationProvider.getMigrations();
+    const applied = await appliedMigrations(kysely, tableSchema);
+    // Every migration of this version applied already (every start but the first after an upgrade):
+    // nothing to run, so neither the migrator's look-up of its tables nor its lock, which on SQLite
+    // is a write transaction and an fsync for a command that only reads.
+    if (applied && Object.keys(ours).every((name) => applied.includes(name))) return;
     const migrator = new Migrator({
       db: kysely,
-      provider: await withNewerMigrations(kysely, tableSchema),
+      provider: withNewerMigrations(ours, applied),
       allowUnorderedMigrations: true,
       ...(tableSchema ? { migrationTableSchema: tableSchema } : {}),
     });
@@ -316,26 +322,27 @@ function wrap(
   }
 }
 
+/** The names of the migrations applied to the database; null without a migration table to read. */
+async function appliedMigrations(
+  kysely: Kysely<Database>,
+  tableSchema: string | undefined,
+): Promise<string[] | null> {
+  const table = tableSchema ? sql.id(tableSchema, 'kysely_migration') : sql.id('kysely_migration');
+  try {
+    return (await sql<{ name: string }>`SELECT name FROM ${table}`.execute(kysely)).rows.map((r) => r.name);
+  } catch {
+    // No migration table yet (a new database), or one the migrator reports on itself.
+    return null;
+  }
+}
+
 /**
  * Our migrations, and those a newer version applied to this database as done: a release's migrations
  * are additive, so the previous version runs on the upgraded schema (rolling upgrades, rollback).
  * Without them the migrator would refuse to start, the applied migrations not being its own.
  */
-async function withNewerMigrations(
-  kysely: Kysely<Database>,
-  tableSchema: string | undefined,
-): Promise<MigrationProvider> {
-  const ours = await migrationProvider.getMigrations();
-  const table = tableSchema ? sql.id(tableSchema, 'kysely_migration') : sql.id('kysely_migration');
-  let applied: string[];
-  try {
-    applied = (await sql<{ name: string }>`SELECT name FROM ${table}`.execute(kysely)).rows.map(
-      (r) => r.name,
-    );
-  } catch {
-    // No migration table yet (a new database), or one the migrator reports on itself.
-    return migrationProvider;
-  }
+function withNewerMigrations(ours: Record<string, Migration>, applied: string[] | null): MigrationProvider {
+  if (applied === null) return migrationProvider;
   const newer = applied.filter((name) => !(name in ours));
   if (newer.length === 0) return migrationProvider;
   const done: Migration = { up: async () => {} };
