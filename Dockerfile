@@ -28,15 +28,16 @@ RUN --mount=type=cache,target=/root/.npm \
     node_modules/better-sqlite3/build/Release/obj.target node_modules/better-sqlite3/build/Release/.deps \
     node_modules/better-sqlite3/build/Release/test_extension.node
 
-# The TypeScript build (dev dependencies stay in this stage).
+# The build: src/ bundled into dist/cli/ by esbuild (scripts/build.mjs; dev dependencies stay in this stage).
 FROM docker.io/library/node:${NODE_VERSION}-${DEBIAN_RELEASE}-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY clients/typescript/package.json clients/typescript/
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
+COPY scripts/build.mjs scripts/
 COPY src src
-RUN npx tsc -p tsconfig.build.json
+RUN node scripts/build.mjs
 
 FROM docker.io/library/node:${NODE_VERSION}-${DEBIAN_RELEASE}-slim
 ARG VERSION=0.1.0

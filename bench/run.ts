@@ -78,14 +78,8 @@ const benches: Record<string, Bench> = {
   },
 };
 
-// The service runs as `npm start` runs it: the compiled build.
-execFileSync(
-  process.execPath,
-  [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')],
-  {
-    stdio: 'inherit',
-  },
-);
+// The service runs as `npm start` runs it: the built bundle (scripts/build.mjs).
+execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' });
 
 const wanted = process.argv.slice(2);
 const names = wanted.length

@@ -95,16 +95,10 @@ const spawnsCli = files.some((f) =>
 if (spawnsCli) {
   const built = join('dist', 'cli', 'index.js');
   const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
-  if (Math.max(newest('src'), statSync('tsconfig.build.json').mtimeMs) > builtAt) {
-    console.log('# dist/ is older than src/: building it (tsc -p tsconfig.build.json)');
-    const tsc = spawnSync(
-      process.execPath,
-      ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'],
-      {
-        stdio: 'inherit',
-      },
-    );
-    if (tsc.status !== 0) {
+  if (Math.max(newest('src'), statSync(join('scripts', 'build.mjs')).mtimeMs) > builtAt) {
+    console.log('# dist/ is older than src/: building it (node scripts/build.mjs)');
+    const bundle = spawnSync(process.execPath, [join('scripts', 'build.mjs')], { stdio: 'inherit' });
+    if (bundle.status !== 0) {
       console.error('the build failed: the tests that spawn the CLI need dist/');
       process.exit(1);
     }

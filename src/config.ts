@@ -1,4 +1,5 @@
-import { dirname, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keyMonthlyQuotas, keyRateLimits } from './config/keys.js';
 import { nationalConfig } from './config/national.js';
@@ -34,8 +35,23 @@ export {
 } from './config/readers.js';
 export type { Config, QuietWindow } from './config/types.js';
 
-/** The package root (one level above `src/` or `dist/`). */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The package root: the nearest folder above this module with openvat's package.json (this module
+ * is src/config.ts in a checkout, and part of a file under dist/cli/ when built).
+ */
+export const PACKAGE_ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)));
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'openvat'
+    )
+      return dir;
+    if (dirname(dir) === dir) throw new Error(`openvat's package.json was not found above ${from}`);
+  }
+}
 
 /** Parses the environment once into a frozen, typed configuration. Fails fast with a clear message. */
 export function loadConfig(env: Env = process.env): Config {

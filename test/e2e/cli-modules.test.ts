@@ -14,12 +14,24 @@ import { startServerProcess } from '../helpers/processes.js';
 const exec = promisify(execFile);
 const HOOK = fileURLToPath(new URL('../helpers/module-log.mjs', import.meta.url));
 
-/** The packages (and openvat's own folders under dist/) a module list names. */
+/**
+ * What each file of the built bundle holds (scripts/build.mjs writes it): the packages, and
+ * openvat's own folders as `openvat:…`, bundled into it.
+ */
+const BUNDLE = fileURLToPath(new URL('../../dist/cli/', import.meta.url));
+const bundled = JSON.parse(readFileSync(join(BUNDLE, 'chunks.json'), 'utf8')) as Record<string, string[]>;
+
+/** The packages (and openvat's own folders) a module list names: loaded from node_modules or in a loaded file of the bundle. */
 function packagesIn(list: string): Set<string> {
   const names = new Set<string>();
   for (const url of list.split('\n')) {
     const inPackage = url.match(/\/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
     if (inPackage?.[1]) names.add(inPackage[1]);
+    if (!url.startsWith('file:') || !fileURLToPath(url).startsWith(BUNDLE)) continue;
+    const file = fileURLToPath(url).slice(BUNDLE.length);
+    const held = bundled[file];
+    assert.ok(held, `${file} is not in dist/cli/chunks.json`);
+    for (const name of held) names.add(name);
   }
   return names;
 }
