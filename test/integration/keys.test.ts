@@ -68,9 +68,13 @@ for (const target of await databaseTargets()) {
       assert.equal(await service.authenticate(created.key.replace('svc_live_', 'svc_test_')), null);
       assert.equal(await service.authenticate(`svc_live_${'A'.repeat(32)}`), null);
       assert.notEqual(await service.authenticate(created.key), null);
-      assert.equal(await service.revokeKey(created.id), true);
+      assert.equal((await service.revokeKey(created.id)).kind, 'ok');
       assert.equal(await service.authenticate(created.key), null);
-      assert.equal(await service.revokeKey(created.id), false, 'revoking twice reports nothing to revoke');
+      assert.deepEqual(
+        await service.revokeKey(created.id),
+        { kind: 'refused', reason: 'not_found', message: `No active key has the id ${created.id}.` },
+        'revoking twice is refused: nothing to revoke',
+      );
     });
 
     it('adds a key to an existing account and refuses an unknown account', async () => {

@@ -4,7 +4,7 @@ import { boundedCache } from '../../lib/bounded-cache.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { Refusal } from '../../lib/refusal.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import { PLAYGROUND_PRINCIPAL } from './demo-key.js';
 import type { Mode, Plan } from './plans.js';
 import type { ApiKeyPrincipal } from './principal.js';
@@ -334,10 +334,11 @@ export function createKeysService(deps: {
     return repository.countKeys(trx);
   }
 
-  /** Revokes a key; `false` when no active key has that id. */
-  async function revokeKey(id: string): Promise<boolean> {
+  /** Revokes a key (when it was revoked); refused (`not_found`) when no active key has that id. */
+  async function revokeKey(id: string): Promise<{ kind: 'ok'; revokedAt: string } | Refusal> {
+    const at = clock.now().toISOString();
     changes++;
-    const done = await repository.revoke(id, clock.now().toISOString());
+    const done = await repository.revoke(id, at);
     changes++;
     finding.clear();
     if (done && cache) {
@@ -345,7 +346,7 @@ export function createKeysService(deps: {
     }
     activity?.delete(id);
     reading.delete(id);
-    return done;
+    return done ? { kind: 'ok', revokedAt: at } : refusal('not_found', `No active key has the id ${id}.`);
   }
 
   return { createKey, now, known, verdict, authenticate, forget, stateOf, listKeys, countKeys, revokeKey };
