@@ -271,12 +271,13 @@ export function createKeysService(deps: {
   }
 
   /**
-   * Resolves a presented key to its principal; `null` for malformed, unknown, revoked and expired
-   * keys and keys of a disabled account.
+   * Resolves a presented key to its principal, its expiry checked against the clock; refused, for the
+   * reason the request's 401 gives, when the key is malformed or unknown (`key_unknown`), an admin
+   * key (`admin_key`), revoked (`key_revoked`), of a disabled account (`key_account_disabled`) or
+   * expired (`key_expired`).
    */
-  async function authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
-    const found = unexpired(await verdict(presented), clock.millis());
-    return found.kind === 'ok' ? found.principal : null;
+  async function authenticate(presented: string): Promise<KeyVerdict> {
+    return unexpired(await verdict(presented), clock.millis());
   }
 
   /**
