@@ -71,8 +71,9 @@ export async function benchMonitors(
       mode: 'live',
       defaultRequesterVat: null,
     });
-    const principal = await container.keys.authenticate(created.key);
-    if (!principal) throw new Error('no key');
+    const found = await container.keys.authenticate(created.key);
+    if (found.kind === 'refused') throw new Error(`no key: ${found.message}`);
+    const { principal } = found;
     const numbers = euNumbers(Math.ceil(count / 27), { offset: 100_000 }).slice(0, count);
 
     let started = performance.now();

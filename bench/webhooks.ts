@@ -45,8 +45,9 @@ export async function benchWebhooks(events = 10_000) {
   );
   try {
     const key = await container.keys.createKey({ plan: 'business', mode: 'live' });
-    const principal = await container.keys.authenticate(key.key);
-    if (!principal) throw new Error('key not found');
+    const found = await container.keys.authenticate(key.key);
+    if (found.kind === 'refused') throw new Error(`key not found: ${found.message}`);
+    const { principal } = found;
     const registered = await container.webhooks.register(principal, `http://127.0.0.1:${port}/hook`);
     if (registered.kind === 'refused') throw new Error(`registration failed: ${JSON.stringify(registered)}`);
 

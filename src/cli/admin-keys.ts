@@ -83,8 +83,8 @@ export function createAdminKeysCommands(config: () => Config): Command {
     .description('revoke an admin key by id (at once, on every instance)')
     .argument('<id>', 'admin key id (from admin-keys list)')
     .action(async (id: string) => {
-      const done = await withAdmin(config(), (admin) => admin.revokeKey(id, cliActor()));
-      if (!done) {
+      const revoked = await withAdmin(config(), (admin) => admin.revokeKey(id, cliActor()));
+      if (revoked.kind === 'refused') {
         console.error(`openvat: no active admin key with id ${id}`);
         process.exit(1);
       }

@@ -122,11 +122,12 @@ export function createMonitorsCommands(config: () => Config): Command {
       await db.close();
       throw error;
     });
-    const principal = await container.keys.authenticate(key);
-    if (!principal) {
+    const found = await container.keys.authenticate(key);
+    if (found.kind === 'refused') {
       await container.close();
       throw new UsageError('--key is not an active API key of this database');
     }
+    const { principal } = found;
     if (principal.plan !== 'pro' && principal.plan !== 'business') {
       await container.close();
       throw new UsageError(`monitoring needs the Pro or Business plan; this key is on ${principal.plan}`);

@@ -113,11 +113,12 @@ export async function directValidator(config: Config, key: string | undefined) {
   });
   let principal: ApiKeyPrincipal | null = null;
   if (key) {
-    principal = await container.keys.authenticate(key);
-    if (!principal) {
+    const found = await container.keys.authenticate(key);
+    if (found.kind === 'refused') {
       await container.close();
       throw new Error('--key is not an active API key of this database');
     }
+    principal = found.principal;
   } else {
     const keys = (await container.keys.listKeys()).filter((k) => k.revokedAt === null);
     const chosen = keys.find((k) => k.mode === 'live') ?? keys[0];

@@ -188,8 +188,8 @@ export interface RateEventChecksTable {
 }
 
 /**
- * A scheduled sync, claimed under a lease (one instance at a time): the rows of `rate_syncs` and
- * `national_file_syncs` alike (see `createScheduledSyncs`).
+ * A scheduled sync, claimed under a lease (one instance at a time): the rows of `rate_syncs`,
+ * `national_file_syncs` and `evidence_timestamp_runs` alike (see `createScheduledSyncs`).
  */
 export interface ScheduledSyncsTable {
   id: string;

@@ -20,6 +20,7 @@ import type {
   RateEventChecksTable,
   RateEventsTable,
   RateSyncsTable,
+  ScheduledSyncsTable,
   UsageDailyTable,
 } from './schema-work.js';
 
@@ -220,15 +221,8 @@ export interface EvidenceTimestampsTable {
   created_at: string;
 }
 
-/** The leased schedule of the time-stamping run (one row). */
-export interface EvidenceTimestampRunsTable {
-  id: string;
-  locked_until: string | null;
-  claimed_by: string | null;
-  next_run_at: string;
-  last_run_at: string | null;
-  last_error: string | null;
-}
+/** The leased schedule of the time-stamping run (one row, `evidence-head`), claimed like the scheduled syncs. */
+export type EvidenceTimestampRunsTable = ScheduledSyncsTable;
 
 export interface Database {
   accounts: AccountsTable;

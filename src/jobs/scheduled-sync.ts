@@ -3,8 +3,11 @@ import type { Dialect } from '../db/database.js';
 import type { ScheduledSyncsTable } from '../db/schema.js';
 import { claimLeased } from './claim.js';
 
-/** The tables of scheduled syncs: one row per sync, all of the same columns (`ScheduledSyncsTable`). */
-export type ScheduledSyncTableName = 'rate_syncs' | 'national_file_syncs';
+/**
+ * The tables of scheduled runs (the syncs and the evidence time-stamping): one row per run, all of
+ * the same columns (`ScheduledSyncsTable`).
+ */
+export type ScheduledSyncTableName = 'rate_syncs' | 'national_file_syncs' | 'evidence_timestamp_runs';
 
 type ScheduledSyncsDatabase = Record<ScheduledSyncTableName, ScheduledSyncsTable>;
 

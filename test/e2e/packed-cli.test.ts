@@ -82,6 +82,7 @@ describe('the packed package, run with npx outside the checkout', () => {
     const key = JSON.parse(created.stdout) as { key: string; plan: string; mode: string };
     assert.equal(key.plan, 'pro');
     assert.match(key.key, /^svc_live_/);
-    assert.equal((await t.container.keys.authenticate(key.key))?.plan, 'pro', 'the key works');
+    const found = await t.container.keys.authenticate(key.key);
+    assert.equal(found.kind === 'ok' && found.principal.plan, 'pro', 'the key works');
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createManualClock } from '../../src/lib/clock.js';
 import { buildTestApp, isUuidV7, type TestApp } from '../helpers/app.js';
+import { assertErrorBody } from '../helpers/error-body.js';
 
 const FIELDS = [
   'country_code',
@@ -258,6 +259,32 @@ describe('GET /v1/rates', () => {
     assert.match(greece.json().error.message, /ISO 3166-1 code is "gr" \(GET \/v1\/rates\/gr\)/);
     const early = await t.app.inject({ method: 'GET', url: '/v1/rates/de?date=1990-01-01' });
     assert.equal(early.statusCode, 404);
+  });
+
+  it('answers each 404 with its exact error body, the code as asked in lower case', async () => {
+    const cases: Array<[string, string]> = [
+      ['/v1/rates/zz', 'No VAT rates for country "zz".'],
+      ['/v1/rates/ZZ?date=2026-01-01', 'No VAT rates for country "zz".'],
+      [
+        '/v1/rates/EL',
+        'No VAT rates for country "el": EL is Greece\'s VAT prefix; its ISO 3166-1 code is "gr" (GET /v1/rates/gr).',
+      ],
+      [
+        '/v1/rates/el?date=2026-01-01',
+        'No VAT rates for country "el": EL is Greece\'s VAT prefix; its ISO 3166-1 code is "gr" (GET /v1/rates/gr).',
+      ],
+      [
+        '/v1/rates/DE?date=1990-01-01',
+        'No rates recorded for "de" on 1990-01-01; the history starts on 2020-01-01.',
+      ],
+    ];
+    // Twice: the second answer may come from the look-up's memo.
+    for (const round of [1, 2]) {
+      for (const [url, message] of cases) {
+        const res = await t.app.inject({ method: 'GET', url });
+        assertErrorBody(res, 404, { code: 'not_found', message }, `${url} (${round})`);
+      }
+    }
   });
 });
 

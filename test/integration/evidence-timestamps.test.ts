@@ -269,6 +269,7 @@ for (const target of await databaseTargets()) {
           .executeTakeFirstOrThrow();
         assert.equal(run.locked_until, null);
         assert.equal(run.last_error, null);
+        assert.equal(run.last_success_at, run.last_run_at, 'the stamped run is the last success');
         assert.ok(run.next_run_at > new Date().toISOString());
       } finally {
         // Closing an instance closes the database it was given: they are closed with the suite's.

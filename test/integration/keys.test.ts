@@ -42,8 +42,9 @@ for (const target of await databaseTargets()) {
         mode: 'test',
         defaultRequesterVat: 'DE136695976',
       });
-      const principal = await service.authenticate(created.key);
-      assert.deepEqual(principal, {
+      const found = await service.authenticate(created.key);
+      assert.ok(found.kind === 'ok', 'the key is accepted');
+      assert.deepEqual(found.principal, {
         id: created.id,
         accountId: created.accountId,
         plan: 'business',
@@ -63,14 +64,26 @@ for (const target of await databaseTargets()) {
 
     it('rejects malformed, unknown and revoked keys', async () => {
       const created = await service.createKey({ plan: 'starter', mode: 'live' });
-      assert.equal(await service.authenticate('svc_live_short'), null);
-      assert.equal(await service.authenticate(`${created.key}x`), null);
-      assert.equal(await service.authenticate(created.key.replace('svc_live_', 'svc_test_')), null);
-      assert.equal(await service.authenticate(`svc_live_${'A'.repeat(32)}`), null);
-      assert.notEqual(await service.authenticate(created.key), null);
-      assert.equal(await service.revokeKey(created.id), true);
-      assert.equal(await service.authenticate(created.key), null);
-      assert.equal(await service.revokeKey(created.id), false, 'revoking twice reports nothing to revoke');
+      const reason = async (key: string) => {
+        const found = await service.authenticate(key);
+        return found.kind === 'refused' ? found.reason : found.kind;
+      };
+      assert.equal(await reason('svc_live_short'), 'key_unknown');
+      assert.equal(await reason(`${created.key}x`), 'key_unknown');
+      assert.equal(await reason(created.key.replace('svc_live_', 'svc_test_')), 'key_unknown');
+      assert.equal(await reason(`svc_live_${'A'.repeat(32)}`), 'key_unknown');
+      assert.equal(await reason(`svc_admin_${'A'.repeat(32)}`), 'admin_key');
+      assert.equal(await reason(created.key), 'ok');
+      assert.equal((await service.revokeKey(created.id)).kind, 'ok');
+      const revoked = await service.authenticate(created.key);
+      assert.equal(revoked.kind, 'refused');
+      assert.equal(revoked.kind === 'refused' && revoked.reason, 'key_revoked');
+      assert.match(revoked.kind === 'refused' ? revoked.message : '', /^This API key was revoked at 2026-/);
+      assert.deepEqual(
+        await service.revokeKey(created.id),
+        { kind: 'refused', reason: 'not_found', message: `No active key has the id ${created.id}.` },
+        'revoking twice is refused: nothing to revoke',
+      );
     });
 
     it('adds a key to an existing account and refuses an unknown account', async () => {

@@ -35,8 +35,8 @@ for (const target of await databaseTargets()) {
       });
       const created = await keys.createKey({ plan: 'business', mode: 'live' });
       const found = await keys.authenticate(created.key);
-      assert.ok(found);
-      principal = found;
+      assert.ok(found.kind === 'ok', 'the key is accepted');
+      principal = found.principal;
     });
     after(() => db.dispose());
 

@@ -47,8 +47,8 @@ for (const target of await databaseTargets()) {
     async function newKey(): Promise<ApiKeyPrincipal> {
       const created = await keys.createKey({ plan: 'pro', mode: 'live' });
       const found = await keys.authenticate(created.key);
-      assert.ok(found);
-      return found;
+      assert.ok(found.kind === 'ok', 'the key is accepted');
+      return found.principal;
     }
 
     async function register(owner: ApiKeyPrincipal, path: string, list?: string[]) {

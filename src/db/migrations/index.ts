@@ -31,6 +31,7 @@ import * as peppolAnswers from './2026-12-02-500-peppol-answers.js';
 import * as batchInclude from './2026-12-02-600-batch-include.js';
 import * as monitorPeppol from './2026-12-02-610-monitor-peppol.js';
 import * as registerSources from './2026-12-02-620-register-sources.js';
+import * as evidenceRunSuccess from './2026-12-03-100-evidence-run-success.js';
 
 /**
  * Every migration, in order. Forward-only: a migration that has been released is never edited;
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-02-600-batch-include': batchInclude,
   '2026-12-02-610-monitor-peppol': monitorPeppol,
   '2026-12-02-620-register-sources': registerSources,
+  '2026-12-03-100-evidence-run-success': evidenceRunSuccess,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import type { RecordWrite } from '../keys/index.js';
 import type { AdminKeyRow, AdminRepository, AuditLogFilter, AuditLogRow } from './repository.js';
 
@@ -192,18 +193,22 @@ export function createAdminService(deps: {
       return repository.count(trx);
     },
 
-    /** Revokes an active admin key, recorded in the audit log as `actor`'s; false when none has the id. */
-    async revokeKey(id: string, actor: Actor): Promise<boolean> {
+    /**
+     * Revokes an active admin key, recorded in the audit log as `actor`'s (when it was revoked);
+     * refused (`not_found`) when no active admin key has the id.
+     */
+    async revokeKey(id: string, actor: Actor): Promise<{ kind: 'ok'; revokedAt: string } | Refusal> {
       const at = clock.now().toISOString();
       return repository.inTransaction(async (trx) => {
-        if (!(await repository.revoke(id, at, trx))) return false;
+        if (!(await repository.revoke(id, at, trx)))
+          return refusal('not_found', `No active admin key has the id ${id}.`);
         await recorder(actor)(trx, {
           action: 'admin_key.revoke',
           target_type: 'admin_key',
           target_id: id,
           changes: { revoked_at: { from: null, to: at } },
         });
-        return true;
+        return { kind: 'ok' as const, revokedAt: at };
       });
     },
 

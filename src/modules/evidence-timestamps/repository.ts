@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../db/database.js';
 import type { Database, EvidenceTimestampRunsTable, EvidenceTimestampsTable } from '../../db/schema.js';
-import { claimLeased } from '../../jobs/claim.js';
+import { createScheduledSyncs } from '../../jobs/scheduled-sync.js';
 
 /** The one row of the leased time-stamping schedule. */
 const RUN_ID = 'evidence-head';
@@ -16,6 +16,7 @@ export interface CoveringToken {
 }
 
 export function createEvidenceTimestampsRepository(db: Kysely<Database>, dialect: Dialect) {
+  const runs = createScheduledSyncs(db, dialect, 'evidence_timestamp_runs');
   return {
     async insert(row: EvidenceTimestampsTable): Promise<void> {
       await db.insertInto('evidence_timestamps').values(row).execute();
@@ -114,60 +115,20 @@ export function createEvidenceTimestampsRepository(db: Kysely<Database>, dialect
     },
 
     /**
-     * Claims the time-stamping run when it is due and no other instance holds it (the workers'
-     * lease: `FOR UPDATE SKIP LOCKED` on PostgreSQL); creates its row, due at once, the first time.
+     * Claims the time-stamping run when it is due and no other instance holds it, under the
+     * scheduled syncs' lease (`createScheduledSyncs`); creates its row, due at once, the first time.
      */
-    async claimRun(
+    claimRun: (
       workerId: string,
       now: string,
       leaseUntil: string,
-    ): Promise<EvidenceTimestampRunsTable | null> {
-      await db
-        .insertInto('evidence_timestamp_runs')
-        .values({
-          id: RUN_ID,
-          locked_until: null,
-          claimed_by: null,
-          next_run_at: now,
-          last_run_at: null,
-          last_error: null,
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-      const rows = await claimLeased<EvidenceTimestampRunsTable, Database>(db, dialect, {
-        table: 'evidence_timestamp_runs',
-        due: (eb) => eb.and([eb('id', '=', RUN_ID), eb('next_run_at', '<=', now)]),
-        orderBy: ['next_run_at'],
-        now,
-        leaseUntil,
-        workerId,
-        limit: 1,
-      });
-      return rows[0] ?? null;
-    },
+    ): Promise<EvidenceTimestampRunsTable | null> => runs.claim(RUN_ID, workerId, now, leaseUntil),
 
-    /** Ends a claimed run: when the next one is due, and why this one stored nothing (or null). */
-    async finishRun(
-      workerId: string,
-      result: { at: string; nextRunAt: string; error: string | null },
-    ): Promise<void> {
-      await db
-        .updateTable('evidence_timestamp_runs')
-        .set({
-          locked_until: null,
-          claimed_by: null,
-          next_run_at: result.nextRunAt,
-          last_run_at: result.at,
-          last_error: result.error,
-        })
-        .where('id', '=', RUN_ID)
-        .where('claimed_by', '=', workerId)
-        .execute();
-    },
+    /** Ends a claimed run: when the next one is due, and why this one stored nothing (or null: a success). */
+    finishRun: (workerId: string, result: { at: string; nextRunAt: string; error: string | null }) =>
+      runs.finish(RUN_ID, workerId, result),
 
-    async run(): Promise<EvidenceTimestampRunsTable | undefined> {
-      return db.selectFrom('evidence_timestamp_runs').selectAll().where('id', '=', RUN_ID).executeTakeFirst();
-    },
+    run: (): Promise<EvidenceTimestampRunsTable | undefined> => runs.get(RUN_ID),
   };
 }
 

@@ -4,7 +4,7 @@ import { boundedCache } from '../../lib/bounded-cache.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
 import type { IdGenerator } from '../../lib/ids.js';
-import type { Refusal } from '../../lib/refusal.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import { PLAYGROUND_PRINCIPAL } from './demo-key.js';
 import type { Mode, Plan } from './plans.js';
 import type { ApiKeyPrincipal } from './principal.js';
@@ -271,12 +271,13 @@ export function createKeysService(deps: {
   }
 
   /**
-   * Resolves a presented key to its principal; `null` for malformed, unknown, revoked and expired
-   * keys and keys of a disabled account.
+   * Resolves a presented key to its principal, its expiry checked against the clock; refused, for the
+   * reason the request's 401 gives, when the key is malformed or unknown (`key_unknown`), an admin
+   * key (`admin_key`), revoked (`key_revoked`), of a disabled account (`key_account_disabled`) or
+   * expired (`key_expired`).
    */
-  async function authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
-    const found = unexpired(await verdict(presented), clock.millis());
-    return found.kind === 'ok' ? found.principal : null;
+  async function authenticate(presented: string): Promise<KeyVerdict> {
+    return unexpired(await verdict(presented), clock.millis());
   }
 
   /**
@@ -334,10 +335,11 @@ export function createKeysService(deps: {
     return repository.countKeys(trx);
   }
 
-  /** Revokes a key; `false` when no active key has that id. */
-  async function revokeKey(id: string): Promise<boolean> {
+  /** Revokes a key (when it was revoked); refused (`not_found`) when no active key has that id. */
+  async function revokeKey(id: string): Promise<{ kind: 'ok'; revokedAt: string } | Refusal> {
+    const at = clock.now().toISOString();
     changes++;
-    const done = await repository.revoke(id, clock.now().toISOString());
+    const done = await repository.revoke(id, at);
     changes++;
     finding.clear();
     if (done && cache) {
@@ -345,7 +347,7 @@ export function createKeysService(deps: {
     }
     activity?.delete(id);
     reading.delete(id);
-    return done;
+    return done ? { kind: 'ok', revokedAt: at } : refusal('not_found', `No active key has the id ${id}.`);
   }
 
   return { createKey, now, known, verdict, authenticate, forget, stateOf, listKeys, countKeys, revokeKey };

@@ -84,7 +84,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
   }
 
   const checks = createMonitorChecks(deps);
-  const { ask, apply, bump, inFlight } = checks;
+  const { ask, apply, bump, inFlight: running } = checks;
 
   const creation = createMonitorCreation(deps, checks, ownerOf);
 
@@ -255,20 +255,20 @@ export function createMonitorsService(deps: MonitorsDeps) {
    */
   async function claimDue(limit: number): Promise<MonitorsTable[]> {
     const now = clock.now();
-    const skipCountries = [...inFlight].filter(([, n]) => n >= deps.perCountry).map(([c]) => c);
+    const skipCountries = [...running].filter(([, n]) => n >= deps.perCountry).map(([c]) => c);
     const claimed = await repository.claimDue({
       now: now.toISOString(),
       leaseUntil: new Date(now.getTime() + deps.leaseMs).toISOString(),
       workerId,
       limit,
       skipCountries,
-      capacity: (country) => deps.perCountry - (inFlight.get(country) ?? 0),
+      capacity: (country) => deps.perCountry - (running.get(country) ?? 0),
     });
     const kept: MonitorsTable[] = [];
     const excess: string[] = [];
     const taking = new Map<string, number>();
     for (const row of claimed) {
-      const n = (inFlight.get(row.country) ?? 0) + (taking.get(row.country) ?? 0);
+      const n = (running.get(row.country) ?? 0) + (taking.get(row.country) ?? 0);
       if (n >= deps.perCountry) excess.push(row.id);
       else {
         taking.set(row.country, (taking.get(row.country) ?? 0) + 1);
@@ -311,6 +311,11 @@ export function createMonitorsService(deps: MonitorsDeps) {
     }
   }
 
+  /** Checks of each prefix in flight in this process (metrics, tests). */
+  function inFlight(): Record<string, number> {
+    return Object.fromEntries(running);
+  }
+
   /** Deletes checks older than the retention, in batches; returns how many. */
   async function purgeHistory(batchSize = 1_000): Promise<number> {
     const before = new Date(clock.now().getTime() - deps.checkRetentionDays * DAY_MS).toISOString();
@@ -341,10 +346,7 @@ export function createMonitorsService(deps: MonitorsDeps) {
     runClaimed,
     purgeHistory,
     purgePlayground,
-    /** Checks of each prefix in flight in this process (metrics, tests). */
-    inFlight(): Record<string, number> {
-      return Object.fromEntries(inFlight);
-    },
+    inFlight,
   };
 }
 

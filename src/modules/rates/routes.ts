@@ -4,6 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../http/api-error.js';
 import { latencyMs, msSince } from '../../http/meta.js';
+import { refusalError } from '../../http/refusals.js';
 import { Envelope, errorResponses, Nullable } from '../../http/schemas.js';
 import type { FastPath } from '../../http/server.js';
 import { checkDate, dateProblem } from '../../lib/dates.js';
@@ -166,7 +167,7 @@ export function ratesFastPath(deps: {
     if (match === null || closing()) return false;
     const found = rates.country(match[1] as string);
     // Counted only once the answer is known to be ours; over the limit, the route counts it and answers 429.
-    if (found.kind !== 'found' || limiter.take(clientAddress(request)) !== 0) return false;
+    if (found.kind !== 'ok' || limiter.take(clientAddress(request)) !== 0) return false;
     const id = ids.uuid();
     const latency = String(msSince(startedAt));
     response.writeHead(200, {
@@ -247,18 +248,7 @@ export function ratesRoutes(deps: {
     }
     const day = checkDateParam(date);
     const found = rates.country(country, day);
-    if (found.kind === 'unknown_country') {
-      throw errors.notFound(
-        country.toLowerCase() === 'el'
-          ? 'No VAT rates for country "el": EL is Greece\'s VAT prefix; its ISO 3166-1 code is "gr" (GET /v1/rates/gr).'
-          : `No VAT rates for country "${country.toLowerCase()}".`,
-      );
-    }
-    if (found.kind === 'no_rates_on_date') {
-      throw errors.notFound(
-        `No rates recorded for "${country.toLowerCase()}" on ${day}; the history starts on ${found.firstDate}.`,
-      );
-    }
+    if (found.kind === 'refused') throw refusalError(found);
     return send(request, reply, found.answer);
   }
 

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { deepFreeze } from '../../lib/freeze.js';
+import { type Refusal, refusal } from '../../lib/refusal.js';
 import { type RatePeriod, type RatesDataset, ratesOn, regionsOn } from './dataset.js';
 import { type LayeredCountry, type LayeredDataset, layerChanges, versionOn } from './layers.js';
 import { dayInZone, timeZoneOf } from './time-zones.js';
@@ -92,10 +93,27 @@ function answerOf(json: string, etag: string, version: string, count?: number): 
   return { json, bytes: Buffer.byteLength(json), etag, version, ...(count !== undefined ? { count } : {}) };
 }
 
-export type RatesLookup =
-  | { kind: 'found'; answer: RatesAnswer }
-  | { kind: 'unknown_country' }
-  | { kind: 'no_rates_on_date'; firstDate: string };
+/** One country's answer, or `not_found`: a country without rates, or none on the day asked. */
+export type RatesLookup = { kind: 'ok'; answer: RatesAnswer } | Refusal;
+
+/** The refusal of a code (as asked) that no country's rates have. */
+function unknownCountry(code: string): Refusal {
+  const asked = code.toLowerCase();
+  return refusal(
+    'not_found',
+    asked === 'el'
+      ? 'No VAT rates for country "el": EL is Greece\'s VAT prefix; its ISO 3166-1 code is "gr" (GET /v1/rates/gr).'
+      : `No VAT rates for country "${asked}".`,
+  );
+}
+
+/** The refusal of a day before a country's recorded history. */
+function noRatesOn(code: string, day: string, firstDate: string): Refusal {
+  return refusal(
+    'not_found',
+    `No rates recorded for "${code.toLowerCase()}" on ${day}; the history starts on ${firstDate}.`,
+  );
+}
 
 function toObject(country: LayeredCountry, period: RatePeriod, day: string): CountryRateObject {
   const t = country.registration_threshold;
@@ -198,18 +216,19 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
     return latest || new Date(now).toISOString().slice(0, 10);
   }
 
-  function lookup(code: string, day: string, versionDay: string): RatesLookup {
+  /** A known country's answer on `day` (or the refusal of a day before its history); undefined for an unknown code. */
+  function lookup(code: string, day: string, versionDay: string): RatesLookup | undefined {
     const country = byCode.get(code.toLowerCase());
-    if (!country) return { kind: 'unknown_country' };
+    if (!country) return undefined;
     const period = ratesOn(country, day);
     return period
-      ? { kind: 'found', answer: countryAnswer(country, period, day, versionOn(layered, versionDay)) }
-      : { kind: 'no_rates_on_date', firstDate: country.periods[0]?.from ?? '' };
+      ? { kind: 'ok', answer: countryAnswer(country, period, day, versionOn(layered, versionDay)) }
+      : noRatesOn(code, day, country.periods[0]?.from ?? '');
   }
 
   /** Memoises answers for known countries, bounded: one entry per spelling of a code and day asked for. */
-  function remember(key: string, answer: RatesLookup): RatesLookup {
-    if (answer.kind === 'unknown_country') return answer;
+  function remember(key: string, code: string, answer: RatesLookup | undefined): RatesLookup {
+    if (answer === undefined) return unknownCountry(code);
     if (byDay.size >= 50_000) byDay.clear();
     byDay.set(key, answer);
     return answer;
@@ -272,15 +291,14 @@ export function createRatesService(deps: { dataset: RatesDataset; clock: Clock }
         if (cached && now < cached.validUntil && now >= cached.validUntil - 3_600_000) return cached.lookup;
         const today = todayOf(code, now);
         const found = lookup(code, today.day, today.day);
-        if (found.kind !== 'unknown_country') {
-          if (todays.size >= 10_000) todays.clear();
-          todays.set(code, { lookup: found, validUntil: today.validUntil });
-        }
+        if (found === undefined) return unknownCountry(code);
+        if (todays.size >= 10_000) todays.clear();
+        todays.set(code, { lookup: found, validUntil: today.validUntil });
         return found;
       }
       const today = todayOf(code, now);
       const key = `${code}|${date}|${today.day}`;
-      return byDay.get(key) ?? remember(key, lookup(code, date, today.day));
+      return byDay.get(key) ?? remember(key, code, lookup(code, date, today.day));
     },
 
     /** Every country's rates in force on `date` (default: each country's today); countries without rates that day are left out. */
