@@ -13,8 +13,11 @@ describe('a batch job survives kill -9 of the server mid-way', () => {
   let calls: Map<string, number>;
 
   before(async () => {
+    // Leases long enough that no item claimed before the kill is claimed again while its first
+    // look-up still runs, on a loaded machine (1 s was seen to expire under a whole suite's load),
+    // and short enough that the restarted server takes the killed one's items over soon.
     service = await createKillableService('batch-recovery', {
-      OPENVAT_BATCH_LEASE_MS: '1000',
+      OPENVAT_BATCH_LEASE_MS: '3000',
     });
     ({ key, databaseUrl, calls } = service);
   });
