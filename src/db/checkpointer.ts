@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
@@ -86,3 +87,61 @@ export function startCheckpointer(path: string, options: CheckpointerOptions) {
 }
 
 export type Checkpointer = ReturnType<typeof startCheckpointer>;
+
+export interface OnDemandOptions extends CheckpointerOptions {
+  /** The size of the log file, in bytes, past which the thread starts. */
+  startAtBytes: number;
+  /** Told as the thread starts. */
+  onStart?: () => void;
+}
+
+/** Write transactions between two looks at the log file's size while no thread runs (the first one looks). */
+export const TRANSACTIONS_PER_LOOK = 32;
+
+/**
+ * The checkpoint thread of `startCheckpointer`, started only once the log has grown past
+ * `startAtBytes`: an instance that writes little (an idle one) spares the thread's memory, about
+ * 8 MB, and the log it writes is left to the writer's own threshold until then, as when the thread
+ * fails. Until it starts, every `TRANSACTIONS_PER_LOOK`-th write transaction (counted by
+ * `beforeWrite`) looks at the log file's size; that grows only with the frames written, since no
+ * checkpoint lets the log start over before the writer's threshold. A thread that fails is not
+ * started again: `onFailure` is told once, as by the thread.
+ */
+export function checkpointerOnDemand(path: string, options: OnDemandOptions) {
+  let state: 'waiting' | 'running' | 'done' = 'waiting';
+  let thread: Checkpointer | null = null;
+  let transactions = 0;
+  const log = `${path}-wal`;
+  return { beforeWrite, stop };
+
+  /** Counts a write transaction (or a statement that writes outside one) about to begin. */
+  function beforeWrite(): void {
+    if (state !== 'waiting' || transactions++ % TRANSACTIONS_PER_LOOK !== 0) return;
+    if ((statSync(log, { throwIfNoEntry: false })?.size ?? 0) > options.startAtBytes) start();
+  }
+
+  function start(): void {
+    state = 'running';
+    try {
+      thread = startCheckpointer(path, { ...options, onFailure: failed });
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    options.onStart?.();
+  }
+
+  function failed(error: unknown): void {
+    if (state !== 'running') return;
+    state = 'done';
+    options.onFailure(error);
+  }
+
+  /** Stops the thread if it runs; none starts afterwards. */
+  async function stop(): Promise<void> {
+    state = 'done';
+    await thread?.stop();
+  }
+}
+
+export type OnDemandCheckpointer = ReturnType<typeof checkpointerOnDemand>;

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { type Checkpointer, startCheckpointer } from './checkpointer.js';
+import { checkpointerOnDemand, type OnDemandCheckpointer } from './checkpointer.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { MigrationLockingSqliteDialect } from './sqlite-dialect.js';
@@ -46,9 +46,12 @@ export interface DatabaseOptions {
   onConnectionError?: (error: Error) => void;
   /**
    * SQLite files only: how often a thread of its own checkpoints the write-ahead log (default 100 ms;
-   * 0 leaves checkpoints to the committing connection, as SQLite does by default).
+   * 0 leaves checkpoints to the committing connection, as SQLite does by default). The thread starts
+   * once the log has grown past SQLite's own threshold (`checkpointerOnDemand`).
    */
   checkpointMs?: number;
+  /** SQLite files only: told as the checkpoint thread starts. */
+  onCheckpointThread?: () => void;
   /**
    * SQLite files only: whether a missing directory of the file is created (`openvat migrate`, the
    * default path). Otherwise a new database is created only in a directory that exists: a mistyped
@@ -131,6 +134,7 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  const checkpointer = memory ? null : sqliteCheckpointer(database, path, options);
   // Kysely prepares every query anew; better-sqlite3 statements are reusable, so keep them.
   const statements = new LRUCache<string, SQLite.Statement>({ max: 1_000 });
   const cached = {
@@ -141,23 +145,40 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
         statement = database.prepare(query);
         statements.set(query, statement);
       }
+      // Cheap: a look at the log's size every few transactions until the thread runs, then nothing.
+      if (checkpointer && !statement.reader && !database.inTransaction) checkpointer.beforeWrite();
       return statement;
     },
   };
   const kysely = new Kysely<Database>({ dialect: new MigrationLockingSqliteDialect({ database: cached }) });
-  const checkpointMs = options.checkpointMs ?? 100;
-  let checkpointer: Checkpointer | null = null;
-  if (!memory && checkpointMs > 0) {
-    database.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
-    checkpointer = startCheckpointer(path, {
-      intervalMs: checkpointMs,
-      onFailure: () => {
-        if (database.open) database.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-      },
-    });
-  }
   return wrap(kysely, 'sqlite', memory ? 'sqlite (in memory)' : `sqlite:${path}`, undefined, async () => {
     await checkpointer?.stop();
+  });
+}
+
+/**
+ * The checkpoints of a SQLite file: the writer's threshold raised to a bound, and a thread that
+ * checkpoints once the log has grown past the writer's usual threshold (null with `checkpointMs` 0:
+ * the writer checkpoints as SQLite does by default). Should the thread fail, the writer's usual
+ * threshold comes back.
+ */
+function sqliteCheckpointer(
+  database: SQLite.Database,
+  path: string,
+  options: DatabaseOptions,
+): OnDemandCheckpointer | null {
+  const checkpointMs = options.checkpointMs ?? 100;
+  if (checkpointMs <= 0) return null;
+  database.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
+  const pageSize = Number(database.pragma('page_size', { simple: true }));
+  return checkpointerOnDemand(path, {
+    intervalMs: checkpointMs,
+    // The log file: a header of 32 bytes, then each page with a header of 24.
+    startAtBytes: 32 + WRITER_CHECKPOINT_PAGES * (pageSize + 24),
+    ...(options.onCheckpointThread ? { onStart: options.onCheckpointThread } : {}),
+    onFailure: () => {
+      if (database.open) database.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+    },
   });
 }
 
