@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { checkpointerOnDemand, type OnDemandCheckpointer } from './checkpointer.js';
+import { sqliteCheckpoints } from './checkpointer.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { MigrationLockingSqliteDialect } from './sqlite-dialect.js';
@@ -50,8 +50,10 @@ export interface DatabaseOptions {
    * once the log has grown past SQLite's own threshold (`checkpointerOnDemand`).
    */
   checkpointMs?: number;
-  /** SQLite files only: told as the checkpoint thread starts. */
-  onCheckpointThread?: () => void;
+  /** SQLite files only: how long the checkpoint thread finds nothing to copy before it stops (default 5 minutes). */
+  checkpointQuietMs?: number;
+  /** SQLite files only: told as the checkpoint thread starts, and as it stops after a quiet spell. */
+  onCheckpointThread?: (event: 'started' | 'stopped') => void;
   /**
    * SQLite files only: whether a missing directory of the file is created (`openvat migrate`, the
    * default path). Otherwise a new database is created only in a directory that exists: a mistyped
@@ -59,11 +61,6 @@ export interface DatabaseOptions {
    */
   createDirectory?: boolean;
 }
-
-/** SQLite's own checkpoint threshold (pages in the log), which it keeps when no thread checkpoints. */
-const WRITER_CHECKPOINT_PAGES = 1_000;
-/** The writer's threshold while the checkpoint thread runs: a bound, should that thread fall behind. */
-const FALLBACK_CHECKPOINT_PAGES = 10_000;
 
 /**
  * Opens the database named by a URL: `sqlite:PATH` (`sqlite::memory:` for an in-memory database)
@@ -134,7 +131,7 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  const checkpointer = memory ? null : sqliteCheckpointer(database, path, options);
+  const checkpointer = memory ? null : sqliteCheckpoints(database, path, options);
   // Kysely prepares every query anew; better-sqlite3 statements are reusable, so keep them.
   const statements = new LRUCache<string, SQLite.Statement>({ max: 1_000 });
   const cached = {
@@ -153,32 +150,6 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
   const kysely = new Kysely<Database>({ dialect: new MigrationLockingSqliteDialect({ database: cached }) });
   return wrap(kysely, 'sqlite', memory ? 'sqlite (in memory)' : `sqlite:${path}`, undefined, async () => {
     await checkpointer?.stop();
-  });
-}
-
-/**
- * The checkpoints of a SQLite file: the writer's threshold raised to a bound, and a thread that
- * checkpoints once the log has grown past the writer's usual threshold (null with `checkpointMs` 0:
- * the writer checkpoints as SQLite does by default). Should the thread fail, the writer's usual
- * threshold comes back.
- */
-function sqliteCheckpointer(
-  database: SQLite.Database,
-  path: string,
-  options: DatabaseOptions,
-): OnDemandCheckpointer | null {
-  const checkpointMs = options.checkpointMs ?? 100;
-  if (checkpointMs <= 0) return null;
-  database.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
-  const pageSize = Number(database.pragma('page_size', { simple: true }));
-  return checkpointerOnDemand(path, {
-    intervalMs: checkpointMs,
-    // The log file: a header of 32 bytes, then each page with a header of 24.
-    startAtBytes: 32 + WRITER_CHECKPOINT_PAGES * (pageSize + 24),
-    ...(options.onCheckpointThread ? { onStart: options.onCheckpointThread } : {}),
-    onFailure: () => {
-      if (database.open) database.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-    },
   });
 }
 

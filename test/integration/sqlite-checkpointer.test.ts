@@ -126,12 +126,17 @@ describe('createDatabase on a SQLite file', () => {
     assert.equal(existsSync(`${path}-wal`), false, 'the log is removed by the last close');
   });
 
+  /** About 6 MB, 1,500 pages of 4 KB, in one transaction: past 1,000 pages, below the writer's 10,000. */
+  const bulkWrite = (db: ReturnType<typeof createDatabase>) =>
+    sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+      INSERT INTO t (body) SELECT hex(randomblob(512)) FROM n`.execute(db.kysely);
+
   /** `count` transactions of one small row each, through the service's connection. */
   async function smallWrites(db: ReturnType<typeof createDatabase>, count: number) {
     for (let i = 0; i < count; i++) await sql`INSERT INTO t (body) VALUES (${`row ${i}`})`.execute(db.kysely);
   }
 
-  it('starts no checkpoint thread while the log stays below the writer\'s usual threshold', async () => {
+  it("starts no checkpoint thread while the log stays below the writer's usual threshold", async () => {
     const path = join(dir, 'quiet.sqlite');
     let started = 0;
     const db = createDatabase(`sqlite:${path}`, { onCheckpointThread: () => started++ });
@@ -151,9 +156,7 @@ describe('createDatabase on a SQLite file', () => {
     const db = createDatabase(`sqlite:${path}`, { onCheckpointThread: () => started++ });
     await db.migrate();
     await sql`CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`.execute(db.kysely);
-    // About 6 MB, 1,500 pages of 4 KB, in one transaction: past 1,000 pages, below the writer's 10,000.
-    await sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
-      INSERT INTO t (body) SELECT hex(randomblob(512)) FROM n`.execute(db.kysely);
+    await bulkWrite(db);
     assert.ok(statSync(path).size < 1024 * 1024, 'nothing was checkpointed into the database file yet');
     await smallWrites(db, TRANSACTIONS_PER_LOOK);
     assert.equal(started, 1, 'a look at the log within the next transactions starts the thread');
@@ -163,6 +166,32 @@ describe('createDatabase on a SQLite file', () => {
     await smallWrites(db, 3 * TRANSACTIONS_PER_LOOK);
     assert.equal(started, 1, 'one thread');
     assert.equal(await threshold(db), 10_000);
+    await db.close();
+    assert.equal(existsSync(`${path}-wal`), false, 'the log is removed by the last close');
+  });
+
+  it('stops the thread after a quiet spell, and starts it again once the log has grown again', async () => {
+    const path = join(dir, 'spells.sqlite');
+    const events: string[] = [];
+    const db = createDatabase(`sqlite:${path}`, {
+      checkpointMs: 10,
+      checkpointQuietMs: 50,
+      onCheckpointThread: (event) => events.push(event),
+    });
+    await db.migrate();
+    await sql`CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`.execute(db.kysely);
+    await bulkWrite(db);
+    await smallWrites(db, TRANSACTIONS_PER_LOOK);
+    assert.equal(events[0], 'started');
+    await waitFor('the quiet stop', () => (events.length === 2 ? true : undefined));
+    assert.deepEqual(events, ['started', 'stopped']);
+    // The log starts over with the next write, its file cut to that write's frames.
+    await smallWrites(db, 3 * TRANSACTIONS_PER_LOOK);
+    assert.deepEqual(events, ['started', 'stopped'], 'small writes start no thread');
+    assert.ok(statSync(`${path}-wal`).size < 1024 * 1024, 'the log file was cut as it started over');
+    await bulkWrite(db);
+    await smallWrites(db, TRANSACTIONS_PER_LOOK);
+    assert.deepEqual(events.slice(0, 3), ['started', 'stopped', 'started']);
     await db.close();
     assert.equal(existsSync(`${path}-wal`), false, 'the log is removed by the last close');
   });
