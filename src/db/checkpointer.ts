@@ -135,7 +135,12 @@ export function checkpointerOnDemand(path: string, options: OnDemandOptions) {
   let thread: Checkpointer | null = null;
   let transactions = 0;
   const log = `${path}-wal`;
-  return { beforeWrite, stop };
+  return { waiting, beforeWrite, stop };
+
+  /** Whether no thread runs, and `beforeWrite` counts transactions. */
+  function waiting(): boolean {
+    return state === 'waiting';
+  }
 
   /** Counts a write transaction (or a statement that writes outside one) about to begin. */
   function beforeWrite(): void {

@@ -142,8 +142,8 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
         statement = database.prepare(query);
         statements.set(query, statement);
       }
-      // Cheap: a look at the log's size every few transactions until the thread runs, then nothing.
-      if (checkpointer && !statement.reader && !database.inTransaction) checkpointer.beforeWrite();
+      // A look at the log's size every few transactions while no thread runs, else nothing.
+      if (checkpointer?.waiting() && !statement.reader && !database.inTransaction) checkpointer.beforeWrite();
       return statement;
     },
   };
