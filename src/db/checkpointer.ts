@@ -1,19 +1,28 @@
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type SQLite from 'better-sqlite3';
+import type { DatabaseOptions } from './database.js';
 
 /**
  * The thread's code: its own connection to the same file, a PASSIVE checkpoint every interval
- * (never waits for, and never blocks, the writer or readers), closed on "stop". Plain JavaScript so
- * it runs the same from `dist/` and under tsx.
+ * (never waits for, and never blocks, the writer or readers), closed on "stop"; "quiet" is posted once
+ * `quietChecks` checkpoints in a row (when above 0) found every frame copied and none added. Plain
+ * JavaScript so it runs the same from `dist/` and under tsx.
  */
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.path, { fileMustExist: true });
+let quiet = 0;
+let lastLog = -1;
 const timer = setInterval(() => {
   try {
     const [row] = db.pragma('wal_checkpoint(PASSIVE)');
     if (workerData.report) parentPort.postMessage({ checkpointed: row.checkpointed, log: row.log });
+    quiet = row.log === lastLog && row.checkpointed === row.log ? quiet + 1 : 0;
+    lastLog = row.log;
+    if (workerData.quietChecks > 0 && quiet === workerData.quietChecks) parentPort.postMessage({ quiet: true });
   } catch (error) {
     parentPort.postMessage({ error: String(error) });
   }
@@ -33,6 +42,9 @@ export interface CheckpointerOptions {
   onCheckpoint?: (result: { log: number; checkpointed: number }) => void;
   /** Told when the thread fails or ends by itself; the writer's own checkpoints take over. */
   onFailure: (error: unknown) => void;
+  /** Told once `quietChecks` checkpoints in a row found nothing to copy (absent or 0: never). */
+  onQuiet?: () => void;
+  quietChecks?: number;
 }
 
 /**
@@ -58,6 +70,7 @@ export function startCheckpointer(path: string, options: CheckpointerOptions) {
       intervalMs: options.intervalMs,
       // Without a listener the event loop is not woken after every checkpoint.
       report: options.onCheckpoint !== undefined,
+      quietChecks: options.quietChecks ?? 0,
       driver: createRequire(import.meta.url).resolve('better-sqlite3'),
     },
   });
@@ -65,10 +78,14 @@ export function startCheckpointer(path: string, options: CheckpointerOptions) {
   worker.unref();
   let stopping = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.on('message', (message: { checkpointed: number; log: number } | { error: string }) => {
-    if ('error' in message) options.onFailure(new Error(message.error));
-    else options.onCheckpoint?.(message);
-  });
+  worker.on(
+    'message',
+    (message: { checkpointed: number; log: number } | { error: string } | { quiet: true }) => {
+      if ('error' in message) options.onFailure(new Error(message.error));
+      else if ('quiet' in message) options.onQuiet?.();
+      else options.onCheckpoint?.(message);
+    },
+  );
   worker.on('error', (error) => options.onFailure(error));
   worker.once('exit', (code) => {
     if (!stopping) options.onFailure(new Error(`the checkpoint thread ended (exit code ${code})`));
@@ -86,3 +103,130 @@ export function startCheckpointer(path: string, options: CheckpointerOptions) {
 }
 
 export type Checkpointer = ReturnType<typeof startCheckpointer>;
+
+export interface OnDemandOptions extends CheckpointerOptions {
+  /** The size of the log file, in bytes, past which the thread starts. */
+  startAtBytes: number;
+  /** Told as the thread starts. */
+  onStart?: () => void;
+  /**
+   * Told as a thread that had nothing to copy for `quietChecks` checkpoints has stopped. The log
+   * file keeps its size, so the writer must truncate it as it starts over (`journal_size_limit`) for
+   * its size to tell again what was written since.
+   */
+  onQuietStop?: () => void;
+}
+
+/** Write transactions between two looks at the log file's size while no thread runs (the first one looks). */
+export const TRANSACTIONS_PER_LOOK = 32;
+
+/**
+ * The checkpoint thread of `startCheckpointer`, started only once the log has grown past
+ * `startAtBytes`: an instance that writes little (an idle one) spares the thread's memory, about
+ * 10 MB resident (9.6–9.8 MB beside one SQLite connection on Node 20; 7 MB of it came back as the
+ * thread stopped), and the log it writes is left to the writer's own threshold until then, as when
+ * the thread fails. Until it starts, every `TRANSACTIONS_PER_LOOK`-th write transaction (counted by
+ * `beforeWrite`) looks at the log file's size, a `stat` of 2.5–4 µs; that size grows only with the
+ * frames written, since no checkpoint lets the log start over before the writer's threshold.
+ * Starting the thread costs the event loop 0.5–8 ms (`new Worker`), once. With `quietChecks`, a thread
+ * that found nothing to copy that many times in a row stops, and waits as at first. A thread that
+ * fails is not started again: `onFailure` is told once.
+ */
+export function checkpointerOnDemand(path: string, options: OnDemandOptions) {
+  let state: 'waiting' | 'running' | 'quieting' | 'done' = 'waiting';
+  let thread: Checkpointer | null = null;
+  let transactions = 0;
+  const log = `${path}-wal`;
+  return { waiting, beforeWrite, stop };
+
+  /** Whether no thread runs, and `beforeWrite` counts transactions. */
+  function waiting(): boolean {
+    return state === 'waiting';
+  }
+
+  /** Counts a write transaction (or a statement that writes outside one) about to begin. */
+  function beforeWrite(): void {
+    if (state !== 'waiting' || transactions++ % TRANSACTIONS_PER_LOOK !== 0) return;
+    if ((statSync(log, { throwIfNoEntry: false })?.size ?? 0) > options.startAtBytes) start();
+  }
+
+  function start(): void {
+    state = 'running';
+    try {
+      thread = startCheckpointer(path, { ...options, onFailure: failed, onQuiet: quieted });
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    options.onStart?.();
+  }
+
+  async function quieted(): Promise<void> {
+    if (state !== 'running') return;
+    state = 'quieting';
+    await thread?.stop();
+    if (state !== 'quieting') return; // stopped meanwhile
+    state = 'waiting';
+    thread = null;
+    // The first look after the next write, which starts the log over and cuts its file.
+    transactions = 1;
+    options.onQuietStop?.();
+  }
+
+  function failed(error: unknown): void {
+    if (state !== 'running') return;
+    state = 'done';
+    options.onFailure(error);
+  }
+
+  /** Stops the thread if it runs; none starts afterwards. */
+  async function stop(): Promise<void> {
+    state = 'done';
+    await thread?.stop();
+  }
+}
+
+export type OnDemandCheckpointer = ReturnType<typeof checkpointerOnDemand>;
+
+/** SQLite's own checkpoint threshold (pages in the log), which it keeps when no thread checkpoints. */
+const WRITER_CHECKPOINT_PAGES = 1_000;
+/** The writer's threshold while the checkpoint thread runs: a bound, should that thread fall behind. */
+const FALLBACK_CHECKPOINT_PAGES = 10_000;
+
+/**
+ * The checkpoints of a SQLite file: the writer's threshold raised to a bound, and a thread that
+ * checkpoints once the log has grown past the writer's usual threshold, until a quiet spell (null
+ * with `checkpointMs` 0: the writer checkpoints as SQLite does by default). Should the thread fail,
+ * the writer's usual threshold comes back.
+ */
+export function sqliteCheckpoints(
+  database: SQLite.Database,
+  path: string,
+  options: Pick<DatabaseOptions, 'checkpointMs' | 'checkpointQuietMs' | 'onCheckpointThread'>,
+): OnDemandCheckpointer | null {
+  const checkpointMs = options.checkpointMs ?? 100;
+  if (checkpointMs <= 0) return null;
+  database.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
+  const pageSize = Number(database.pragma('page_size', { simple: true }));
+  const journalSizeLimit = (bytes: number) => {
+    if (database.open) database.pragma(`journal_size_limit = ${bytes}`);
+  };
+  return checkpointerOnDemand(path, {
+    intervalMs: checkpointMs,
+    quietChecks: Math.max(1, Math.round((options.checkpointQuietMs ?? 5 * 60_000) / checkpointMs)),
+    // The log file: a header of 32 bytes, then each page with a header of 24.
+    startAtBytes: 32 + WRITER_CHECKPOINT_PAGES * (pageSize + 24),
+    onStart: () => {
+      journalSizeLimit(-1); // as SQLite's default: a log that starts over is overwritten in place
+      options.onCheckpointThread?.('started');
+    },
+    onQuietStop: () => {
+      // The next write starts the log over (every frame is copied) and truncates the file.
+      journalSizeLimit(0);
+      options.onCheckpointThread?.('stopped');
+    },
+    onFailure: () => {
+      if (database.open) database.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+    },
+  });
+}

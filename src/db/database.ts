@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { type Checkpointer, startCheckpointer } from './checkpointer.js';
+import { sqliteCheckpoints } from './checkpointer.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { MigrationLockingSqliteDialect } from './sqlite-dialect.js';
@@ -46,9 +46,14 @@ export interface DatabaseOptions {
   onConnectionError?: (error: Error) => void;
   /**
    * SQLite files only: how often a thread of its own checkpoints the write-ahead log (default 100 ms;
-   * 0 leaves checkpoints to the committing connection, as SQLite does by default).
+   * 0 leaves checkpoints to the committing connection, as SQLite does by default). The thread starts
+   * once the log has grown past SQLite's own threshold (`checkpointerOnDemand`).
    */
   checkpointMs?: number;
+  /** SQLite files only: how long the checkpoint thread finds nothing to copy before it stops (default 5 minutes). */
+  checkpointQuietMs?: number;
+  /** SQLite files only: told as the checkpoint thread starts, and as it stops after a quiet spell. */
+  onCheckpointThread?: (event: 'started' | 'stopped') => void;
   /**
    * SQLite files only: whether a missing directory of the file is created (`openvat migrate`, the
    * default path). Otherwise a new database is created only in a directory that exists: a mistyped
@@ -56,11 +61,6 @@ export interface DatabaseOptions {
    */
   createDirectory?: boolean;
 }
-
-/** SQLite's own checkpoint threshold (pages in the log), which it keeps when no thread checkpoints. */
-const WRITER_CHECKPOINT_PAGES = 1_000;
-/** The writer's threshold while the checkpoint thread runs: a bound, should that thread fall behind. */
-const FALLBACK_CHECKPOINT_PAGES = 10_000;
 
 /**
  * Opens the database named by a URL: `sqlite:PATH` (`sqlite::memory:` for an in-memory database)
@@ -131,6 +131,7 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  const checkpointer = memory ? null : sqliteCheckpoints(database, path, options);
   // Kysely prepares every query anew; better-sqlite3 statements are reusable, so keep them.
   const statements = new LRUCache<string, SQLite.Statement>({ max: 1_000 });
   const cached = {
@@ -141,21 +142,12 @@ function openSqlite(path: string, options: DatabaseOptions): Db {
         statement = database.prepare(query);
         statements.set(query, statement);
       }
+      // A look at the log's size every few transactions while no thread runs, else nothing.
+      if (checkpointer?.waiting() && !statement.reader && !database.inTransaction) checkpointer.beforeWrite();
       return statement;
     },
   };
   const kysely = new Kysely<Database>({ dialect: new MigrationLockingSqliteDialect({ database: cached }) });
-  const checkpointMs = options.checkpointMs ?? 100;
-  let checkpointer: Checkpointer | null = null;
-  if (!memory && checkpointMs > 0) {
-    database.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
-    checkpointer = startCheckpointer(path, {
-      intervalMs: checkpointMs,
-      onFailure: () => {
-        if (database.open) database.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-      },
-    });
-  }
   return wrap(kysely, 'sqlite', memory ? 'sqlite (in memory)' : `sqlite:${path}`, undefined, async () => {
     await checkpointer?.stop();
   });
