@@ -61,8 +61,6 @@ const { metafile } = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  // Names of functions and classes as written: logs, errors and `error.name` checks read them.
-  keepNames: true,
   // NODE_OPTIONS=--enable-source-maps shows src/ files and lines in stack traces.
   sourcemap: 'linked',
   metafile: true,
