@@ -2,7 +2,6 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
-import type { DatabaseOptions } from './database.js';
 
 /**
  * The thread's code: its own connection to the same file, a PASSIVE checkpoint every interval
@@ -193,6 +192,20 @@ const WRITER_CHECKPOINT_PAGES = 1_000;
 /** The writer's threshold while the checkpoint thread runs: a bound, should that thread fall behind. */
 const FALLBACK_CHECKPOINT_PAGES = 10_000;
 
+/** The checkpoint settings of a SQLite file (part of `DatabaseOptions`). */
+export interface CheckpointSettings {
+  /**
+   * SQLite files only: how often a thread of its own checkpoints the write-ahead log (default 100 ms;
+   * 0 leaves checkpoints to the committing connection, as SQLite does by default). The thread starts
+   * once the log has grown past SQLite's own threshold (`checkpointerOnDemand`).
+   */
+  checkpointMs?: number;
+  /** SQLite files only: how long the checkpoint thread finds nothing to copy before it stops (default 5 minutes). */
+  checkpointQuietMs?: number;
+  /** SQLite files only: told as the checkpoint thread starts, and as it stops after a quiet spell. */
+  onCheckpointThread?: (event: 'started' | 'stopped') => void;
+}
+
 /**
  * The checkpoints of a SQLite file: the writer's threshold raised to a bound, and a thread that
  * checkpoints once the log has grown past the writer's usual threshold, until a quiet spell (null
@@ -202,7 +215,7 @@ const FALLBACK_CHECKPOINT_PAGES = 10_000;
 export function sqliteCheckpoints(
   database: SQLite.Database,
   path: string,
-  options: Pick<DatabaseOptions, 'checkpointMs' | 'checkpointQuietMs' | 'onCheckpointThread'>,
+  options: CheckpointSettings,
 ): OnDemandCheckpointer | null {
   const checkpointMs = options.checkpointMs ?? 100;
   if (checkpointMs <= 0) return null;

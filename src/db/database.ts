@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { sqliteCheckpoints } from './checkpointer.js';
+import { type CheckpointSettings, sqliteCheckpoints } from './checkpointer.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { MigrationLockingSqliteDialect } from './sqlite-dialect.js';
@@ -29,7 +29,7 @@ export interface Db {
   close(): Promise<void>;
 }
 
-export interface DatabaseOptions {
+export interface DatabaseOptions extends CheckpointSettings {
   /** PostgreSQL only: the schema to create tables in (used to isolate test runs). */
   schema?: string;
   /** PostgreSQL only: pool size. */
@@ -44,16 +44,6 @@ export interface DatabaseOptions {
    * failover, a pooler's idle timeout). The pool drops it and opens a new one on next use.
    */
   onConnectionError?: (error: Error) => void;
-  /**
-   * SQLite files only: how often a thread of its own checkpoints the write-ahead log (default 100 ms;
-   * 0 leaves checkpoints to the committing connection, as SQLite does by default). The thread starts
-   * once the log has grown past SQLite's own threshold (`checkpointerOnDemand`).
-   */
-  checkpointMs?: number;
-  /** SQLite files only: how long the checkpoint thread finds nothing to copy before it stops (default 5 minutes). */
-  checkpointQuietMs?: number;
-  /** SQLite files only: told as the checkpoint thread starts, and as it stops after a quiet spell. */
-  onCheckpointThread?: (event: 'started' | 'stopped') => void;
   /**
    * SQLite files only: whether a missing directory of the file is created (`openvat migrate`, the
    * default path). Otherwise a new database is created only in a directory that exists: a mistyped
