@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Command } from 'commander';
 import type { Config } from '../config.js';
-import { migrationProvider } from '../db/migrations/index.js';
+import { MIGRATION_NAMES } from '../db/migrations/index.js';
 import { missingSqliteFile } from './database.js';
 import { UsageError } from './usage-error.js';
 
@@ -50,7 +50,7 @@ async function notAnOpenvatDatabase(db: SQLite.Database): Promise<string | null>
   const applied = (db.prepare('SELECT name FROM kysely_migration').all() as Array<{ name: string }>).map(
     (row) => row.name,
   );
-  const known = Object.keys(await migrationProvider.getMigrations());
+  const known = MIGRATION_NAMES;
   if (!applied.includes(known[0] as string))
     return 'it is not an openvat database (its migrations are not ours)';
   const unknown = applied.filter((name) => !known.includes(name));

@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { type CheckpointSettings, sqliteCheckpoints } from './checkpointer.js';
-import { migrationProvider } from './migrations/index.js';
+import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { MigrationLockingSqliteDialect } from './sqlite-dialect.js';
 
@@ -276,12 +276,12 @@ function wrap(
         throw unusable(error);
       }
     }
-    const ours = await migrationProvider.getMigrations();
     const applied = await appliedMigrations(kysely, tableSchema);
     // Every migration of this version applied already (every start but the first after an upgrade):
-    // nothing to run, so neither the migrator's look-up of its tables nor its lock, which on SQLite
-    // is a write transaction and an fsync for a command that only reads.
-    if (applied && Object.keys(ours).every((name) => applied.includes(name))) return;
+    // nothing to run, so neither the migrations' modules, nor the migrator's look-up of its tables,
+    // nor its lock, which on SQLite is a write transaction and an fsync for a command that only reads.
+    if (applied && MIGRATION_NAMES.every((name) => applied.includes(name))) return;
+    const ours = await migrationProvider.getMigrations();
     const migrator = new Migrator({
       db: kysely,
       provider: withNewerMigrations(ours, applied),
