@@ -2,6 +2,7 @@ import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { CsvError, parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { stringify as stringifySync } from 'csv-stringify/sync';
+import { grouped } from './counts.js';
 import { checkInputFile } from './input-file.js';
 
 // CSV: read and written through csv-parse and csv-stringify, streaming, so a file of any size is
@@ -95,7 +96,7 @@ export class CsvInputError extends Error {
     const line = details.lines;
     if (error.code === 'CSV_MAX_RECORD_SIZE') {
       super(
-        `${path}, line ${line}: a row longer than ${context.maxRowBytes.toLocaleString('en')} bytes, the most a row may hold (an unclosed quote, or not a CSV file?)`,
+        `${path}, line ${line}: a row longer than ${grouped(context.maxRowBytes)} bytes, the most a row may hold (an unclosed quote, or not a CSV file?)`,
       );
     } else if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
       super(

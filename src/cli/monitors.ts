@@ -6,7 +6,7 @@ import type { Container } from '../container.js';
 import type { ApiKeyPrincipal } from '../modules/keys/service.js';
 import { INTERVALS, type Interval } from '../modules/monitors/schedule.js';
 import { BULK_LIMIT, type MonitorInput, type MonitorView } from '../modules/monitors/service.js';
-import { counted } from './counts.js';
+import { counted, grouped } from './counts.js';
 import { openCsvInput } from './csv.js';
 import { openExistingDatabase } from './database.js';
 import { checkOutputFile, spreadsheetSafe } from './input-file.js';
@@ -178,7 +178,7 @@ export function createMonitorsCommands(config: () => Config): Command {
       }
       for (const line of errors) console.error(line);
       console.log(
-        `${counted(totals.created, 'monitor', 'monitors')} created, ${totals.existing.toLocaleString('en')} already monitored, ${counted(totals.failed, 'row', 'rows')} refused`,
+        `${counted(totals.created, 'monitor', 'monitors')} created, ${grouped(totals.existing)} already monitored, ${counted(totals.failed, 'row', 'rows')} refused`,
       );
       if (totals.failed > 0) process.exitCode = 1;
     });

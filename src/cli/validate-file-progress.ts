@@ -4,7 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
-import { counted } from './counts.js';
+import { counted, grouped } from './counts.js';
 
 /** Where a row with `invalid_format` is counted: a malformed number is no country's failure. */
 const MALFORMED = 'malformed';
@@ -80,7 +80,7 @@ export function startProgress(
   const rate = () => (tally.processed / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
   function tick() {
     bar.update(tally.bytes, {
-      rows: (tally.skipped + tally.processed).toLocaleString('en'),
+      rows: grouped(tally.skipped + tally.processed),
       speed: rate(),
       failures: describeFailures(),
     });
@@ -118,5 +118,5 @@ export function summary(
 ): string {
   const { processed, retried, skipped } = tally;
   const failed = failures.failed();
-  return `${counted(processed, 'row', 'rows')} validated${retried > 0 ? ` (${retried.toLocaleString('en')} retried after registry_unavailable)` : ''}, ${skipped.toLocaleString('en')} already in ${run.out}; ${counted(skipped + processed, 'row', 'rows')} in it${run.stoppedEarly ? ` (stopped before the end of ${run.path}; run again to go on)` : ''}. Failed: ${failed === 0 ? 'none' : `${failed.toLocaleString('en')} (${failures.describe()})`}\n`;
+  return `${counted(processed, 'row', 'rows')} validated${retried > 0 ? ` (${grouped(retried)} retried after registry_unavailable)` : ''}, ${grouped(skipped)} already in ${run.out}; ${counted(skipped + processed, 'row', 'rows')} in it${run.stoppedEarly ? ` (stopped before the end of ${run.path}; run again to go on)` : ''}. Failed: ${failed === 0 ? 'none' : `${grouped(failed)} (${failures.describe()})`}\n`;
 }
