@@ -1,7 +1,14 @@
 import { Command } from 'commander';
 import type { Config } from '../config.js';
 import type { AccountRecord } from '../modules/keys/index.js';
-import { collectMetadata, type TargetOptions, withAdmin, withTarget } from './admin-flags.js';
+import {
+  atMost,
+  collectMetadata,
+  parseId,
+  type TargetOptions,
+  withAdmin,
+  withTarget,
+} from './admin-flags.js';
 import { UsageError } from './usage-error.js';
 
 interface AccountFields {
@@ -52,9 +59,7 @@ export function createAccountsCommands(config: () => Config): Command {
       .option('--metadata <key=value>', metadataHelp, collectMetadata)
       .option('--json', 'print the account as JSON'),
   ).action(async (options: AccountFields & TargetOptions) => {
-    const account = await withAdmin(options, config, (admin) =>
-      admin.one<AccountRecord>({ method: 'POST', path: '/accounts', body: fields(options) }),
-    );
+    const account = await withAdmin(options, config, (admin) => admin.createAccount(fields(options)));
     if (options.json) return printAccount(account, true);
     console.log(`Created account ${account.id} (${account.name}).`);
   });
@@ -63,15 +68,14 @@ export function createAccountsCommands(config: () => Config): Command {
     accounts
       .command('list')
       .description('list accounts')
-      .option('--search <text>', 'part of the name or external id')
-      .option('--external-id <id>', 'this external id exactly')
+      .option('--search <text>', 'part of the name or external id', atMost(200))
+      .option('--external-id <id>', 'this external id exactly', atMost(200))
       .option('--json', 'print a JSON array of accounts'),
   ).action(async (options: { search?: string; externalId?: string; json?: boolean } & TargetOptions) => {
     const list = await withAdmin(options, config, (admin) =>
-      admin.all<AccountRecord>({
-        method: 'GET',
-        path: '/accounts',
-        query: { q: options.search, external_id: options.externalId },
+      admin.listAccounts({
+        ...(options.search !== undefined ? { q: options.search } : {}),
+        ...(options.externalId !== undefined ? { external_id: options.externalId } : {}),
       }),
     );
     if (options.json) {
@@ -92,12 +96,10 @@ export function createAccountsCommands(config: () => Config): Command {
     accounts
       .command('show')
       .description('show an account')
-      .argument('<id>', 'account id')
+      .argument('<id>', 'account id', parseId)
       .option('--json', 'print the account as JSON'),
   ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
-    const account = await withAdmin(options, config, (admin) =>
-      admin.one<AccountRecord>({ method: 'GET', path: `/accounts/${encodeURIComponent(id)}` }),
-    );
+    const account = await withAdmin(options, config, (admin) => admin.getAccount(id));
     printAccount(account, options.json);
   });
 
@@ -105,7 +107,7 @@ export function createAccountsCommands(config: () => Config): Command {
     accounts
       .command('update')
       .description('change an account')
-      .argument('<id>', 'account id')
+      .argument('<id>', 'account id', parseId)
       .option('--name <name>', 'name of the account')
       .option('--external-id <id>', 'your own id of the account ("" removes it)')
       .option('--metadata <key=value>', metadataHelp, collectMetadata)
@@ -114,9 +116,7 @@ export function createAccountsCommands(config: () => Config): Command {
     const body = fields(options);
     if (Object.keys(body).length === 0)
       throw new UsageError('nothing to change: give --name, --external-id or --metadata');
-    const account = await withAdmin(options, config, (admin) =>
-      admin.one<AccountRecord>({ method: 'PATCH', path: `/accounts/${encodeURIComponent(id)}`, body }),
-    );
+    const account = await withAdmin(options, config, (admin) => admin.updateAccount(id, body));
     if (options.json) return printAccount(account, true);
     console.log(`Updated account ${account.id}.`);
   });
@@ -129,16 +129,10 @@ export function createAccountsCommands(config: () => Config): Command {
       accounts
         .command(name)
         .description(what)
-        .argument('<id>', 'account id')
+        .argument('<id>', 'account id', parseId)
         .option('--json', 'print the account as JSON'),
     ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
-      const account = await withAdmin(options, config, (admin) =>
-        admin.one<AccountRecord>({
-          method: 'PATCH',
-          path: `/accounts/${encodeURIComponent(id)}`,
-          body: { disabled },
-        }),
-      );
+      const account = await withAdmin(options, config, (admin) => admin.updateAccount(id, { disabled }));
       if (options.json) return printAccount(account, true);
       console.log(`${disabled ? 'Disabled' : 'Enabled'} account ${account.id}.`);
     });

@@ -1,9 +1,45 @@
+import type { AccountRecord, KeyListFilter, KeyRecord } from '../modules/keys/index.js';
 import { unreachable } from './unreachable.js';
 import { UsageError } from './usage-error.js';
 
-// The port of `openvat accounts` and `openvat keys`: the admin API, reached over HTTP (`--url`) or
-// run in-process on DATABASE_URL (admin-local.ts). Both answer with the API's envelope.
+// The port of `openvat accounts` and `openvat keys`: the operations of the admin API they use, over
+// HTTP to a running service (`--url`), or on DATABASE_URL (admin-local.ts). Both answer with the
+// records of the API and refuse with its status, code and message.
 
+export type KeyWithSecret = KeyRecord & { key: string };
+
+/** The filters of `GET /admin/v1/keys`, without its paging. */
+export type KeyFilter = Omit<KeyListFilter, 'after' | 'limit'>;
+
+/** The filters of `GET /admin/v1/accounts`, without its paging. */
+export interface AccountFilter {
+  q?: string;
+  external_id?: string;
+}
+
+/** The fields of a write, as the API's body names them (checked by the API's schemas). */
+export type AdminFields = Record<string, unknown>;
+
+/** The admin API's operations the commands use; each answers the API's record, or throws `AdminApiError`. */
+export interface AdminOperations {
+  /** Where the operations go, for messages: the URL, or the database. */
+  readonly describe: string;
+  /** Every account the filter matches (all pages). */
+  listAccounts(filter: AccountFilter): Promise<AccountRecord[]>;
+  getAccount(id: string): Promise<AccountRecord>;
+  createAccount(fields: AdminFields): Promise<AccountRecord>;
+  updateAccount(id: string, fields: AdminFields): Promise<AccountRecord>;
+  /** Every key the filter matches (all pages). */
+  listKeys(filter: KeyFilter): Promise<KeyRecord[]>;
+  getKey(id: string): Promise<KeyRecord>;
+  createKey(fields: AdminFields): Promise<KeyWithSecret>;
+  updateKey(id: string, fields: AdminFields): Promise<KeyRecord>;
+  revokeKey(id: string): Promise<KeyRecord>;
+  rollKey(id: string, overlapSeconds: number): Promise<KeyWithSecret>;
+  close(): Promise<void>;
+}
+
+/** One request to the admin API. */
 export interface AdminRequest {
   method: 'GET' | 'POST' | 'PATCH';
   /** Under `/admin/v1`, e.g. `/keys/ID/roll`. */
@@ -18,8 +54,8 @@ export interface AdminAnswer {
   body: unknown;
 }
 
-export interface AdminBackend {
-  /** Where the requests go, for messages: the URL, or the database. */
+/** How requests reach the admin API's routes: over HTTP, or injected into them in-process. */
+export interface AdminTransport {
   readonly describe: string;
   send(request: AdminRequest): Promise<AdminAnswer>;
   close(): Promise<void>;
@@ -51,10 +87,27 @@ export function pathWithQuery(request: AdminRequest): string {
   return `/admin/v1${request.path}${query ? `?${query}` : ''}`;
 }
 
-/** The admin API of a client: every call answers its `data`, or throws the API's error. */
-export function adminClient(backend: AdminBackend) {
+/** A list read page by page: each page's items and the cursor of the next (`null` after the last). */
+export async function everyPage<T>(
+  page: (after: string | undefined) => Promise<{ data: T[]; next: string | null }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const { data, next } = await page(after);
+    items.push(...data);
+    if (next === null) return items;
+    after = next;
+  }
+}
+
+/** The largest page the admin API answers. */
+export const ADMIN_PAGE = 200;
+
+/** The admin API's operations as requests to its routes, through `transport`. */
+export function adminOperations(transport: AdminTransport): AdminOperations {
   async function call<T>(request: AdminRequest): Promise<{ data: T; next: string | null }> {
-    const answer = await backend.send(request);
+    const answer = await transport.send(request);
     const body = answer.body as {
       data?: T;
       meta?: { next_cursor?: string | null };
@@ -67,34 +120,54 @@ export function adminClient(backend: AdminBackend) {
     throw new AdminApiError(
       answer.status,
       'unexpected_answer',
-      `${backend.describe} did not answer with the admin API's JSON envelope; is it an openvat admin listener?`,
+      `${transport.describe} did not answer with the admin API's JSON envelope; is it an openvat admin listener?`,
     );
   }
+  const one = async <T>(request: AdminRequest): Promise<T> => (await call<T>(request)).data;
+  const all = <T>(path: string, query: Record<string, string | undefined>) =>
+    everyPage((cursor) =>
+      call<T[]>({ method: 'GET', path, query: { ...query, limit: `${ADMIN_PAGE}`, cursor } }),
+    );
+  const at = (collection: string, id: string, tail = '') => `/${collection}/${encodeURIComponent(id)}${tail}`;
+
+  const listAccounts = (filter: AccountFilter) => all<AccountRecord>('/accounts', { ...filter });
+  const getAccount = (id: string) => one<AccountRecord>({ method: 'GET', path: at('accounts', id) });
+  const createAccount = (fields: AdminFields) =>
+    one<AccountRecord>({ method: 'POST', path: '/accounts', body: fields });
+  const updateAccount = (id: string, fields: AdminFields) =>
+    one<AccountRecord>({ method: 'PATCH', path: at('accounts', id), body: fields });
+  const listKeys = (filter: KeyFilter) => all<KeyRecord>('/keys', { ...filter });
+  const getKey = (id: string) => one<KeyRecord>({ method: 'GET', path: at('keys', id) });
+  const createKey = (fields: AdminFields) =>
+    one<KeyWithSecret>({ method: 'POST', path: '/keys', body: fields });
+  const updateKey = (id: string, fields: AdminFields) =>
+    one<KeyRecord>({ method: 'PATCH', path: at('keys', id), body: fields });
+  const revokeKey = (id: string) => one<KeyRecord>({ method: 'POST', path: at('keys', id, '/revoke') });
+  const rollKey = (id: string, overlapSeconds: number) =>
+    one<KeyWithSecret>({
+      method: 'POST',
+      path: at('keys', id, '/roll'),
+      body: { overlap_seconds: overlapSeconds },
+    });
 
   return {
-    describe: backend.describe,
-    async one<T>(request: AdminRequest): Promise<T> {
-      return (await call<T>(request)).data;
-    },
-    /** Every page of a list (following `meta.next_cursor`). */
-    async all<T>(request: AdminRequest): Promise<T[]> {
-      const items: T[] = [];
-      let cursor: string | undefined;
-      for (;;) {
-        const page = await call<T[]>({ ...request, query: { ...request.query, limit: '200', cursor } });
-        items.push(...page.data);
-        if (page.next === null) return items;
-        cursor = page.next;
-      }
-    },
-    close: () => backend.close(),
+    describe: transport.describe,
+    listAccounts,
+    getAccount,
+    createAccount,
+    updateAccount,
+    listKeys,
+    getKey,
+    createKey,
+    updateKey,
+    revokeKey,
+    rollKey,
+    close: () => transport.close(),
   };
 }
 
-export type AdminClient = ReturnType<typeof adminClient>;
-
 /** The admin API of a running service, over HTTP with an admin key. */
-export function remoteAdminBackend(options: { url: string; adminKey: string }): AdminBackend {
+export function remoteAdminTransport(options: { url: string; adminKey: string }): AdminTransport {
   let base: string;
   try {
     const parsed = new URL(options.url);
@@ -129,7 +202,7 @@ export function remoteAdminBackend(options: { url: string; adminKey: string }): 
       try {
         body = JSON.parse(text);
       } catch {
-        // not JSON: reported by the client
+        // not JSON: reported by the operations
       }
       return { status: res.status, body };
     },

@@ -1,8 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
+import { isUuid } from '../lib/ids.js';
 import { readAllowlistEntry } from '../modules/keys/allowlist.js';
 import { SCOPES, type Scope } from '../modules/keys/index.js';
-import { type AdminClient, adminClient, remoteAdminBackend } from './admin-api.js';
+import { type AdminOperations, adminOperations, remoteAdminTransport } from './admin-api.js';
 import { UsageError } from './usage-error.js';
 
 // What `openvat accounts` and `openvat keys` share: where they work (the admin API of a service, or
@@ -30,31 +31,31 @@ export function withTarget(command: Command): Command {
  * else in-process on DATABASE_URL. OPENVAT_ADMIN_KEY alone changes nothing: on the server it is the
  * service's own setting (an admin key made at every start).
  */
-export async function openAdminClient(options: TargetOptions, config: () => Config): Promise<AdminClient> {
+export async function openAdmin(options: TargetOptions, config: () => Config): Promise<AdminOperations> {
   const url = options.url ?? nonEmpty(process.env.OPENVAT_ADMIN_URL);
   if (url === undefined) {
     if (options.adminKey !== undefined)
       throw new UsageError(
         '--admin-key needs --url (or OPENVAT_ADMIN_URL); without a URL the command works on DATABASE_URL',
       );
-    const { localAdminBackend } = await import('./admin-local.js');
-    return adminClient(await localAdminBackend(config()));
+    const { localAdmin } = await import('./admin-local.js');
+    return localAdmin(config());
   }
   const adminKey = options.adminKey ?? nonEmpty(process.env.OPENVAT_ADMIN_KEY);
   if (adminKey === undefined)
     throw new UsageError(
       `${options.url ? '--url' : 'OPENVAT_ADMIN_URL'} needs --admin-key or OPENVAT_ADMIN_KEY`,
     );
-  return adminClient(remoteAdminBackend({ url, adminKey }));
+  return adminOperations(remoteAdminTransport({ url, adminKey }));
 }
 
 /** Runs `run` with the admin API of `options`, closing it afterwards. */
 export async function withAdmin<T>(
   options: TargetOptions,
   config: () => Config,
-  run: (admin: AdminClient) => Promise<T>,
+  run: (admin: AdminOperations) => Promise<T>,
 ): Promise<T> {
-  const admin = await openAdminClient(options, config);
+  const admin = await openAdmin(options, config);
   try {
     return await run(admin);
   } finally {
@@ -143,4 +144,19 @@ export function collectMetadata(value: string, previous: Record<string, string> 
   const at = value.indexOf('=');
   if (at <= 0) throw new InvalidArgumentError('expected key=value.');
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
+
+/** An account's or key's id (a UUID, as `list` shows it), checked before anything is asked. */
+export function parseId(value: string): string {
+  if (!isUuid(value)) throw new InvalidArgumentError(`"${value}" is not an id (a UUID, as list shows them).`);
+  return value;
+}
+
+/** A text of at most `max` characters, the admin API's limit on the field. */
+export function atMost(max: number): (value: string) => string {
+  return (value) => {
+    if (value.length > max)
+      throw new InvalidArgumentError(`at most ${max} characters (got ${value.length}).`);
+    return value;
+  };
 }

@@ -1,98 +1,111 @@
-import Fastify, { type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import type { Config } from '../config.js';
-import { connectRedis } from '../container/redis.js';
-import { registerErrorHandling } from '../http/errors.js';
-import { lazySchemaController } from '../http/lazy-compilers.js';
-import { AJV_OPTIONS, ErrorEnvelope } from '../http/schemas.js';
-import { adminRoutes } from '../modules/admin/routes.js';
-import type { AdminPrincipal } from '../modules/admin/service.js';
-import { type AdminBackend, pathWithQuery } from './admin-api.js';
-import { cliActor } from './cli-actor.js';
+import { refusalError } from '../http/refusals.js';
+import type { Refusal } from '../lib/refusal.js';
+import {
+  type AccountFilter,
+  ADMIN_PAGE,
+  AdminApiError,
+  type AdminOperations,
+  type AdminTransport,
+  adminOperations,
+  everyPage,
+  type KeyFilter,
+} from './admin-api.js';
+import { logOnFirstLine } from './command-log.js';
 import { openExistingDatabase } from './database.js';
 
 /**
- * The admin API run in-process on DATABASE_URL, for a shell on the server: the same routes, schemas,
- * service functions and audit log as the service's `/admin/v1`, with the CLI as the actor. A change
- * is told to the running instances through Redis when `REDIS_URL` is set (they apply it at once);
- * otherwise they apply it within `OPENVAT_KEY_CACHE_MS`.
+ * The admin API's operations on DATABASE_URL, for a shell on the server, with the CLI as the actor:
+ * a read calls the service function its route calls (`keys/manage`), a write goes through the admin
+ * API's own routes run in-process (`admin-in-process.ts`: the same schemas, answers and audit log),
+ * made on the first write. A read has nothing to check the routes would: its ids and filters are
+ * checked by the command's parsers, as over `--url`. A change is told to the running instances
+ * through Redis when `REDIS_URL` is set (they apply it at once); otherwise they apply it within
+ * `OPENVAT_KEY_CACHE_MS`.
  */
-export async function localAdminBackend(config: Config): Promise<AdminBackend> {
+export async function localAdmin(config: Config): Promise<AdminOperations> {
   const db = openExistingDatabase(config.databaseUrl);
   let redis: Redis | null = null;
   try {
     await db.migrate();
-    if (config.redisUrl) {
-      redis = await connectRedis(config.redisUrl).catch((error: unknown) => {
-        console.error(
-          `openvat: warning: ${(error as Error).message} Running instances apply this change within OPENVAT_KEY_CACHE_MS.`,
-        );
-        return null;
-      });
-    }
+    if (config.redisUrl) redis = await redisOrWarning(config.redisUrl);
   } catch (error) {
     await db.close();
     throw error;
   }
-  const log = pino({ level: config.logLevel }, pino.destination(2));
   // The keys and administration parts alone (the same services as the admin API's): this process
   // answers no API request, so nothing else is made or loaded.
   const { createAdministrationContainer } = await import('../container/administration-only.js');
-  const container = createAdministrationContainer(config, { db, redis, log });
+  const container = createAdministrationContainer(config, {
+    db,
+    redis,
+    log: logOnFirstLine(config.logLevel),
+  });
   const { admin, manageKeys: manage, ids } = container;
-  const { id, name, role } = cliActor();
-  const principal: AdminPrincipal = { id, name, role };
-  // A command sends one or two requests: only the routes it uses have their schemas compiled.
-  const app = Fastify({
-    logger: false,
-    genReqId: () => ids.uuid(),
-    // The same validation of what a request carries; without Ajv's check of each schema itself
-    // against the JSON Schema meta-schema, which compiles the meta-schema first (45 ms of a 650 ms
-    // `keys list` profiled with --cpu-prof on Node 24). They are the service's own schemas, checked
-    // so when the service compiles them, and every route's by the contract tests.
-    ajv: { customOptions: { ...AJV_OPTIONS, validateSchema: false } },
-    schemaController: lazySchemaController(),
+  const routes = madeOnFirstSend(`the database at DATABASE_URL (${db.describe})`, async () => {
+    const { inProcessAdminRoutes } = await import('./admin-in-process.js');
+    return inProcessAdminRoutes({ admin, manage, ids, logLevel: config.logLevel });
   });
-  app.decorateRequest('startedAt', 0);
-  app.addHook('onRequest', (request, _reply, done) => {
-    request.startedAt = performance.now();
-    done();
+  const writes = adminOperations(routes);
+
+  async function listAccounts(filter: AccountFilter) {
+    return everyPage((after) =>
+      manage.listAccounts({ ...filter, ...(after ? { after } : {}), limit: ADMIN_PAGE }),
+    );
+  }
+  async function getAccount(id: string) {
+    const outcome = await manage.getAccount(id);
+    if (outcome.kind !== 'ok') throw refused(outcome);
+    return outcome.account;
+  }
+  async function listKeys(filter: KeyFilter) {
+    return everyPage((after) =>
+      manage.listKeys({ ...filter, ...(after ? { after } : {}), limit: ADMIN_PAGE }),
+    );
+  }
+  async function getKey(id: string) {
+    const outcome = await manage.getKey(id);
+    if (outcome.kind !== 'ok') throw refused(outcome);
+    return outcome.key;
+  }
+  async function close() {
+    await routes.close();
+    await container.close();
+  }
+
+  return { ...writes, listAccounts, getAccount, listKeys, getKey, close };
+}
+
+/** A refusal as the admin API answers it: the same status, code and message. */
+function refused(refusal: Refusal): AdminApiError {
+  const error = refusalError(refusal);
+  return new AdminApiError(error.statusCode, error.code, error.message);
+}
+
+/** Redis at `url`, or null with a warning: the change is then applied within OPENVAT_KEY_CACHE_MS. */
+async function redisOrWarning(url: string): Promise<Redis | null> {
+  const { connectRedis } = await import('../container/redis.js');
+  return connectRedis(url).catch((error: unknown) => {
+    console.error(
+      `openvat: warning: ${(error as Error).message} Running instances apply this change within OPENVAT_KEY_CACHE_MS.`,
+    );
+    return null;
   });
-  registerErrorHandling(app, log);
-  app.addSchema(ErrorEnvelope);
-  await app.register(
-    adminRoutes({
-      admin,
-      manage,
-      // The operator at the server's shell may do everything: the database is at hand anyway.
-      requireAdmin: () => async (request: FastifyRequest) => {
-        request.admin = principal;
-      },
-      // This process serves no API request: it has no usage counts of its own to write.
-      flushUsage: async () => {},
-    }),
-  );
-  await app.ready();
+}
+
+/** A transport made when the first request is sent (a command that only reads never makes it). */
+function madeOnFirstSend(describe: string, make: () => Promise<AdminTransport>): AdminTransport {
+  let made: Promise<AdminTransport> | undefined;
+  function transport(): Promise<AdminTransport> {
+    made ??= make();
+    return made;
+  }
   return {
-    describe: `the database at DATABASE_URL (${db.describe})`,
-    async send(request) {
-      const res = await app.inject({
-        method: request.method,
-        url: pathWithQuery(request),
-        ...(request.body === undefined ? {} : { payload: request.body as object }),
-      });
-      let body: unknown = null;
-      try {
-        body = res.json();
-      } catch {
-        // not JSON: reported by the client
-      }
-      return { status: res.statusCode, body };
-    },
-    async close() {
-      await app.close();
-      await container.close();
+    describe,
+    send: async (request) => (await transport()).send(request),
+    close: async () => {
+      if (made) await (await made).close();
     },
   };
 }

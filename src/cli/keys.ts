@@ -1,17 +1,19 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Config } from '../config.js';
-import { OFFICIAL_TEST_REQUESTER } from '../modules/confirmations/service.js';
-import type { AccountRecord, KeyRecord } from '../modules/keys/index.js';
+import { OFFICIAL_TEST_REQUESTER } from '../modules/confirmations/request.js';
+import type { KeyRecord } from '../modules/keys/index.js';
 import { MODES, PLANS } from '../modules/keys/index.js';
 import { compactInput, parseVatNumber } from '../modules/vat-numbers/index.js';
-import { AdminApiError } from './admin-api.js';
+import { AdminApiError, type KeyFilter, type KeyWithSecret } from './admin-api.js';
 import {
   apiValue,
+  atMost,
   CLEAR,
   type Clear,
   collectMetadata,
   parseAllowlist,
   parseExpiresAt,
+  parseId,
   parseOverlap,
   parseScopes,
   type TargetOptions,
@@ -37,8 +39,6 @@ export function parseRequesterVat(input: string): string {
   }
   return parsed.normalised;
 }
-
-type KeyWithSecret = KeyRecord & { key: string };
 
 /** The settings flags of `keys create` and `keys update`, as Commander hands them over. */
 interface SettingFlags {
@@ -162,7 +162,10 @@ function printSecret(created: KeyWithSecret, json: boolean | undefined, first: s
   console.log(`  ${created.key}`);
 }
 
-const keyPath = (id: string, tail = '') => `/keys/${encodeURIComponent(id)}${tail}`;
+/** The filters given (a filter not given is not sent). */
+function defined<T extends object>(filter: T): T {
+  return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)) as T;
+}
 
 /**
  * `openvat keys create|list|show|update|revoke|roll`: API keys, on DATABASE_URL (a shell on the
@@ -185,6 +188,7 @@ export function createKeysCommands(config: () => Config): Command {
         .option(
           '--account <id>',
           'add the key to an existing account (default: a new account, named by --name)',
+          parseId,
         ),
       false,
     ).option('--json', 'print the key as JSON: {id, key, plan, mode, account_id, …} (snake_case)'),
@@ -196,18 +200,14 @@ export function createKeysCommands(config: () => Config): Command {
       const created = await withAdmin(options, config, async (admin) => {
         let accountId = options.account;
         if (accountId === undefined) {
-          const account = await admin.one<AccountRecord>({
-            method: 'POST',
-            path: '/accounts',
-            body: { name: options.name ?? 'unnamed' },
-          });
-          accountId = account.id;
+          accountId = (await admin.createAccount({ name: options.name ?? 'unnamed' })).id;
         }
         try {
-          return await admin.one<KeyWithSecret>({
-            method: 'POST',
-            path: '/keys',
-            body: { account_id: accountId, plan: options.plan, mode: options.mode, ...settings(options) },
+          return await admin.createKey({
+            account_id: accountId,
+            plan: options.plan,
+            mode: options.mode,
+            ...settings(options),
           });
         } catch (error) {
           if (options.account === undefined && error instanceof AdminApiError)
@@ -227,13 +227,13 @@ export function createKeysCommands(config: () => Config): Command {
     keys
       .command('list')
       .description('list keys (never the keys themselves)')
-      .option('--account <id>', 'keys of this account')
+      .option('--account <id>', 'keys of this account', parseId)
       .addOption(new Option('--plan <plan>', 'keys of this plan').choices([...PLANS]))
       .addOption(new Option('--mode <mode>', 'keys of this mode').choices([...MODES]))
       .addOption(
         new Option('--status <status>', 'keys in this state').choices(['active', 'expired', 'revoked']),
       )
-      .option('--prefix <prefix>', 'keys whose key starts with this (e.g. svc_live_3kQ9)')
+      .option('--prefix <prefix>', 'keys whose key starts with this (e.g. svc_live_3kQ9)', atMost(32))
       .option(
         '--json',
         'print a JSON array of keys {id, account_id, prefix, plan, mode, status, …} (snake_case)',
@@ -244,23 +244,21 @@ export function createKeysCommands(config: () => Config): Command {
         account?: string;
         plan?: string;
         mode?: string;
-        status?: string;
+        status?: KeyFilter['status'];
         prefix?: string;
         json?: boolean;
       } & TargetOptions,
     ) => {
       const list = await withAdmin(options, config, (admin) =>
-        admin.all<KeyRecord>({
-          method: 'GET',
-          path: '/keys',
-          query: {
+        admin.listKeys(
+          defined({
             account_id: options.account,
             plan: options.plan,
             mode: options.mode,
             status: options.status,
             prefix: options.prefix,
-          },
-        }),
+          }),
+        ),
       );
       if (options.json) {
         process.stdout.write(`${JSON.stringify(list)}\n`);
@@ -284,12 +282,10 @@ export function createKeysCommands(config: () => Config): Command {
     keys
       .command('show')
       .description('show a key (never the key itself)')
-      .argument('<id>', 'key id (from keys list)')
+      .argument('<id>', 'key id (from keys list)', parseId)
       .option('--json', 'print the key as JSON'),
   ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
-    const key = await withAdmin(options, config, (admin) =>
-      admin.one<KeyRecord>({ method: 'GET', path: keyPath(id) }),
-    );
+    const key = await withAdmin(options, config, (admin) => admin.getKey(id));
     printKey(key, options.json);
   });
 
@@ -298,7 +294,7 @@ export function createKeysCommands(config: () => Config): Command {
       keys
         .command('update')
         .description("change a key's settings")
-        .argument('<id>', 'key id (from keys list)'),
+        .argument('<id>', 'key id (from keys list)', parseId),
       true,
     ).option('--json', 'print the key as JSON'),
   ).action(async (id: string, options: SettingFlags & TargetOptions & { json?: boolean }) => {
@@ -307,9 +303,7 @@ export function createKeysCommands(config: () => Config): Command {
       throw new UsageError(
         'nothing to change: give --name, --default-requester-vat, --expires-at, --scopes, --ip-allowlist, --rate-limit, --monthly-quota or --metadata',
       );
-    const key = await withAdmin(options, config, (admin) =>
-      admin.one<KeyRecord>({ method: 'PATCH', path: keyPath(id), body }),
-    );
+    const key = await withAdmin(options, config, (admin) => admin.updateKey(id, body));
     if (options.json) return printKey(key, true);
     console.log(`Updated ${id}.`);
   });
@@ -318,16 +312,13 @@ export function createKeysCommands(config: () => Config): Command {
     keys
       .command('revoke')
       .description('revoke a key by id (at once on every instance that is told: see docs/operators.md)')
-      .argument('<id>', 'key id (from keys list)')
+      .argument('<id>', 'key id (from keys list)', parseId)
       .option('--json', 'print the key as JSON'),
   ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
     const { key, already } = await withAdmin(options, config, async (admin) => {
-      const before = await admin.one<KeyRecord>({ method: 'GET', path: keyPath(id) });
+      const before = await admin.getKey(id);
       if (before.status === 'revoked') return { key: before, already: true };
-      return {
-        key: await admin.one<KeyRecord>({ method: 'POST', path: keyPath(id, '/revoke') }),
-        already: false,
-      };
+      return { key: await admin.revokeKey(id), already: false };
     });
     if (options.json) return printKey(key, true);
     console.log(already ? `Key ${id} was already revoked at ${key.revoked_at}.` : `Revoked ${id}.`);
@@ -337,7 +328,7 @@ export function createKeysCommands(config: () => Config): Command {
     keys
       .command('roll')
       .description('a new key with the same settings; the old one keeps working until the overlap ends')
-      .argument('<id>', 'key id (from keys list)')
+      .argument('<id>', 'key id (from keys list)', parseId)
       .requiredOption(
         '--overlap-seconds <n>',
         'how long the old key keeps working (0 to 604800, 7 days)',
@@ -346,12 +337,8 @@ export function createKeysCommands(config: () => Config): Command {
       .option('--json', 'print the new key as JSON: {id, key, …}'),
   ).action(async (id: string, options: { overlapSeconds: number; json?: boolean } & TargetOptions) => {
     const { rolled, old } = await withAdmin(options, config, async (admin) => {
-      const rolled = await admin.one<KeyWithSecret>({
-        method: 'POST',
-        path: keyPath(id, '/roll'),
-        body: { overlap_seconds: options.overlapSeconds },
-      });
-      return { rolled, old: await admin.one<KeyRecord>({ method: 'GET', path: keyPath(id) }) };
+      const rolled = await admin.rollKey(id, options.overlapSeconds);
+      return { rolled, old: await admin.getKey(id) };
     });
     printSecret(
       rolled,

@@ -16,7 +16,11 @@ import type { Ports } from './types.js';
  */
 export function createAdministrationContainer(
   config: Config,
-  ports: Pick<Ports, 'clock' | 'ids' | 'keySecrets'> & { db: Db; log: Logger; redis: Redis | null },
+  ports: Pick<Ports, 'clock' | 'ids' | 'keySecrets'> & {
+    db: Db;
+    log: Pick<Logger, 'debug' | 'warn'>;
+    redis: Redis | null;
+  },
 ) {
   const { db, log, redis } = ports;
   const clock = ports.clock ?? systemClock;

@@ -22,7 +22,8 @@ import type { MakePart } from './part.js';
  */
 export function createKeyAdministration(deps: {
   config: Config;
-  log: Logger;
+  /** Where the parts warn that Redis is unavailable. */
+  log: Pick<Logger, 'warn'>;
   db: Db;
   clock: Clock;
   ids: IdGenerator;

@@ -16,7 +16,7 @@ export type MakePart = <T>(name: string, build: () => T) => Part<T>;
  * never makes them. Each part made is logged at `debug` ("part built", with its name), which is
  * how a run shows what it made.
  */
-export function createParts(log: Logger) {
+export function createParts(log: Pick<Logger, 'debug'>) {
   const made: string[] = [];
 
   function part<T>(name: string, build: () => T): Part<T> {

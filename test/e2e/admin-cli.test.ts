@@ -246,6 +246,23 @@ describe('openvat accounts and openvat keys, against a running service and on it
     }
     const accountAudit = await api<{ action: string }[]>(`/audit-log?target_id=${account.id}`);
     assert.equal(accountAudit.length, 3);
+
+    // A read on the database calls the service function its route calls: the same records, to the
+    // byte of the JSON the API answers.
+    const reads: [string[], string][] = [
+      [['keys', 'list', '--account', account.id], `/keys?account_id=${account.id}`],
+      [['keys', 'show', created.id], `/keys/${created.id}`],
+      [
+        ['accounts', 'list', '--search', account.name ?? ''],
+        `/accounts?q=${encodeURIComponent(account.name ?? '')}`,
+      ],
+      [['accounts', 'show', account.id], `/accounts/${account.id}`],
+    ];
+    for (const [args, path] of reads) {
+      const read = await cli([...args, '--json'], env);
+      assert.equal(read.code, 0, read.stderr);
+      assert.equal(read.stdout, `${JSON.stringify(await api(path))}\n`, args.join(' '));
+    }
   });
 
   it('refusals: the API message with a non-zero exit, a wrong key 401, an unreachable URL named, usage errors in one line', async () => {
@@ -325,6 +342,11 @@ describe('openvat accounts and openvat keys, against a running service and on it
       [['keys', 'roll', missing, '--overlap-seconds', '604801'], /from 0 to 604800 \(7 days\)/],
       [['keys', 'update', missing], /^openvat: nothing to change: give --name, /],
       [['accounts', 'create'], /required option '--name <name>' not specified/],
+      [['keys', 'show', 'nope'], /"nope" is not an id \(a UUID, as list shows them\)/],
+      [['accounts', 'show', `${missing}x`], /is not an id \(a UUID, as list shows them\)/],
+      [['keys', 'list', '--account', 'nope'], /"nope" is not an id/],
+      [['keys', 'list', '--prefix', 'x'.repeat(33)], /at most 32 characters \(got 33\)/],
+      [['accounts', 'list', '--search', 'x'.repeat(201)], /at most 200 characters \(got 201\)/],
     ];
     for (const [args, message] of usage) {
       const res = await cli(args, local);
