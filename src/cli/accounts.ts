@@ -4,6 +4,7 @@ import type { AccountRecord } from '../modules/keys/index.js';
 import {
   atMost,
   collectMetadata,
+  LIMITS,
   parseId,
   type TargetOptions,
   withAdmin,
@@ -54,12 +55,15 @@ export function createAccountsCommands(config: () => Config): Command {
     accounts
       .command('create')
       .description('create an account')
-      .requiredOption('--name <name>', 'name of the account')
-      .option('--external-id <id>', 'your own id of the account')
+      .requiredOption('--name <name>', 'name of the account', atMost(LIMITS.name, { notEmpty: true }))
+      .option('--external-id <id>', 'your own id of the account', atMost(LIMITS.externalId))
       .option('--metadata <key=value>', metadataHelp, collectMetadata)
       .option('--json', 'print the account as JSON'),
   ).action(async (options: AccountFields & TargetOptions) => {
-    const account = await withAdmin(options, config, (admin) => admin.createAccount(fields(options)));
+    // --name is a required option: Commander stops the command without it.
+    const account = await withAdmin(options, config, (admin) =>
+      admin.createAccount({ ...fields(options), name: options.name ?? '' }),
+    );
     if (options.json) return printAccount(account, true);
     console.log(`Created account ${account.id} (${account.name}).`);
   });
@@ -68,8 +72,8 @@ export function createAccountsCommands(config: () => Config): Command {
     accounts
       .command('list')
       .description('list accounts')
-      .option('--search <text>', 'part of the name or external id', atMost(200))
-      .option('--external-id <id>', 'this external id exactly', atMost(200))
+      .option('--search <text>', 'part of the name or external id', atMost(LIMITS.search))
+      .option('--external-id <id>', 'this external id exactly', atMost(LIMITS.externalId))
       .option('--json', 'print a JSON array of accounts'),
   ).action(async (options: { search?: string; externalId?: string; json?: boolean } & TargetOptions) => {
     const list = await withAdmin(options, config, (admin) =>
@@ -108,8 +112,8 @@ export function createAccountsCommands(config: () => Config): Command {
       .command('update')
       .description('change an account')
       .argument('<id>', 'account id', parseId)
-      .option('--name <name>', 'name of the account')
-      .option('--external-id <id>', 'your own id of the account ("" removes it)')
+      .option('--name <name>', 'name of the account', atMost(LIMITS.name, { notEmpty: true }))
+      .option('--external-id <id>', 'your own id of the account ("" removes it)', atMost(LIMITS.externalId))
       .option('--metadata <key=value>', metadataHelp, collectMetadata)
       .option('--json', 'print the account as JSON'),
   ).action(async (id: string, options: AccountFields & TargetOptions) => {

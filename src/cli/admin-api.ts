@@ -1,4 +1,12 @@
-import type { AccountRecord, KeyListFilter, KeyRecord } from '../modules/keys/index.js';
+import type {
+  AccountPatch,
+  AccountRecord,
+  KeyListFilter,
+  KeyRecord,
+  KeySettings,
+  Mode,
+  Plan,
+} from '../modules/keys/index.js';
 import { unreachable } from './unreachable.js';
 import { UsageError } from './usage-error.js';
 
@@ -17,8 +25,15 @@ export interface AccountFilter {
   external_id?: string;
 }
 
-/** The fields of a write, as the API's body names them (checked by the API's schemas). */
-export type AdminFields = Record<string, unknown>;
+/** A new account, as `POST /admin/v1/accounts` takes it. */
+export interface AccountInput {
+  name: string;
+  external_id?: string | null;
+  metadata?: Record<string, string>;
+}
+
+/** A new key, as `POST /admin/v1/keys` takes it. */
+export type KeyInput = { account_id: string; plan: Plan; mode: Mode } & KeySettings;
 
 /** The admin API's operations the commands use; each answers the API's record, or throws `AdminApiError`. */
 export interface AdminOperations {
@@ -27,13 +42,13 @@ export interface AdminOperations {
   /** Every account the filter matches (all pages). */
   listAccounts(filter: AccountFilter): Promise<AccountRecord[]>;
   getAccount(id: string): Promise<AccountRecord>;
-  createAccount(fields: AdminFields): Promise<AccountRecord>;
-  updateAccount(id: string, fields: AdminFields): Promise<AccountRecord>;
+  createAccount(input: AccountInput): Promise<AccountRecord>;
+  updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord>;
   /** Every key the filter matches (all pages). */
   listKeys(filter: KeyFilter): Promise<KeyRecord[]>;
   getKey(id: string): Promise<KeyRecord>;
-  createKey(fields: AdminFields): Promise<KeyWithSecret>;
-  updateKey(id: string, fields: AdminFields): Promise<KeyRecord>;
+  createKey(input: KeyInput): Promise<KeyWithSecret>;
+  updateKey(id: string, patch: KeySettings): Promise<KeyRecord>;
   revokeKey(id: string): Promise<KeyRecord>;
   rollKey(id: string, overlapSeconds: number): Promise<KeyWithSecret>;
   close(): Promise<void>;
@@ -132,16 +147,15 @@ export function adminOperations(transport: AdminTransport): AdminOperations {
 
   const listAccounts = (filter: AccountFilter) => all<AccountRecord>('/accounts', { ...filter });
   const getAccount = (id: string) => one<AccountRecord>({ method: 'GET', path: at('accounts', id) });
-  const createAccount = (fields: AdminFields) =>
-    one<AccountRecord>({ method: 'POST', path: '/accounts', body: fields });
-  const updateAccount = (id: string, fields: AdminFields) =>
-    one<AccountRecord>({ method: 'PATCH', path: at('accounts', id), body: fields });
+  const createAccount = (input: AccountInput) =>
+    one<AccountRecord>({ method: 'POST', path: '/accounts', body: input });
+  const updateAccount = (id: string, patch: AccountPatch) =>
+    one<AccountRecord>({ method: 'PATCH', path: at('accounts', id), body: patch });
   const listKeys = (filter: KeyFilter) => all<KeyRecord>('/keys', { ...filter });
   const getKey = (id: string) => one<KeyRecord>({ method: 'GET', path: at('keys', id) });
-  const createKey = (fields: AdminFields) =>
-    one<KeyWithSecret>({ method: 'POST', path: '/keys', body: fields });
-  const updateKey = (id: string, fields: AdminFields) =>
-    one<KeyRecord>({ method: 'PATCH', path: at('keys', id), body: fields });
+  const createKey = (input: KeyInput) => one<KeyWithSecret>({ method: 'POST', path: '/keys', body: input });
+  const updateKey = (id: string, patch: KeySettings) =>
+    one<KeyRecord>({ method: 'PATCH', path: at('keys', id), body: patch });
   const revokeKey = (id: string) => one<KeyRecord>({ method: 'POST', path: at('keys', id, '/revoke') });
   const rollKey = (id: string, overlapSeconds: number) =>
     one<KeyWithSecret>({

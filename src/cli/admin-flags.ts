@@ -8,7 +8,23 @@ import { UsageError } from './usage-error.js';
 
 // What `openvat accounts` and `openvat keys` share: where they work (the admin API of a service, or
 // the database), and the parsers of their flags (checked before anything is sent, with the same
-// rules as the API, so that a typo never leaves half of a command done).
+// rules as the API, so that a typo never leaves half of a command done, and a command on the
+// database stores nothing the API would refuse).
+
+/**
+ * The admin API's limits on what the commands send (its schemas, `src/modules/admin/schemas.ts`);
+ * the tests send each at the limit and over it, through the API and on the database.
+ */
+export const LIMITS = {
+  name: 200,
+  externalId: 200,
+  metadataEntries: 50,
+  metadataKey: 100,
+  metadataValue: 1000,
+  allowlistEntries: 100,
+  search: 200,
+  prefix: 32,
+} as const;
 
 /** `--url` / `--admin-key`, or `OPENVAT_ADMIN_URL` / `OPENVAT_ADMIN_KEY`. */
 export interface TargetOptions {
@@ -95,7 +111,7 @@ export function parseScopes(value: string): Scope[] | Clear {
     if (!(SCOPES as readonly string[]).includes(scope))
       throw new InvalidArgumentError(`"${scope}" is not a scope; scopes: ${SCOPES.join(', ')} (or all).`);
   }
-  return scopes as Scope[];
+  return [...new Set(scopes)] as Scope[];
 }
 
 /** `--ip-allowlist 203.0.113.0/24,2001:db8::/32`; `any` = every address (CLEAR). */
@@ -103,6 +119,10 @@ export function parseAllowlist(value: string): string[] | Clear {
   if (value.trim() === 'any') return CLEAR;
   const entries = list(value);
   if (entries.length === 0) throw new InvalidArgumentError('name one or more addresses or CIDRs, or any.');
+  if (entries.length > LIMITS.allowlistEntries)
+    throw new InvalidArgumentError(
+      `at most ${LIMITS.allowlistEntries} addresses or CIDRs (got ${entries.length}).`,
+    );
   for (const entry of entries) {
     const reading = readAllowlistEntry(entry);
     if ('problem' in reading) throw new InvalidArgumentError(reading.problem);
@@ -143,7 +163,18 @@ export function parseOverlap(value: string): number {
 export function collectMetadata(value: string, previous: Record<string, string> | undefined) {
   const at = value.indexOf('=');
   if (at <= 0) throw new InvalidArgumentError('expected key=value.');
-  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+  const key = value.slice(0, at);
+  const text = value.slice(at + 1);
+  if (key.length > LIMITS.metadataKey)
+    throw new InvalidArgumentError(`a key of at most ${LIMITS.metadataKey} characters (got ${key.length}).`);
+  if (text.length > LIMITS.metadataValue)
+    throw new InvalidArgumentError(
+      `a value of at most ${LIMITS.metadataValue} characters (got ${text.length}).`,
+    );
+  const metadata = { ...previous, [key]: text };
+  if (Object.keys(metadata).length > LIMITS.metadataEntries)
+    throw new InvalidArgumentError(`at most ${LIMITS.metadataEntries} pairs.`);
+  return metadata;
 }
 
 /** An account's or key's id (a UUID, as `list` shows it), checked before anything is asked. */
@@ -152,9 +183,10 @@ export function parseId(value: string): string {
   return value;
 }
 
-/** A text of at most `max` characters, the admin API's limit on the field. */
-export function atMost(max: number): (value: string) => string {
+/** A text of at most `max` characters, the admin API's limit on the field; `notEmpty`: one at least. */
+export function atMost(max: number, options: { notEmpty?: boolean } = {}): (value: string) => string {
   return (value) => {
+    if (options.notEmpty && value === '') throw new InvalidArgumentError('must not be empty.');
     if (value.length > max)
       throw new InvalidArgumentError(`at most ${max} characters (got ${value.length}).`);
     return value;

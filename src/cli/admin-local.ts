@@ -2,27 +2,28 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { refusalError } from '../http/refusals.js';
 import type { Refusal } from '../lib/refusal.js';
+import type { AccountPatch, KeySettings } from '../modules/keys/index.js';
 import {
   type AccountFilter,
+  type AccountInput,
   ADMIN_PAGE,
   AdminApiError,
   type AdminOperations,
-  type AdminTransport,
-  adminOperations,
   everyPage,
   type KeyFilter,
+  type KeyInput,
 } from './admin-api.js';
+import { cliActor } from './cli-actor.js';
 import { logOnFirstLine } from './command-log.js';
 import { openExistingDatabase } from './database.js';
 
 /**
- * The admin API's operations on DATABASE_URL, for a shell on the server, with the CLI as the actor:
- * a read calls the service function its route calls (`keys/manage`), a write goes through the admin
- * API's own routes run in-process (`admin-in-process.ts`: the same schemas, answers and audit log),
- * made on the first write. A read has nothing to check the routes would: its ids and filters are
- * checked by the command's parsers, as over `--url`. A change is told to the running instances
- * through Redis when `REDIS_URL` is set (they apply it at once); otherwise they apply it within
- * `OPENVAT_KEY_CACHE_MS`.
+ * The admin API's operations on DATABASE_URL, for a shell on the server: each calls the service
+ * function its route calls (`keys/manage`), with the CLI as the actor in the audit log, and answers
+ * the same records and refusals. What a route's schemas check of a request, the command's parsers
+ * have checked before (`admin-flags.ts`; the tests run every limit against both). A change is told to
+ * the running instances through Redis when `REDIS_URL` is set (they apply it at once); otherwise they
+ * apply it within `OPENVAT_KEY_CACHE_MS`.
  */
 export async function localAdmin(config: Config): Promise<AdminOperations> {
   const db = openExistingDatabase(config.databaseUrl);
@@ -42,12 +43,8 @@ export async function localAdmin(config: Config): Promise<AdminOperations> {
     redis,
     log: logOnFirstLine(config.logLevel),
   });
-  const { admin, manageKeys: manage, ids } = container;
-  const routes = madeOnFirstSend(`the database at DATABASE_URL (${db.describe})`, async () => {
-    const { inProcessAdminRoutes } = await import('./admin-in-process.js');
-    return inProcessAdminRoutes({ admin, manage, ids, logLevel: config.logLevel });
-  });
-  const writes = adminOperations(routes);
+  const { admin, manageKeys: manage } = container;
+  const record = admin.recorder(cliActor());
 
   async function listAccounts(filter: AccountFilter) {
     return everyPage((after) =>
@@ -55,9 +52,13 @@ export async function localAdmin(config: Config): Promise<AdminOperations> {
     );
   }
   async function getAccount(id: string) {
-    const outcome = await manage.getAccount(id);
-    if (outcome.kind !== 'ok') throw refused(outcome);
-    return outcome.account;
+    return accepted(await manage.getAccount(id)).account;
+  }
+  async function createAccount(input: AccountInput) {
+    return manage.createAccount(input, record);
+  }
+  async function updateAccount(id: string, patch: AccountPatch) {
+    return accepted(await manage.updateAccount(id, patch, record)).account;
   }
   async function listKeys(filter: KeyFilter) {
     return everyPage((after) =>
@@ -65,22 +66,44 @@ export async function localAdmin(config: Config): Promise<AdminOperations> {
     );
   }
   async function getKey(id: string) {
-    const outcome = await manage.getKey(id);
-    if (outcome.kind !== 'ok') throw refused(outcome);
-    return outcome.key;
+    return accepted(await manage.getKey(id)).key;
   }
-  async function close() {
-    await routes.close();
-    await container.close();
+  async function createKey(input: KeyInput) {
+    const { key, secret } = accepted(await manage.createKey(input, record));
+    return { ...key, key: secret };
+  }
+  async function updateKey(id: string, patch: KeySettings) {
+    return accepted(await manage.updateKey(id, patch, record)).key;
+  }
+  async function revokeKey(id: string) {
+    return accepted(await manage.revokeKey(id, record)).key;
+  }
+  async function rollKey(id: string, overlapSeconds: number) {
+    const { key, secret } = accepted(await manage.rollKey(id, overlapSeconds, record));
+    return { ...key, key: secret };
   }
 
-  return { ...writes, listAccounts, getAccount, listKeys, getKey, close };
+  return {
+    describe: `the database at DATABASE_URL (${db.describe})`,
+    listAccounts,
+    getAccount,
+    createAccount,
+    updateAccount,
+    listKeys,
+    getKey,
+    createKey,
+    updateKey,
+    revokeKey,
+    rollKey,
+    close: () => container.close(),
+  };
 }
 
-/** A refusal as the admin API answers it: the same status, code and message. */
-function refused(refusal: Refusal): AdminApiError {
-  const error = refusalError(refusal);
-  return new AdminApiError(error.statusCode, error.code, error.message);
+/** The outcome of a service function, or its refusal thrown as the admin API answers it. */
+function accepted<T extends { kind: 'ok' }>(outcome: T | Refusal): T {
+  if (outcome.kind === 'ok') return outcome as T;
+  const error = refusalError(outcome as Refusal);
+  throw new AdminApiError(error.statusCode, error.code, error.message);
 }
 
 /** Redis at `url`, or null with a warning: the change is then applied within OPENVAT_KEY_CACHE_MS. */
@@ -92,20 +115,4 @@ async function redisOrWarning(url: string): Promise<Redis | null> {
     );
     return null;
   });
-}
-
-/** A transport made when the first request is sent (a command that only reads never makes it). */
-function madeOnFirstSend(describe: string, make: () => Promise<AdminTransport>): AdminTransport {
-  let made: Promise<AdminTransport> | undefined;
-  function transport(): Promise<AdminTransport> {
-    made ??= make();
-    return made;
-  }
-  return {
-    describe,
-    send: async (request) => (await transport()).send(request),
-    close: async () => {
-      if (made) await (await made).close();
-    },
-  };
 }

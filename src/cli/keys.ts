@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Config } from '../config.js';
 import { OFFICIAL_TEST_REQUESTER } from '../modules/confirmations/request.js';
-import type { KeyRecord } from '../modules/keys/index.js';
+import type { KeyRecord, KeySettings, Mode, Plan } from '../modules/keys/index.js';
 import { MODES, PLANS } from '../modules/keys/index.js';
 import { compactInput, parseVatNumber } from '../modules/vat-numbers/index.js';
 import { AdminApiError, type KeyFilter, type KeyWithSecret } from './admin-api.js';
@@ -11,6 +11,7 @@ import {
   CLEAR,
   type Clear,
   collectMetadata,
+  LIMITS,
   parseAllowlist,
   parseExpiresAt,
   parseId,
@@ -53,7 +54,7 @@ interface SettingFlags {
 }
 
 /** The API's fields of the flags given (a flag not given is not sent). */
-function settings(flags: SettingFlags): Record<string, unknown> {
+function settings(flags: SettingFlags): KeySettings {
   const fields: [string, unknown][] = [
     ['name', flags.name === '' ? CLEAR : flags.name],
     ['default_requester_vat', flags.defaultRequesterVat],
@@ -66,7 +67,7 @@ function settings(flags: SettingFlags): Record<string, unknown> {
   ];
   return Object.fromEntries(
     fields.filter(([, value]) => value !== undefined).map(([field, value]) => [field, apiValue(value)]),
-  );
+  ) as KeySettings;
 }
 
 /** Adds the flags of a key's settings; `update` accepts the words that clear one. */
@@ -78,6 +79,7 @@ function withSettings(command: Command, update: boolean): Command {
       update
         ? 'name of the key ("" removes it)'
         : 'name of the key (and of its new account without --account)',
+      atMost(LIMITS.name),
     )
     .option(
       '--default-requester-vat <vat>',
@@ -200,13 +202,13 @@ export function createKeysCommands(config: () => Config): Command {
       const created = await withAdmin(options, config, async (admin) => {
         let accountId = options.account;
         if (accountId === undefined) {
-          accountId = (await admin.createAccount({ name: options.name ?? 'unnamed' })).id;
+          accountId = (await admin.createAccount({ name: options.name || 'unnamed' })).id;
         }
         try {
           return await admin.createKey({
             account_id: accountId,
-            plan: options.plan,
-            mode: options.mode,
+            plan: options.plan as Plan,
+            mode: options.mode as Mode,
             ...settings(options),
           });
         } catch (error) {
@@ -233,7 +235,11 @@ export function createKeysCommands(config: () => Config): Command {
       .addOption(
         new Option('--status <status>', 'keys in this state').choices(['active', 'expired', 'revoked']),
       )
-      .option('--prefix <prefix>', 'keys whose key starts with this (e.g. svc_live_3kQ9)', atMost(32))
+      .option(
+        '--prefix <prefix>',
+        'keys whose key starts with this (e.g. svc_live_3kQ9)',
+        atMost(LIMITS.prefix),
+      )
       .option(
         '--json',
         'print a JSON array of keys {id, account_id, prefix, plan, mode, status, …} (snake_case)',

@@ -1,6 +1,6 @@
 /** What other modules may use of `keys`; everything else in the folder is its own. */
 
-export type { AccountRecord } from './accounts.js';
+export type { AccountPatch, AccountRecord } from './accounts.js';
 export type { RequireKey } from './auth.js';
 export { playgroundLimited, principalOf } from './auth.js';
 export { type AuthFailures, tooManyFailures } from './auth-failures.js';
