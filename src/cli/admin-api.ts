@@ -54,28 +54,6 @@ export interface AdminOperations {
   close(): Promise<void>;
 }
 
-/** One request to the admin API. */
-export interface AdminRequest {
-  method: 'GET' | 'POST' | 'PATCH';
-  /** Under `/admin/v1`, e.g. `/keys/ID/roll`. */
-  path: string;
-  query?: Record<string, string | undefined>;
-  body?: unknown;
-}
-
-/** The status and parsed JSON body of an answer (`null` when it was not JSON). */
-export interface AdminAnswer {
-  status: number;
-  body: unknown;
-}
-
-/** How requests reach the admin API's routes: over HTTP, or injected into them in-process. */
-export interface AdminTransport {
-  readonly describe: string;
-  send(request: AdminRequest): Promise<AdminAnswer>;
-  close(): Promise<void>;
-}
-
 /** A refusal of the admin API: its status, code and message. */
 export class AdminApiError extends Error {
   override name = 'AdminApiError';
@@ -91,15 +69,6 @@ export class AdminApiError extends Error {
 /** Exit status 2 (cannot run as asked: a bad argument, a key it cannot use); otherwise 1. */
 export function adminErrorCannotRun(error: unknown): boolean {
   return error instanceof AdminApiError && [400, 401, 403].includes(error.status);
-}
-
-export function pathWithQuery(request: AdminRequest): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(request.query ?? {})) {
-    if (value !== undefined) params.set(name, value);
-  }
-  const query = params.toString();
-  return `/admin/v1${request.path}${query ? `?${query}` : ''}`;
 }
 
 /** A list read page by page: each page's items and the cursor of the next (`null` after the last). */
@@ -119,25 +88,82 @@ export async function everyPage<T>(
 /** The largest page the admin API answers. */
 export const ADMIN_PAGE = 200;
 
-/** The admin API's operations as requests to its routes, through `transport`. */
-export function adminOperations(transport: AdminTransport): AdminOperations {
+/** One request to the admin API. */
+interface AdminRequest {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** Under `/admin/v1`, e.g. `/keys/ID/roll`. */
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+}
+
+function pathWithQuery(request: AdminRequest): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(request.query ?? {})) {
+    if (value !== undefined) params.set(name, value);
+  }
+  const query = params.toString();
+  return `/admin/v1${request.path}${query ? `?${query}` : ''}`;
+}
+
+/** The service's address from `--url`; the admin API's own (…/admin or …/admin/v1) is taken as well. */
+function serviceBase(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+    return url.replace(/\/+$/, '').replace(/\/admin(\/v1)?$/, '');
+  } catch {
+    throw new UsageError(`--url must be the http:// or https:// address of an openvat service, got "${url}"`);
+  }
+}
+
+/** The admin API of a running service, over HTTP with an admin key. */
+export function remoteAdmin(options: { url: string; adminKey: string }): AdminOperations {
+  const base = serviceBase(options.url);
+
+  /** The answer's `data` (and the next page's cursor), or the API's refusal thrown. */
   async function call<T>(request: AdminRequest): Promise<{ data: T; next: string | null }> {
-    const answer = await transport.send(request);
-    const body = answer.body as {
+    const { status, body } = await send(request);
+    const answer = body as {
       data?: T;
       meta?: { next_cursor?: string | null };
       error?: { code: string; message: string };
     } | null;
-    if (answer.status >= 200 && answer.status < 300 && body && 'data' in body) {
-      return { data: body.data as T, next: body.meta?.next_cursor ?? null };
+    if (status >= 200 && status < 300 && answer && 'data' in answer) {
+      return { data: answer.data as T, next: answer.meta?.next_cursor ?? null };
     }
-    if (body?.error) throw new AdminApiError(answer.status, body.error.code, body.error.message);
+    if (answer?.error) throw new AdminApiError(status, answer.error.code, answer.error.message);
     throw new AdminApiError(
-      answer.status,
+      status,
       'unexpected_answer',
-      `${transport.describe} did not answer with the admin API's JSON envelope; is it an openvat admin listener?`,
+      `${base} did not answer with the admin API's JSON envelope; is it an openvat admin listener?`,
     );
   }
+
+  async function send(request: AdminRequest): Promise<{ status: number; body: unknown }> {
+    let res: Response;
+    try {
+      res = await fetch(`${base}${pathWithQuery(request)}`, {
+        method: request.method,
+        headers: {
+          authorization: `Bearer ${options.adminKey}`,
+          accept: 'application/json',
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      throw unreachable(base, error);
+    }
+    const text = await res.text();
+    try {
+      return { status: res.status, body: JSON.parse(text) };
+    } catch {
+      return { status: res.status, body: null };
+    }
+  }
+
   const one = async <T>(request: AdminRequest): Promise<T> => (await call<T>(request)).data;
   const all = <T>(path: string, query: Record<string, string | undefined>) =>
     everyPage((cursor) =>
@@ -165,7 +191,7 @@ export function adminOperations(transport: AdminTransport): AdminOperations {
     });
 
   return {
-    describe: transport.describe,
+    describe: base,
     listAccounts,
     getAccount,
     createAccount,
@@ -176,50 +202,6 @@ export function adminOperations(transport: AdminTransport): AdminOperations {
     updateKey,
     revokeKey,
     rollKey,
-    close: () => transport.close(),
-  };
-}
-
-/** The admin API of a running service, over HTTP with an admin key. */
-export function remoteAdminTransport(options: { url: string; adminKey: string }): AdminTransport {
-  let base: string;
-  try {
-    const parsed = new URL(options.url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
-    // The service's address; the admin API's own (…/admin or …/admin/v1) is taken as well.
-    base = options.url.replace(/\/+$/, '').replace(/\/admin(\/v1)?$/, '');
-  } catch {
-    throw new UsageError(
-      `--url must be the http:// or https:// address of an openvat service, got "${options.url}"`,
-    );
-  }
-  return {
-    describe: base,
-    async send(request) {
-      let res: Response;
-      try {
-        res = await fetch(`${base}${pathWithQuery(request)}`, {
-          method: request.method,
-          headers: {
-            authorization: `Bearer ${options.adminKey}`,
-            accept: 'application/json',
-            ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-          signal: AbortSignal.timeout(30_000),
-        });
-      } catch (error) {
-        throw unreachable(base, error);
-      }
-      const text = await res.text();
-      let body: unknown = null;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // not JSON: reported by the operations
-      }
-      return { status: res.status, body };
-    },
-    async close() {},
+    close: async () => {},
   };
 }

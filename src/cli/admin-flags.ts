@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { isUuid } from '../lib/ids.js';
 import { readAllowlistEntry } from '../modules/keys/allowlist.js';
 import { SCOPES, type Scope } from '../modules/keys/index.js';
-import { type AdminOperations, adminOperations, remoteAdminTransport } from './admin-api.js';
+import { type AdminOperations, remoteAdmin } from './admin-api.js';
 import { UsageError } from './usage-error.js';
 
 // What `openvat accounts` and `openvat keys` share: where they work (the admin API of a service, or
@@ -43,8 +43,8 @@ export function withTarget(command: Command): Command {
 }
 
 /**
- * The admin API the command talks to: over HTTP when a URL is given (flag or OPENVAT_ADMIN_URL),
- * else in-process on DATABASE_URL. OPENVAT_ADMIN_KEY alone changes nothing: on the server it is the
+ * The admin API's operations of the command: over HTTP when a URL is given (flag or
+ * OPENVAT_ADMIN_URL), else on DATABASE_URL, through the service functions the routes call. OPENVAT_ADMIN_KEY alone changes nothing: on the server it is the
  * service's own setting (an admin key made at every start).
  */
 export async function openAdmin(options: TargetOptions, config: () => Config): Promise<AdminOperations> {
@@ -62,7 +62,7 @@ export async function openAdmin(options: TargetOptions, config: () => Config): P
     throw new UsageError(
       `${options.url ? '--url' : 'OPENVAT_ADMIN_URL'} needs --admin-key or OPENVAT_ADMIN_KEY`,
     );
-  return adminOperations(remoteAdminTransport({ url, adminKey }));
+  return remoteAdmin({ url, adminKey });
 }
 
 /** Runs `run` with the admin API of `options`, closing it afterwards. */

@@ -7,9 +7,8 @@ type Validate = ((data: unknown) => unknown) & { errors?: unknown };
 
 /**
  * Fastify's own compilers (Ajv for what a request carries, fast-json-stringify for responses),
- * each route's schema compiled on the route's first use instead of at `ready()`: the CLI's
- * in-process admin API answers one or two requests of its many routes (compiling all of them was
- * most of its start), and an idle service holds no compiled schemas of routes nobody called. The
+ * each route's schema compiled on the route's first use instead of at `ready()`: an idle service
+ * holds no compiled schemas of routes nobody called, and starts without compiling them. The
  * functions compiled are the same, so what is accepted, refused and sent is the same; a schema that
  * does not compile fails its route's first request (a 500) rather than the start; every route's
  * schemas are compiled by the contract and fuzzing tests.

@@ -47,7 +47,7 @@ export function Envelope<D extends TSchema, M extends Record<string, TSchema>>(d
 }
 
 /** Error responses every route can give; documented once and serialised through the same schema. */
-/** How every route's schema is checked (the admin API run in-process by the CLI checks the same way). */
+/** How every route's schema is checked. */
 export const AJV_OPTIONS = {
   removeAdditional: false,
   coerceTypes: false,
