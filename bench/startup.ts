@@ -51,11 +51,13 @@ function timeRun(args: readonly string[], env: Record<string, string>): number {
   return ms;
 }
 
-const COMMANDS: Record<string, readonly string[]> = {
+/** The commands timed: reads, a write (`keys update` of the key `id`) and the evidence check. */
+const commandsOn = (id: string): Record<string, readonly string[]> => ({
   'keys list': ['keys', 'list'],
   'accounts list': ['accounts', 'list'],
+  'keys update': ['keys', 'update', id, '--name', 'bench renamed'],
   'evidence verify': ['evidence', 'verify'],
-};
+});
 
 /** CLI_RUNS (15) runs of each command, alternated, on a prepared SQLite database; medians compared. */
 export async function benchCliStartup() {
@@ -66,6 +68,11 @@ export async function benchCliStartup() {
     timeRun(['migrate'], env);
     for (let i = 0; i < 3; i++)
       timeRun(['keys', 'create', '--plan', 'business', '--name', `bench ${i}`], env);
+    const listed = spawnSync(process.execPath, [CLI, 'keys', 'list', '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
+    const COMMANDS = commandsOn((JSON.parse(listed.stdout.toString()) as { id: string }[])[0]?.id ?? '');
     const times: Record<string, number[]> = { '--version': [] };
     for (const name of Object.keys(COMMANDS)) times[name] = [];
     // One warm-up round (the file system cache), then alternating rounds.
