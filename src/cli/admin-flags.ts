@@ -179,7 +179,7 @@ export function collectMetadata(value: string, previous: Record<string, string> 
 
 /** An account's or key's id (a UUID, as `list` shows it), checked before anything is asked. */
 export function parseId(value: string): string {
-  if (!isUuid(value)) throw new InvalidArgumentError(`"${value}" is not an id (a UUID, as list shows them).`);
+  if (!isUuid(value)) throw new InvalidArgumentError('not an id (a UUID, as list shows them).');
   return value;
 }
 

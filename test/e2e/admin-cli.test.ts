@@ -393,9 +393,12 @@ describe('openvat accounts and openvat keys, against a running service and on it
       [['keys', 'roll', missing, '--overlap-seconds', '604801'], /from 0 to 604800 \(7 days\)/],
       [['keys', 'update', missing], /^openvat: nothing to change: give --name, /],
       [['accounts', 'create'], /required option '--name <name>' not specified/],
-      [['keys', 'show', 'nope'], /"nope" is not an id \(a UUID, as list shows them\)/],
-      [['accounts', 'show', `${missing}x`], /is not an id \(a UUID, as list shows them\)/],
-      [['keys', 'list', '--account', 'nope'], /"nope" is not an id/],
+      [
+        ['keys', 'show', 'nope'],
+        /value 'nope' is invalid for argument 'id'\. not an id \(a UUID, as list shows them\)/,
+      ],
+      [['accounts', 'show', `${missing}x`], /is invalid for argument 'id'\. not an id \(a UUID/],
+      [['keys', 'list', '--account', 'nope'], /argument 'nope' is invalid\. not an id/],
       [['keys', 'list', '--prefix', 'x'.repeat(33)], /at most 32 characters \(got 33\)/],
       [['accounts', 'list', '--search', 'x'.repeat(201)], /at most 200 characters \(got 201\)/],
     ];
