@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // CPU time of the service's start in this process, by phase, on src/ as a test process loads it:
 // loading the modules, createContainer, buildApp and app.ready(), on an in-memory SQLite database.
-// A test process, a server and a CLI command that builds the admin API all pay these (the built
-// bundle loads its modules faster: scripts/build.mjs).
+// A test process and a server pay these (the built bundle loads its modules faster:
+// scripts/build.mjs).
 //
 //   npx tsx scripts/startup-cost.mjs
 const cpu = () => Math.round(process.cpuUsage().user / 1000);
