@@ -1,43 +1,18 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { randomBase62 } from '../../src/lib/crypto.js';
-import { builtCli } from '../helpers/cli.js';
+import { adminCli as cli, adminCliJson as json } from '../helpers/admin-cli.js';
 import { databaseTargets } from '../helpers/db.js';
 import { freePort, startServerProcess } from '../helpers/processes.js';
 import { postgresName } from '../helpers/resources.js';
 
-const exec = promisify(execFile);
-const CLI = builtCli;
 const ADMIN_KEY = `svc_admin_${randomBase62(32)}`;
 const FUTURE = '2030-06-30T12:00:00.000Z';
-
-/** The CLI with `env` added; the admin API's variables only when `env` names them. */
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const { OPENVAT_ADMIN_URL: _url, OPENVAT_ADMIN_KEY: _key, ...inherited } = process.env;
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [...CLI, ...args], {
-      env: { ...inherited, LOG_LEVEL: 'silent', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-/** The CLI, which must succeed; its stdout as JSON. */
-async function json<T = Record<string, unknown>>(args: string[], env: Record<string, string> = {}) {
-  const res = await cli([...args, '--json'], env);
-  assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
-  return JSON.parse(res.stdout) as T;
-}
 
 type Key = Record<string, unknown> & { id: string; key: string; account_id: string };
 
@@ -262,57 +237,6 @@ describe('openvat accounts and openvat keys, against a running service and on it
       const read = await cli([...args, '--json'], env);
       assert.equal(read.code, 0, read.stderr);
       assert.equal(read.stdout, `${JSON.stringify(await api(path))}\n`, args.join(' '));
-    }
-  });
-
-  it("the admin API's limits: at the limit stored alike through the API and on the database, one over refused by the flags", async () => {
-    const text = (n: number) => 'a'.repeat(n);
-    const pairs = (n: number) => Array.from({ length: n }, (_, i) => ['--metadata', `k${i}=v`]).flat();
-    const addresses = (n: number) =>
-      Array.from({ length: n }, (_, i) => `10.0.${Math.floor(i / 256)}.${i % 256}`).join(',');
-    const atLimit = [
-      ...['--name', text(200), '--ip-allowlist', addresses(100)],
-      ...['--scopes', Array(30).fill('validate').join(','), ...pairs(48)],
-      ...['--metadata', `${text(100)}=v`, '--metadata', `k=${text(1000)}`],
-    ];
-    const over: [string[], RegExp][] = [
-      [['keys', 'create', '--plan', 'pro', '--name', text(201)], /at most 200 characters \(got 201\)/],
-      [
-        ['keys', 'create', '--plan', 'pro', '--metadata', `${text(101)}=v`],
-        /a key of at most 100 characters/,
-      ],
-      [
-        ['keys', 'create', '--plan', 'pro', '--metadata', `k=${text(1001)}`],
-        /a value of at most 1000 characters/,
-      ],
-      [['keys', 'create', '--plan', 'pro', ...pairs(51)], /at most 50 pairs/],
-      [
-        ['keys', 'create', '--plan', 'pro', '--ip-allowlist', addresses(101)],
-        /at most 100 addresses or CIDRs \(got 101\)/,
-      ],
-      [['accounts', 'create', '--name', text(201)], /at most 200 characters/],
-      [['accounts', 'create', '--name', ''], /must not be empty/],
-      [['accounts', 'create', '--name', 'a', '--external-id', text(201)], /at most 200 characters/],
-    ];
-    for (const [target, env] of [
-      [['--url', url, '--admin-key', ADMIN_KEY], {}],
-      [[], { DATABASE_URL: databaseUrl }],
-    ] as const) {
-      const key = await json<Key>(['keys', 'create', '--plan', 'pro', ...atLimit, ...target], env);
-      assert.equal(key.name, text(200));
-      assert.equal((key.ip_allowlist as string[]).length, 100);
-      assert.deepEqual(key.scopes, ['validate'], 'a scope named twice is one scope');
-      assert.equal(Object.keys(key.metadata as object).length, 50);
-      const account = await json<{ name: string; external_id: string }>(
-        ['accounts', 'create', '--name', text(200), '--external-id', text(200), ...target],
-        env,
-      );
-      assert.equal(account.external_id, text(200));
-      for (const [args, message] of over) {
-        const res = await cli([...args, ...target], env);
-        assert.equal(res.code, 2, `${args.join(' ').slice(0, 80)}: ${res.stderr}`);
-        assert.match(res.stderr, message);
-      }
     }
   });
 
