@@ -177,10 +177,13 @@ export function collectMetadata(value: string, previous: Record<string, string> 
   return metadata;
 }
 
-/** An account's or key's id (a UUID, as `list` shows it), checked before anything is asked. */
+/**
+ * An account's or key's id (a UUID, as `list` shows it), checked before anything is asked; written
+ * in capitals it is the same id (ids are stored as `list` shows them, in small letters).
+ */
 export function parseId(value: string): string {
   if (!isUuid(value)) throw new InvalidArgumentError('not an id (a UUID, as list shows them).');
-  return value;
+  return value.toLowerCase();
 }
 
 /** A text of at most `max` characters, the admin API's limit on the field; `notEmpty`: one at least. */
