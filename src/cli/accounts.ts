@@ -136,9 +136,19 @@ export function createAccountsCommands(config: () => Config): Command {
         .argument('<id>', 'account id', parseId)
         .option('--json', 'print the account as JSON'),
     ).action(async (id: string, options: { json?: boolean } & TargetOptions) => {
-      const account = await withAdmin(options, config, (admin) => admin.updateAccount(id, { disabled }));
+      // Like `keys revoke`: an account already so is said so, and nothing is written or audited.
+      const { account, already } = await withAdmin(options, config, async (admin) => {
+        const before = await admin.getAccount(id);
+        if (before.disabled === disabled) return { account: before, already: true };
+        return { account: await admin.updateAccount(id, { disabled }), already: false };
+      });
       if (options.json) return printAccount(account, true);
-      console.log(`${disabled ? 'Disabled' : 'Enabled'} account ${account.id}.`);
+      const state = disabled ? 'disabled' : 'enabled';
+      console.log(
+        already
+          ? `Account ${account.id} was already ${state}.`
+          : `${disabled ? 'Disabled' : 'Enabled'} account ${account.id}.`,
+      );
     });
   }
 

@@ -131,6 +131,9 @@ async function keyLifecycle(target: string[], env: Record<string, string>) {
   const enabled = await cli(['accounts', 'enable', account.id, ...target], env);
   assert.equal(enabled.code, 0, enabled.stderr);
   assert.equal(enabled.stdout, `Enabled account ${account.id}.\n`);
+  const enabledAgain = await cli(['accounts', 'enable', account.id, ...target], env);
+  assert.equal(enabledAgain.code, 0, enabledAgain.stderr);
+  assert.equal(enabledAgain.stdout, `Account ${account.id} was already enabled.\n`);
   return { account, created, rolled };
 }
 
