@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { adminErrorCannotRun } from './admin-api.js';
+import { counted } from './counts.js';
 import { cannotRun, EXIT_CANNOT_RUN } from './usage-error.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -158,10 +159,17 @@ if (first !== undefined && !first.startsWith('-') && !names.includes(first)) {
 const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
 // Each on one line, like every other error of the CLI: `openvat: unknown option '--rate-limt'. Did
 // you mean --rate-limit?` (Commander writes the suggestion on a line of its own).
+// A long value refused is named by its start and length, not repeated whole (a 70,000-character
+// --metadata value would make a 70 KB line).
 const oneLine = (text: string) =>
   `openvat: ${text
     .replace(/^error: /, '')
     .replace(/\n\((Did you mean [^\n]*\?)\)/, '. $1')
+    .replace(
+      /(argument|value) '([\s\S]{61,}?)' is invalid/,
+      (_, word: string, value: string) =>
+        `${word} '${value.slice(0, 40)}…' (${counted(value.length, 'character', 'characters')}) is invalid`,
+    )
     .trimEnd()}\n`;
 for (const command of everyCommand(program)) {
   command.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT_CANNOT_RUN));
