@@ -4,6 +4,7 @@ import type { AccountRecord } from '../modules/keys/index.js';
 import {
   atMost,
   collectMetadata,
+  defined,
   LIMITS,
   parseId,
   type TargetOptions,
@@ -77,10 +78,7 @@ export function createAccountsCommands(config: () => Config): Command {
       .option('--json', 'print a JSON array of accounts'),
   ).action(async (options: { search?: string; externalId?: string; json?: boolean } & TargetOptions) => {
     const list = await withAdmin(options, config, (admin) =>
-      admin.listAccounts({
-        ...(options.search !== undefined ? { q: options.search } : {}),
-        ...(options.externalId !== undefined ? { external_id: options.externalId } : {}),
-      }),
+      admin.listAccounts(defined({ q: options.search, external_id: options.externalId })),
     );
     if (options.json) {
       process.stdout.write(`${JSON.stringify(list)}\n`);

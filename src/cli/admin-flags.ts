@@ -44,8 +44,9 @@ export function withTarget(command: Command): Command {
 
 /**
  * The admin API's operations of the command: over HTTP when a URL is given (flag or
- * OPENVAT_ADMIN_URL), else on DATABASE_URL, through the service functions the routes call. OPENVAT_ADMIN_KEY alone changes nothing: on the server it is the
- * service's own setting (an admin key made at every start).
+ * OPENVAT_ADMIN_URL), else on DATABASE_URL, through the service functions the routes call.
+ * OPENVAT_ADMIN_KEY alone changes nothing: on the server it is the service's own setting (an admin
+ * key made at every start).
  */
 export async function openAdmin(options: TargetOptions, config: () => Config): Promise<AdminOperations> {
   const url = options.url ?? nonEmpty(process.env.OPENVAT_ADMIN_URL);
@@ -175,6 +176,11 @@ export function collectMetadata(value: string, previous: Record<string, string> 
   if (Object.keys(metadata).length > LIMITS.metadataEntries)
     throw new InvalidArgumentError(`at most ${LIMITS.metadataEntries} pairs.`);
   return metadata;
+}
+
+/** The filters given (a filter not given is not sent). */
+export function defined<T extends object>(filter: T): T {
+  return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)) as T;
 }
 
 /**

@@ -47,9 +47,7 @@ export async function localAdmin(config: Config): Promise<AdminOperations> {
   const record = admin.recorder(cliActor());
 
   async function listAccounts(filter: AccountFilter) {
-    return everyPage((after) =>
-      manage.listAccounts({ ...filter, ...(after ? { after } : {}), limit: ADMIN_PAGE }),
-    );
+    return everyPage((after) => manage.listAccounts({ ...filter, ...pageAfter(after) }));
   }
   async function getAccount(id: string) {
     return accepted(await manage.getAccount(id)).account;
@@ -61,9 +59,7 @@ export async function localAdmin(config: Config): Promise<AdminOperations> {
     return accepted(await manage.updateAccount(id, patch, record)).account;
   }
   async function listKeys(filter: KeyFilter) {
-    return everyPage((after) =>
-      manage.listKeys({ ...filter, ...(after ? { after } : {}), limit: ADMIN_PAGE }),
-    );
+    return everyPage((after) => manage.listKeys({ ...filter, ...pageAfter(after) }));
   }
   async function getKey(id: string) {
     return accepted(await manage.getKey(id)).key;
@@ -97,6 +93,11 @@ export async function localAdmin(config: Config): Promise<AdminOperations> {
     rollKey,
     close: () => container.close(),
   };
+}
+
+/** A page of a list as the service functions read it: the largest, after the cursor given. */
+function pageAfter(after: string | undefined): { after?: string; limit: number } {
+  return after ? { after, limit: ADMIN_PAGE } : { limit: ADMIN_PAGE };
 }
 
 /** The outcome of a service function, or its refusal thrown as the admin API answers it. */

@@ -11,6 +11,7 @@ import {
   CLEAR,
   type Clear,
   collectMetadata,
+  defined,
   LIMITS,
   parseAllowlist,
   parseExpiresAt,
@@ -162,11 +163,6 @@ function printSecret(created: KeyWithSecret, json: boolean | undefined, first: s
   console.log(first);
   console.log('The key is shown only now; store it safely:');
   console.log(`  ${created.key}`);
-}
-
-/** The filters given (a filter not given is not sent). */
-function defined<T extends object>(filter: T): T {
-  return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)) as T;
 }
 
 /**
