@@ -1,35 +1,21 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { randomBase62 } from '../../src/lib/crypto.js';
-import { adminCli as cli, adminCliJson as json } from '../helpers/admin-cli.js';
-import { startServerProcess } from '../helpers/processes.js';
+import { adminCli as cli, adminCliJson as json, startAdminService } from '../helpers/admin-cli.js';
 
 const ADMIN_KEY = `svc_admin_${randomBase62(32)}`;
 
 type Key = Record<string, unknown> & { id: string; key: string };
 
 describe("openvat keys and accounts: the admin API's limits, through the API and on its database", () => {
-  let dir: string;
   let databaseUrl: string;
   let url: string;
   let stop: () => void;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'openvat-admin-limits-'));
-    databaseUrl = `sqlite:${join(dir, 'openvat.db')}`;
-    const migrated = await cli(['migrate'], { DATABASE_URL: databaseUrl });
-    assert.equal(migrated.code, 0, migrated.stderr);
-    const server = await startServerProcess({ DATABASE_URL: databaseUrl, OPENVAT_ADMIN_KEY: ADMIN_KEY });
-    url = server.url;
-    stop = () => server.child.kill('SIGKILL');
+    ({ databaseUrl, url, stop } = await startAdminService(ADMIN_KEY));
   });
-  after(() => {
-    stop?.();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => stop?.());
 
   it("the admin API's limits: at the limit stored alike through the API and on the database, one over refused by the flags", async () => {
     const text = (n: number) => 'a'.repeat(n);

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { randomBase62 } from '../../src/lib/crypto.js';
-import { adminCli as cli, adminCliJson as json } from '../helpers/admin-cli.js';
+import { adminCli as cli, adminCliJson as json, startAdminService } from '../helpers/admin-cli.js';
 import { databaseTargets } from '../helpers/db.js';
-import { freePort, startServerProcess } from '../helpers/processes.js';
+import { freePort } from '../helpers/processes.js';
 import { postgresName } from '../helpers/resources.js';
 
 const ADMIN_KEY = `svc_admin_${randomBase62(32)}`;
@@ -151,18 +150,9 @@ describe('openvat accounts and openvat keys, against a running service and on it
   }
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'openvat-admin-cli-'));
-    databaseUrl = `sqlite:${join(dir, 'openvat.db')}`;
-    const migrated = await cli(['migrate'], { DATABASE_URL: databaseUrl });
-    assert.equal(migrated.code, 0, migrated.stderr);
-    const server = await startServerProcess({ DATABASE_URL: databaseUrl, OPENVAT_ADMIN_KEY: ADMIN_KEY });
-    url = server.url;
-    stop = () => server.child.kill('SIGKILL');
+    ({ dir, databaseUrl, url, stop } = await startAdminService(ADMIN_KEY));
   });
-  after(() => {
-    stop?.();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => stop?.());
 
   it('--url and --admin-key: accounts and a key with every setting, shown by the API, updated, rolled, revoked', async () => {
     // No database at hand: everything goes through the service.

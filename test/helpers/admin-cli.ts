@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { builtCli } from './cli.js';
+import { startServerProcess } from './processes.js';
 
 const exec = promisify(execFile);
 
@@ -27,4 +31,21 @@ export async function adminCliJson<T = Record<string, unknown>>(
   const res = await adminCli([...args, '--json'], env);
   assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
   return JSON.parse(res.stdout) as T;
+}
+
+/**
+ * A service process on a migrated SQLite database of its own (in `dir`), with `adminKey` as its admin
+ * key; `stop` kills it and removes the directory.
+ */
+export async function startAdminService(adminKey: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'openvat-admin-cli-'));
+  const databaseUrl = `sqlite:${join(dir, 'openvat.db')}`;
+  const migrated = await adminCli(['migrate'], { DATABASE_URL: databaseUrl });
+  assert.equal(migrated.code, 0, migrated.stderr);
+  const server = await startServerProcess({ DATABASE_URL: databaseUrl, OPENVAT_ADMIN_KEY: adminKey });
+  function stop() {
+    server.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { dir, databaseUrl, url: server.url, stop };
 }
